@@ -1,0 +1,43 @@
+// child_proc: a parent that launches P kernels, then starts itself again as a child
+// (fork + exec) that launches C kernels, waits for it, and launches P more.
+//   child_proc [--parent-kernels P] [--child-kernels C] [--child]
+#include "common.h"
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void launch(long n)
+{
+	float *x;
+
+	CHECK(cudaMalloc(&x, 1024 * sizeof(float)));
+	for (long i = 0; i < n; i++)
+		add_one<<<4, 256>>>(x, 1024);
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(x));
+}
+
+int main(int argc, char **argv)
+{
+	long p = arg_long(argc, argv, "--parent-kernels", 50);
+	long c = arg_long(argc, argv, "--child-kernels", 30);
+	char cbuf[32];
+	pid_t pid;
+	int status = 0;
+
+	if (arg_flag(argc, argv, "--child")) {
+		launch(c);
+		return 0;
+	}
+	launch(p);
+	snprintf(cbuf, sizeof(cbuf), "%ld", c);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", argv[0], "--child", "--child-kernels", cbuf, (char *)NULL);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	launch(p);
+	printf("APP child_proc parent_kernels=%ld child_kernels=%ld child_status=%d\n", 2 * p, c,
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}

@@ -1,0 +1,67 @@
+/*
+ * common.h: shared by the bundled CUDA programs in bench/apps. They are the subjects of the
+ * GPU tests (tests/gpu) and of the benchmarks: each prints what it launched as one line
+ * "APP key=value ..." on stdout, so a test can compare the trace with what really happened.
+ */
+#ifndef SKIP_BENCH_APPS_COMMON_H
+#define SKIP_BENCH_APPS_COMMON_H
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                                \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
+				cudaGetErrorString(e_));                                           \
+			exit(1);                                                                   \
+		}                                                                                  \
+	} while (0)
+
+/* "--name value" from argv, or @dflt. */
+static inline long arg_long(int argc, char **argv, const char *name, long dflt)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return strtol(argv[i + 1], NULL, 10);
+	return dflt;
+}
+
+static inline double arg_double(int argc, char **argv, const char *name, double dflt)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return strtod(argv[i + 1], NULL);
+	return dflt;
+}
+
+static inline int arg_flag(int argc, char **argv, const char *name)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return 1;
+	return 0;
+}
+
+/* A tiny kernel: one add per element, so launch cost dominates when n is small. */
+__global__ void add_one(float *x, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		x[i] += 1.0f;
+}
+
+/* A kernel that spins for about @cycles clock cycles (a GPU-bound stand-in). */
+__global__ void spin(float *x, long long cycles)
+{
+	long long t0 = clock64();
+	while (clock64() - t0 < cycles)
+		;
+	if (threadIdx.x == 0 && blockIdx.x == 0)
+		x[0] += 1.0f;
+}
+
+#endif

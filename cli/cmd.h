@@ -1,0 +1,37 @@
+/*
+ * cmd.h: the subcommands of the skip hub (cli/skip.c) and what they share.
+ *
+ * Each cli/cmd_<name>.c exports `int cmd_<name>(int argc, char **argv)` (argv[0] is the
+ * subcommand name) and returns the process exit code: 0 ok, 1 error, 2 usage or bad input.
+ */
+#ifndef SKIP_CLI_CMD_H
+#define SKIP_CLI_CMD_H
+
+#include <stdio.h>
+
+#include "skip_common.h"
+
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
+
+struct skip_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_record(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/* Print "skip CMD: error: ...", a hint to run --help, and return EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) SK_PRINTF(2, 3);
+
+/* The summary block `skip record` ends with and `skip info` prints. @path is shown with the
+ * file size. Returns 0 or a negative code. */
+int cli_print_summary(FILE *out, sqlite3 *db, const char *path);
+
+/* "12,345" into @buf. */
+const char *cli_group(char *buf, size_t n, long long v);
+/* "1.8 MB", "512 B" into @buf. */
+const char *cli_bytes(char *buf, size_t n, double bytes);
+
+#endif /* SKIP_CLI_CMD_H */

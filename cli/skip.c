@@ -1,0 +1,83 @@
+/*
+ * skip.c: the hub. `skip CMD ...` dispatches through the table below; `skip help CMD` is the
+ * same as `skip CMD --help`. The exit code is the subcommand's, and a failed write to stdout
+ * (a full disk, a closed pipe) turns success into an error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct skip_cmd cmds[] = {
+	{ "record", cmd_record, "Run a CUDA program under the collector and write a trace" },
+	{ "info", cmd_info, "Summarize what a trace file holds" },
+};
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: skip [--version] [--help] COMMAND [ARGS]\n\n"
+		     "Where the time between the CPU and the GPU goes, and what to do about it.\n\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < NCMDS; i++)
+		fprintf(out, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(out, "\n'skip help COMMAND' or 'skip COMMAND --help' describes one command.\n"
+		     "Start with: skip record -o trace.skip.db -- ./app args\n");
+}
+
+static const struct skip_cmd *find(const char *name)
+{
+	for (size_t i = 0; i < NCMDS; i++)
+		if (strcmp(cmds[i].name, name) == 0)
+			return &cmds[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct skip_cmd *cmd;
+	int rc;
+
+	skip_log_init("skip", NULL, 0);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("skip %s (trace schema %d)\n", SKIP_VERSION, SKIP_SCHEMA_VERSION);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		char *help_argv[] = { argv[2], "--help", NULL };
+
+		if (argc < 3) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		cmd = find(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "skip: error: unknown command '%s'\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		return cmd->fn(2, help_argv);
+	}
+	cmd = find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "skip: error: unknown command '%s'; 'skip --help' lists them\n",
+			argv[1]);
+		return EXIT_USAGE;
+	}
+	rc = cmd->fn(argc - 1, argv + 1);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			fprintf(stderr, "skip: error: writing the output failed: %s\n",
+				strerror(errno));
+		return rc ? rc : EXIT_ERR;
+	}
+	return rc;
+}

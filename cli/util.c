@@ -1,0 +1,51 @@
+/*
+ * util.c: small helpers shared by the subcommands: usage errors, number formatting.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cmd.h"
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "skip %s: error: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'skip %s --help'.\n", cmd);
+	return EXIT_USAGE;
+}
+
+const char *cli_group(char *buf, size_t n, long long v)
+{
+	char tmp[32];
+	int len, out = 0, lead;
+	unsigned long long u = v < 0 ? (unsigned long long)-v : (unsigned long long)v;
+
+	len = snprintf(tmp, sizeof(tmp), "%llu", u);
+	lead = len % 3 ? len % 3 : 3;
+	if (v < 0 && out + 1 < (int)n)
+		buf[out++] = '-';
+	for (int i = 0; i < len && out + 2 < (int)n; i++) {
+		if (i && (i - lead) % 3 == 0)
+			buf[out++] = ',';
+		buf[out++] = tmp[i];
+	}
+	buf[out] = '\0';
+	return buf;
+}
+
+const char *cli_bytes(char *buf, size_t n, double bytes)
+{
+	static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
+	int u = 0;
+
+	while (bytes >= 1000.0 && u < 4) {
+		bytes /= 1000.0;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+	return buf;
+}

@@ -1,0 +1,218 @@
+/*
+ * internal.h: shared by the collector's .c files only.
+ *
+ * Data flow: CUPTI asks for buffers (pool.c), fills them on its own threads, and hands them
+ * back completed; they go on a queue (pool.c) to the one writer thread (writer.c), which walks
+ * the records and inserts them into SQLite through struct sk_writer (records.c) in batched
+ * transactions. CUPTI threads never touch SQLite; the writer never holds a pool lock while
+ * calling into CUPTI. inject.c owns start-up, shutdown, signals and fork.
+ *
+ * Memory: buffers come from aligned_alloc() and are handed to CUPTI exactly as allocated;
+ * they go back to the pool after the writer is done with them and are freed at shutdown.
+ * The collector uses plain malloc and handles NULL: it must never abort the host program.
+ */
+#ifndef SKIP_COLLECTOR_INTERNAL_H
+#define SKIP_COLLECTOR_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <cupti.h>
+
+#include "skip_common.h"
+#include "skip_collector.h"
+
+/* Log a failed CUPTI call once per call site and go on (never exit, unlike the samples). */
+#define SK_CUPTI_CHECK(call)                                                                       \
+	({                                                                                         \
+		CUptiResult _r = (call);                                                           \
+		if (_r != CUPTI_SUCCESS) {                                                         \
+			static int _logged;                                                        \
+			if (!_logged++) {                                                          \
+				const char *_s = NULL;                                             \
+				cuptiGetResultString(_r, &_s);                                     \
+				sk_warn("%s failed: %s", #call, _s ? _s : "?");                    \
+			}                                                                          \
+		}                                                                                  \
+		_r;                                                                                \
+	})
+
+/* ---- string interning (strtab.c) ----------------------------------------------------- */
+
+/* Content -> StringIds id. Owns copies of its strings. */
+struct sk_strtab {
+	struct sk_strslot {
+		uint64_t hash;
+		int64_t id; /* 0: empty slot */
+		char *s;
+	} *slots;
+	size_t cap; /* power of two */
+	size_t n;
+};
+/* Look @s up; *@is_new tells whether it was added (the caller then stores it). Returns the
+ * id (>= 1), or SKIP_E_NOMEM. */
+int64_t sk_strtab_intern(struct sk_strtab *t, const char *s, int *is_new);
+void sk_strtab_fini(struct sk_strtab *t);
+
+/* Kernel names: demangle @mangled (returns a malloc'ed string, or NULL when it is not a C++
+ * mangled name) and derive nsys's short name (the bare function name) into @out. */
+char *sk_demangle(const char *mangled);
+void sk_short_name(const char *demangled, char *out, size_t len);
+
+/* ---- the SQLite side (records.c) ----------------------------------------------------- */
+
+enum sk_stmt {
+	SK_INS_STRING,
+	SK_INS_KERNEL,
+	SK_INS_RUNTIME,
+	SK_INS_DRIVER,
+	SK_INS_MEMCPY,
+	SK_INS_MEMSET,
+	SK_INS_SYNC,
+	SK_INS_GRAPH,
+	SK_INS_NVTX,
+	SK_INS_OVERHEAD,
+	SK_INS_GPU,
+	SK_INS_THREAD,
+	SK_INS_DROP,
+	SK_INS_COUNT
+};
+
+/* Which event kinds rows are counted under (rows written, rows lost to write errors). */
+enum sk_kind {
+	SK_K_KERNEL,
+	SK_K_RUNTIME,
+	SK_K_DRIVER,
+	SK_K_MEMCPY,
+	SK_K_MEMSET,
+	SK_K_SYNC,
+	SK_K_GRAPH,
+	SK_K_NVTX,
+	SK_K_OVERHEAD,
+	SK_K_OTHER,
+	SK_K_COUNT
+};
+extern const char *const sk_kind_names[SK_K_COUNT];
+
+struct sk_kname {	 /* cached ids of one kernel name, keyed by CUPTI's name pointer */
+	const char *ptr; /* NULL: empty slot */
+	int64_t demangled, shortname, mangled;
+};
+
+struct sk_pending_marker; /* an NVTX range start (or end) waiting for its other half */
+
+/*
+ * One open trace file and everything needed to turn CUPTI records into rows. Used by one
+ * thread at a time (the writer thread, or a test).
+ */
+struct sk_writer {
+	sqlite3 *db;
+	char path[4096];
+	int64_t run_id;
+	uint32_t pid;
+	int64_t global_pid; /* pid << 24, as nsys packs it */
+	sqlite3_stmt *st[SK_INS_COUNT];
+	struct sk_strtab strings;
+	struct sk_kname *knames; /* open addressing on the name pointer */
+	size_t knames_cap, knames_n;
+	int64_t api_names[2][4096]; /* [runtime, driver][cbid] -> StringIds id (0: unknown) */
+	struct sk_pending_marker *markers; /* open addressing on the CUPTI marker id */
+	size_t markers_cap, markers_n;
+	char *domains[64]; /* NVTX domain names; domainId = index + 1 */
+	int ndomains;
+	uint32_t ctx_dev[256][2]; /* contextId -> deviceId, from CONTEXT records */
+	int nctx;
+	uint32_t threads[1024][2]; /* CUPTI thread id -> 24-bit id stored in globalTid */
+	int nthreads;
+	uint32_t next_synthetic_tid; /* for CUPTI thread ids that do not fit 24 bits */
+	int in_txn;
+	int failed;		    /* a write error turned writing off */
+	int error_logged;
+	uint64_t rows[SK_K_COUNT];  /* rows written, by kind */
+	uint64_t lost[SK_K_COUNT];  /* rows lost to write errors, by kind */
+	uint64_t nvtx_unmatched;    /* range ends whose start never arrived */
+};
+
+/*
+ * Create the trace at @path (replacing nothing: it must not exist) for @run_id and process
+ * @pid and prepare the statements. Returns 0 or a negative code (skip_errmsg() says why).
+ */
+int sk_writer_open(struct sk_writer *w, const char *path, int64_t run_id, uint32_t pid);
+/* Insert one CUPTI record (any kind; unknown kinds are counted as "other" and skipped).
+ * Returns 0, or a negative code after a write error (the writer then stays failed). */
+int sk_writer_record(struct sk_writer *w, const CUpti_Activity *rec);
+int sk_writer_begin(struct sk_writer *w);
+int sk_writer_commit(struct sk_writer *w);
+/* Store a drop count (replacing the previous value for the same kind and cause). */
+int sk_writer_set_drops(struct sk_writer *w, const char *kind, const char *cause, uint64_t n);
+int sk_writer_meta(struct sk_writer *w, const char *key, const char *value);
+/* Write NVTX ranges still open (end NULL), finalize statements and close the file; with
+ * @standalone also checkpoint the WAL so the file is complete on its own. Safe on a writer
+ * that failed or was never opened. */
+void sk_writer_close(struct sk_writer *w, int standalone);
+/* The 24-bit thread number skip stores in globalTid for a CUPTI thread id. */
+uint32_t sk_writer_tid(struct sk_writer *w, uint32_t cupti_tid);
+
+/* ---- buffers and the queue to the writer (pool.c) --------------------------------------- */
+
+struct sk_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	     /* signalled when the queue gets work or stop is asked */
+	uint8_t **free;		     /* buffers ready for CUPTI */
+	size_t nfree;
+	struct sk_qent {
+		uint8_t *buf;
+		size_t valid;
+	} *queue;		     /* completed buffers, FIFO ring of capacity max */
+	size_t qhead, qlen;
+	size_t size;		     /* bytes per buffer */
+	size_t total;		     /* buffers allocated so far */
+	size_t max;		     /* buffers that may ever be allocated */
+	uint64_t refused;	     /* requests answered with no buffer */
+	uint64_t grown;		     /* buffers allocated after start-up */
+	int stop;		     /* the writer should drain and exit */
+	atomic_uint_fast64_t cupti_dropped; /* records CUPTI dropped for lack of buffer space */
+};
+
+int sk_pool_init(struct sk_pool *p, size_t size, size_t prealloc, size_t max);
+void sk_pool_fini(struct sk_pool *p);
+/* CUPTI's callbacks (registered by inject.c). */
+void CUPTIAPI sk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
+void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+				  size_t size, size_t valid);
+/* Take up to @max queued buffers, waiting until @deadline_ns (CLOCK_MONOTONIC) for one.
+ * Returns how many were taken. */
+size_t sk_pool_take(struct sk_pool *p, struct sk_qent *out, size_t max, uint64_t deadline_ns);
+void sk_pool_give_back(struct sk_pool *p, uint8_t *buf);
+
+/* ---- the collector as a whole (inject.c, writer.c) ----------------------------------- */
+
+struct sk_collector {
+	pthread_mutex_t lock;	 /* init and shutdown */
+	int initialized;	 /* InitializeInjection or the NVTX entry ran */
+	int active;		 /* activities enabled and the writer running */
+	int finished;		 /* the final flush ran */
+	int standalone;		 /* not under skip record: finalize the file ourselves */
+	unsigned trace;		 /* SKIP_TRACE_* bits */
+	int flush_ms;
+	struct sk_pool pool;
+	struct sk_writer writer;
+	pthread_t writer_thread;
+	int wake_fd[2];		 /* signal handler -> writer: flush now */
+	int done_fd[2];		 /* writer -> signal handler: flushed */
+	atomic_int flush_request; /* a signal asked for a forced flush */
+	CUpti_SubscriberHandle subscriber;
+	uint64_t start_ns;	 /* trace clock at init */
+};
+extern struct sk_collector sk_g;
+
+/* Start the writer thread; stop it after draining everything queued. */
+int sk_writer_start(struct sk_collector *c);
+void sk_writer_stop(struct sk_collector *c, int timeout_s);
+/* Walk one completed buffer and insert its records. */
+void sk_writer_buffer(struct sk_writer *w, uint8_t *buf, size_t valid);
+/* Enable the activity kinds and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
+int sk_activity_enable(unsigned trace);
+
+#endif /* SKIP_COLLECTOR_INTERNAL_H */

@@ -1,0 +1,229 @@
+/*
+ * skip_common.h: what every part of skip shares.
+ *
+ * Error codes and skip_strerror(), the per-thread error message that explains the last
+ * failure (skip_errmsg()), logging with per-domain debug levels, the allocation helpers for
+ * the CLI and analyzers, clocks, a growable string buffer, and the trace store: creating,
+ * opening (with version checks), merging and summarizing the SQLite files that
+ * schemas/trace.sql describes.
+ *
+ * Ownership: every function that returns a `char *` hands it to the caller, who frees it
+ * with free(). A returned `const char *` is borrowed. sqlite3 handles returned by the store
+ * functions are closed by the caller with sqlite3_close().
+ *
+ * Thread safety: logging and skip_errmsg() are thread-safe (the message is per thread);
+ * a sqlite3 handle must be used by one thread at a time.
+ */
+#ifndef SKIP_COMMON_H
+#define SKIP_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#define SKIP_VERSION "0.1.0"
+
+/* Version of schemas/trace.sql; stored in PRAGMA user_version. */
+#define SKIP_SCHEMA_VERSION 1
+
+#if defined(__GNUC__)
+#define SKIP_API	     __attribute__((visibility("default")))
+#define SK_PRINTF(a, b)	     __attribute__((format(printf, a, b)))
+#define SK_UNUSED	     __attribute__((unused))
+#else
+#define SKIP_API
+#define SK_PRINTF(a, b)
+#define SK_UNUSED
+#endif
+
+/*
+ * Error codes. Functions that can fail return 0 on success or a negative code: either
+ * -errno for a failed system call, or one of these (all below -1000 so they never collide
+ * with errno values).
+ */
+enum skip_error {
+	SKIP_OK = 0,
+	SKIP_E_NOMEM = -1001,	    /* out of memory */
+	SKIP_E_INVAL = -1002,	    /* invalid argument or malformed input */
+	SKIP_E_IO = -1003,	    /* read or write failed */
+	SKIP_E_DB = -1004,	    /* SQLite reported an error */
+	SKIP_E_NOTSQLITE = -1005,   /* the file is not an SQLite database */
+	SKIP_E_CORRUPT = -1006,	    /* the database is truncated or corrupt */
+	SKIP_E_FOREIGN = -1007,	    /* an SQLite file that is not a skip trace */
+	SKIP_E_NEWER = -1008,	    /* written by a newer skip (schema version too high) */
+	SKIP_E_OLDER = -1009,	    /* an older schema this version cannot migrate */
+	SKIP_E_EXISTS = -1010,	    /* the output exists and overwriting was not asked for */
+	SKIP_E_NOTFOUND = -1011,    /* a file, run, region or name does not exist */
+	SKIP_E_EMPTY = -1012,	    /* nothing to work on (no runs, no kernels) */
+	SKIP_E_CUPTI = -1013,	    /* a CUPTI call failed */
+	SKIP_E_CUDA = -1014,	    /* a CUDA call failed */
+	SKIP_E_NODEV = -1015,	    /* no CUDA device present */
+	SKIP_E_FULL = -1016,	    /* the disk is full */
+	SKIP_E_UNSUPPORTED = -1017, /* not supported by this build or this file */
+};
+
+/* A static description of @err (a SKIP_E_* code or -errno). Never NULL. Thread-safe. */
+SKIP_API const char *skip_strerror(int err);
+
+/*
+ * The message that explains the last failure reported through sk_set_errmsg() on this
+ * thread ("trace.db: not an SQLite database"). Borrowed; valid until the next failure on the
+ * same thread. Empty string when none.
+ */
+SKIP_API const char *skip_errmsg(void);
+/* Set this thread's error message and return @err, so callers can `return sk_fail(...)`. */
+SKIP_API int sk_fail(int err, const char *fmt, ...) SK_PRINTF(2, 3);
+
+/* ---- logging ---------------------------------------------------------------------- */
+
+enum sk_log_level { SK_LOG_ERR, SK_LOG_WARN, SK_LOG_INFO, SK_LOG_DBG };
+
+/*
+ * Route log lines to @out (NULL keeps stderr) with @prefix ("skip", or "skip[1234]" in the
+ * collector) and read per-domain debug levels from SKIP_DEBUG ("collector:2,analyzer:1", or a
+ * bare number for every domain). @quiet drops info lines. Not thread-safe: call once at
+ * start-up, before other threads log.
+ */
+SKIP_API void skip_log_init(const char *prefix, FILE *out, int quiet);
+/* Nonzero when sk_dbg(@level) in @domain would print. */
+SKIP_API int sk_log_enabled(const char *domain, int level);
+SKIP_API void sk_log(const char *domain, int level, const char *fmt, ...) SK_PRINTF(3, 4);
+
+#ifndef SK_LOG_DOMAIN
+#define SK_LOG_DOMAIN "skip"
+#endif
+#define sk_err(...)  sk_log(SK_LOG_DOMAIN, SK_LOG_ERR, __VA_ARGS__)
+#define sk_warn(...) sk_log(SK_LOG_DOMAIN, SK_LOG_WARN, __VA_ARGS__)
+#define sk_info(...) sk_log(SK_LOG_DOMAIN, SK_LOG_INFO, __VA_ARGS__)
+#define sk_dbg(lvl, ...)                                                                           \
+	do {                                                                                       \
+		if (sk_log_enabled(SK_LOG_DOMAIN, lvl))                                            \
+			sk_log(SK_LOG_DOMAIN, SK_LOG_DBG, __VA_ARGS__);                            \
+	} while (0)
+
+/* ---- memory (CLI, analyzer, advisor only: these print and abort on exhaustion) ------ */
+
+SKIP_API void *sk_xmalloc(size_t n);
+SKIP_API void *sk_xcalloc(size_t n, size_t size);
+SKIP_API void *sk_xrealloc(void *p, size_t n);
+SKIP_API char *sk_xstrdup(const char *s);
+SKIP_API char *sk_xasprintf(const char *fmt, ...) SK_PRINTF(1, 2);
+
+/* ---- clocks ------------------------------------------------------------------------ */
+
+/* clock_gettime(@clock) in integer nanoseconds (0 if the clock is unavailable). */
+SKIP_API uint64_t skip_clock_ns(clockid_t clock);
+/* The clock every skip trace timestamp uses (the collector hands it to CUPTI). */
+#define SKIP_TRACE_CLOCK CLOCK_MONOTONIC_RAW
+
+/* ---- string buffer ----------------------------------------------------------------- */
+
+/* A growable NUL-terminated string. Zero-initialize, append, then free(sb.buf). */
+struct sk_strbuf {
+	char *buf;  /* NULL until the first append */
+	size_t len; /* bytes used, excluding the NUL */
+	size_t cap; /* bytes allocated */
+};
+/* Append formatted text. Returns 0 or SKIP_E_NOMEM (the buffer keeps what it had). */
+SKIP_API int sk_strbuf_printf(struct sk_strbuf *sb, const char *fmt, ...) SK_PRINTF(2, 3);
+SKIP_API int sk_strbuf_append(struct sk_strbuf *sb, const char *s, size_t n);
+
+/* ---- what to record (skip record --trace, SKIP_TRACE) -------------------------------- */
+
+enum skip_trace_bits {
+	SKIP_TRACE_CUDA = 1 << 0,	  /* kernels, memcpy, memset and their launch API calls */
+	SKIP_TRACE_NVTX = 1 << 1,	  /* NVTX ranges and marks */
+	SKIP_TRACE_SYNC = 1 << 2,	  /* synchronization records and the sync API calls */
+	SKIP_TRACE_OVERHEAD = 1 << 3,	  /* CUPTI's own overhead records */
+	SKIP_TRACE_ALL_APIS = 1 << 8,	  /* every runtime and driver API call, not only launches */
+	SKIP_TRACE_GRAPH_LEVEL = 1 << 9,  /* one record per CUDA graph launch, not per node */
+	SKIP_TRACE_LATENCY = 1 << 10,	  /* per-kernel queued/submitted timestamps */
+};
+#define SKIP_TRACE_KINDS   (SKIP_TRACE_CUDA | SKIP_TRACE_NVTX | SKIP_TRACE_SYNC | SKIP_TRACE_OVERHEAD)
+#define SKIP_TRACE_DEFAULT SKIP_TRACE_KINDS
+
+/*
+ * Parse a comma-separated list. Kind names (cuda, nvtx, sync, overhead) replace the default
+ * kinds; options (all-apis, graph-level, latency) add to whatever kinds are on; "default"
+ * names the default kinds and "none" none. Returns 0 and sets *@bits, or SKIP_E_INVAL with
+ * skip_errmsg() naming the bad word.
+ */
+SKIP_API int skip_trace_opts_parse(const char *spec, unsigned *bits);
+/* Write the canonical list for @bits ("cuda,nvtx,sync,overhead") into @buf. */
+SKIP_API void skip_trace_opts_format(unsigned bits, char *buf, size_t len);
+
+/* ---- trace store (schemas/trace.sql) ------------------------------------------------- */
+
+/* The schema's DDL text, embedded at build time from schemas/trace.sql. */
+SKIP_API extern const char skip_trace_sql[];
+
+enum skip_store_flags {
+	SKIP_STORE_OVERWRITE = 1 << 0, /* create: replace an existing file (and its -wal/-shm) */
+	SKIP_STORE_FAST = 1 << 1,      /* create: synchronous=OFF, for the collector's part files */
+	SKIP_STORE_READONLY = 1 << 2,  /* open: read only */
+};
+
+/*
+ * Create a new trace file at @path with the current schema in WAL mode. Fails with
+ * SKIP_E_EXISTS when the file exists and SKIP_STORE_OVERWRITE is not in @flags. On success
+ * *@out is the open handle (caller closes it with sqlite3_close()); on failure *@out is NULL
+ * and skip_errmsg() says why.
+ */
+SKIP_API int skip_store_create(const char *path, unsigned flags, sqlite3 **out);
+
+/*
+ * Open an existing trace and check it: SKIP_E_NOTFOUND (no file), SKIP_E_NOTSQLITE,
+ * SKIP_E_CORRUPT (fails SQLite's quick_check or is truncated), SKIP_E_FOREIGN (SQLite but not a
+ * skip trace), SKIP_E_NEWER / SKIP_E_OLDER (schema version). *@out as for skip_store_create().
+ */
+SKIP_API int skip_store_open(const char *path, unsigned flags, sqlite3 **out);
+
+/* Run @sql (one or more statements). Returns 0 or SKIP_E_DB / SKIP_E_FULL with a message. */
+SKIP_API int skip_store_exec(sqlite3 *db, const char *sql);
+
+/*
+ * Copy every row of the trace file @src_path into @dst, remapping string ids (StringIds) so
+ * names stay right, in one transaction: on failure nothing of @src_path is left in @dst.
+ * Returns 0 or a negative code with skip_errmsg() set.
+ */
+SKIP_API int skip_store_merge(sqlite3 *dst, const char *src_path);
+
+/*
+ * Finish a trace for reading: create the indexes the analyzer needs and switch the file out of
+ * WAL mode so it is one self-contained file. Returns 0 or a negative code.
+ */
+SKIP_API int skip_store_finalize(sqlite3 *db);
+
+/* Insert or replace one SKIP_METADATA row. @global_pid 0 means the whole run. */
+SKIP_API int skip_store_meta_set(sqlite3 *db, int64_t run_id, int64_t global_pid,
+				 const char *key, const char *value);
+
+/* Counts shown by `skip record` at the end and by `skip info`. */
+struct skip_store_summary {
+	int64_t runs;		/* rows in SKIP_RUNS */
+	int64_t failed_runs;	/* runs whose exit code was not 0 */
+	int64_t processes;	/* distinct processes that recorded CUDA activity */
+	int64_t kernels;	/* CUPTI_ACTIVITY_KIND_KERNEL rows */
+	int64_t runtime_calls;	/* CUPTI_ACTIVITY_KIND_RUNTIME rows */
+	int64_t driver_calls;	/* CUPTI_ACTIVITY_KIND_DRIVER rows */
+	int64_t nvtx_ranges;	/* NVTX_EVENTS push/pop and start/end ranges */
+	int64_t nvtx_marks;	/* NVTX_EVENTS instantaneous marks */
+	int64_t memcpys;	/* CUPTI_ACTIVITY_KIND_MEMCPY rows */
+	int64_t memcpy_bytes;	/* bytes those copies moved */
+	int64_t memsets;	/* CUPTI_ACTIVITY_KIND_MEMSET rows */
+	int64_t syncs;		/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows */
+	int64_t graph_launches; /* CUDA_GRAPH_TRACE rows (graph-level tracing) */
+	int64_t dropped;	/* sum of SKIP_DROPS.count */
+	int64_t span_ns;	/* last GPU/API end - first start over all runs, 0 if none */
+	char gpu[128];		/* first TARGET_INFO_GPU name, "" if none */
+};
+SKIP_API int skip_store_summarize(sqlite3 *db, struct skip_store_summary *out);
+
+/* One SQLite integer query helper: the first column of the first row, or @dflt. */
+SKIP_API int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql);
+
+#endif /* SKIP_COMMON_H */

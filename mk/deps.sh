@@ -1,0 +1,64 @@
+#!/bin/sh
+# deps.sh ensure|check GROUP... : make sure the Debian packages skip builds with are present.
+#
+# GROUP is build (SQLite, cJSON), test (Criterion), cli (the sqlite3 shell, for the CLI
+# tests) or browser (Chromium, for the HTML test).
+# `check` only reports. `ensure` installs what is missing when it runs as root with apt-get,
+# and otherwise prints the one command to run and fails. Headers are looked for by compiling
+# an #include, so a local prefix (.deps/include, used on machines without apt) counts too.
+set -u
+mode=${1:-check}
+shift || true
+[ $# -gt 0 ] || set -- build
+CC=${CC:-cc}
+EXTRA=${DEPS_CFLAGS:-}
+
+have_header() {
+	printf '#include <%s>\nint main(void){return 0;}\n' "$1" |
+		$CC $EXTRA -x c -fsyntax-only - >/dev/null 2>&1
+}
+
+missing=""
+for group in "$@"; do
+	case $group in
+	build)
+		have_header sqlite3.h || missing="$missing libsqlite3-dev"
+		have_header cjson/cJSON.h || missing="$missing libcjson-dev"
+		;;
+	test)
+		have_header criterion/criterion.h || missing="$missing libcriterion-dev"
+		;;
+	cli)
+		command -v sqlite3 >/dev/null 2>&1 || missing="$missing sqlite3"
+		;;
+	browser)
+		command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+		;;
+	*)
+		echo "deps.sh: unknown group '$group'" >&2
+		exit 2
+		;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+if [ "$mode" = check ]; then
+	echo "missing:$missing"
+	exit 1
+fi
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "skip: installing missing packages:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086
+	if ! apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1; then
+		apt-get update -q >/dev/null 2>&1
+		apt-get install -y -q --no-install-recommends $missing >/dev/null || {
+			echo "skip: error: 'apt-get install$missing' failed; install them and rerun" >&2
+			exit 1
+		}
+	fi
+	exit 0
+fi
+echo "skip: error: missing packages:$missing" >&2
+echo "skip: run:   sudo apt-get install -y$missing" >&2
+exit 1

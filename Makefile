@@ -63,6 +63,8 @@ GPU_TARGETS :=
 BENCH_TARGETS :=
 include mk/common.mk
 include mk/collector.mk
+include mk/analyzer.mk
+include mk/runtime.mk
 include mk/cli.mk
 include mk/gpu.mk
 include mk/bench.mk

@@ -1,12 +1,13 @@
 # cli/ -> $(O)/skip (the hub and one cmd_<name>.c per subcommand)
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/obj/%.o)
-CLI_LIBS := $(COMMON_LIB)
+# Link order: the parts on top first, common last (static libraries resolve left to right).
+CLI_LIBS := $(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
 
-$(CLI_OBJS): EXTRA_CFLAGS += -Icli
+$(CLI_OBJS): EXTRA_CFLAGS += -Icli -Ianalyzer -Iruntime
 
 $(O)/skip: $(CLI_OBJS) $(CLI_LIBS)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS) $(ALL_LDFLAGS) $(LIBS) -lstdc++
+	$(Q)$(CC) -o $@ $(CLI_OBJS) $(CLI_LIBS) $(ALL_LDFLAGS) $(RUNTIME_LDLIBS) $(LIBS) -lstdc++
 
 TARGETS += $(O)/skip

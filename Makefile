@@ -108,7 +108,7 @@ check:
 	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=address,undefined test
 	@echo "skip: make check passed (ASan + UBSan)"
 
-demo: all
+demo: all $(GPU_TARGETS)
 	$(Q)O=$(O) sh mk/demo.sh
 
 install: all

@@ -225,6 +225,25 @@ static void write_end_meta(struct sk_writer *w)
 
 /* ---- flush triggers ----------------------------------------------------------------------- */
 
+/*
+ * Ask the writer thread to write everything it has (@request: SK_FLUSH_FORCED also makes it
+ * call CUPTI's forced flush first; SK_FLUSH_DRAIN only drains) and wait until it has
+ * committed, or @timeout_s passed. Only async-signal-safe calls: signal handlers use it too.
+ */
+static void flush_and_wait(int request, int timeout_s)
+{
+	struct pollfd pfd = { .fd = sk_g.done_fd[0], .events = POLLIN };
+	char byte;
+
+	if (!sk_g.active || sk_g.finished || pthread_equal(pthread_self(), sk_g.writer_thread))
+		return;
+	while (read(sk_g.done_fd[0], &byte, 1) > 0) /* stale acknowledgements */
+		;
+	atomic_store(&sk_g.flush_request, request);
+	if (poll(&pfd, 1, timeout_s * 1000) > 0)
+		(void)!read(sk_g.done_fd[0], &byte, 1);
+}
+
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			   const void *data)
 {
@@ -233,9 +252,13 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	(void)userdata;
 	(void)domain;
 	(void)cbid;
-	/* cudaDeviceReset / context destruction: collect the records before they go away. */
-	if (cb->callbackSite == CUPTI_API_ENTER && sk_g.active && !sk_g.finished)
-		SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+	/* cudaDeviceReset / context destruction: the records of that context are written and
+	 * committed before it goes away (programs often _exit right after a reset). */
+	if (cb->callbackSite != CUPTI_API_ENTER || !sk_g.active || sk_g.finished)
+		return;
+	/* The forced flush runs here, on the program's thread, which may hold locks CUPTI needs. */
+	SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+	flush_and_wait(SK_FLUSH_DRAIN, SKIP_COLLECTOR_SIGNAL_TIMEOUT_S);
 }
 
 static void subscribe_flush_points(void)
@@ -293,16 +316,8 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	struct sigaction *old = sig == SIGINT ? &old_int : &old_term;
 	int saved = errno;
 
-	if (sk_g.active && !sk_g.finished && !pthread_equal(pthread_self(), sk_g.writer_thread)) {
-		struct pollfd pfd = { .fd = sk_g.done_fd[0], .events = POLLIN };
-		char byte;
-
-		while (read(sk_g.done_fd[0], &byte, 1) > 0) /* stale acknowledgements */
-			;
-		atomic_store(&sk_g.flush_request, 1);
-		if (poll(&pfd, 1, SKIP_COLLECTOR_SIGNAL_TIMEOUT_S * 1000) > 0)
-			(void)!read(sk_g.done_fd[0], &byte, 1);
-	}
+	/* CUPTI is not called from here: the interrupted thread may be inside it. */
+	flush_and_wait(SK_FLUSH_FORCED, SKIP_COLLECTOR_SIGNAL_TIMEOUT_S);
 	/* Chain to what the program had installed. */
 	if (old->sa_flags & SA_SIGINFO) {
 		old->sa_sigaction(sig, info, uctx);

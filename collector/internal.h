@@ -201,11 +201,16 @@ struct sk_collector {
 	pthread_t writer_thread;
 	int wake_fd[2];		 /* signal handler -> writer: flush now */
 	int done_fd[2];		 /* writer -> signal handler: flushed */
-	atomic_int flush_request; /* a signal asked for a forced flush */
+	atomic_int flush_request; /* 0, or what a program thread asked the writer for */
 	CUpti_SubscriberHandle subscriber;
 	uint64_t start_ns;	 /* trace clock at init */
 };
 extern struct sk_collector sk_g;
+
+enum sk_flush_request {
+	SK_FLUSH_FORCED = 1, /* call cuptiActivityFlushAll(FORCED), then write and commit */
+	SK_FLUSH_DRAIN = 2,  /* write and commit what is queued (CUPTI was flushed already) */
+};
 
 /* Start the writer thread; stop it after draining everything queued. */
 int sk_writer_start(struct sk_collector *c);

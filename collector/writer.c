@@ -113,16 +113,19 @@ static void *writer_main(void *arg)
 		uint64_t now = skip_clock_ns(CLOCK_MONOTONIC);
 		uint64_t wake = now + POLL_NS < next_flush ? now + POLL_NS : next_flush;
 		size_t n;
-		int stop;
+		int stop, req;
 
-		if (atomic_exchange(&c->flush_request, 0)) {
+		req = atomic_exchange(&c->flush_request, 0);
+		if (req) {
 			char one = 1;
 			ssize_t unused SK_UNUSED;
 
-			SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+			if (req == SK_FLUSH_FORCED)
+				SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 			n = drain_quiet(c, QUIET_NS, drops);
 			unused = write(c->done_fd[1], &one, 1);
-			sk_dbg(1, "forced flush for a signal: %zu buffers written", n);
+			sk_dbg(1, "flush asked by the program (%s): %zu buffers written",
+			       req == SK_FLUSH_FORCED ? "signal" : "device reset", n);
 		}
 		if (now >= next_flush) {
 			/* Non-forced: returns the buffers whose records are all complete. */

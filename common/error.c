@@ -63,10 +63,13 @@ const char *skip_errmsg(void)
 
 int sk_fail(int err, const char *fmt, ...)
 {
+	char buf[sizeof(errmsg)];
 	va_list ap;
 
+	/* Through a copy: callers often wrap the previous message (skip_errmsg()) in a new one. */
 	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	memcpy(errmsg, buf, sizeof(errmsg));
 	return err;
 }

@@ -15,25 +15,29 @@
 
 #include "skip_common.h"
 
-/* Map an SQLite result code to ours, with the message set for the user. */
+/* Map an SQLite result code to ours, with the message set for the user ("WHAT: reason", or
+ * just the reason when @what is empty). */
 static int db_fail(sqlite3 *db, int rc, const char *what)
 {
 	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	char pre[512];
+
+	snprintf(pre, sizeof(pre), "%s%s", what, *what ? ": " : "");
+	what = pre;
 
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
-		return sk_fail(SKIP_E_FULL, "%s: disk full (%s)", what, msg);
+		return sk_fail(SKIP_E_FULL, "%sdisk full (%s)", what, msg);
 	case SQLITE_NOTADB:
-		return sk_fail(SKIP_E_NOTSQLITE, "%s: not an SQLite database", what);
+		return sk_fail(SKIP_E_NOTSQLITE, "%snot an SQLite database", what);
 	case SQLITE_CORRUPT:
-		return sk_fail(SKIP_E_CORRUPT, "%s: database is truncated or corrupt (%s)", what,
-			       msg);
+		return sk_fail(SKIP_E_CORRUPT, "%sdatabase is truncated or corrupt (%s)", what, msg);
 	case SQLITE_NOMEM:
-		return sk_fail(SKIP_E_NOMEM, "%s: out of memory", what);
+		return sk_fail(SKIP_E_NOMEM, "%sout of memory", what);
 	case SQLITE_IOERR:
-		return sk_fail(SKIP_E_IO, "%s: I/O error (%s)", what, msg);
+		return sk_fail(SKIP_E_IO, "%sI/O error (%s)", what, msg);
 	default:
-		return sk_fail(SKIP_E_DB, "%s: %s", what, msg);
+		return sk_fail(SKIP_E_DB, "%s%s", what, msg);
 	}
 }
 
@@ -43,7 +47,7 @@ int skip_store_exec(sqlite3 *db, const char *sql)
 	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
-		int err = db_fail(db, rc, "sql");
+		int err = db_fail(db, rc, "");
 
 		sk_dbg(1, "failed SQL: %s: %s", sql, msg ? msg : "");
 		sqlite3_free(msg);

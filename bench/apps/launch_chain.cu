@@ -1,10 +1,13 @@
 // launch_chain: N tiny kernels back to back (launch-bound), from T threads each on its own
 // stream (T = 1: the legacy default stream), or, with --seconds S, as many as fit in S seconds
 // (for the kill tests), printing progress on stderr.
+// With --reset-exit it ends with cudaDeviceReset() and _exit(0): no atexit handlers run.
 //   launch_chain [--kernels N] [--threads T] [--elems E] [--seconds S] [--sync-every K]
+//                [--reset-exit]
 #include "common.h"
 #include <chrono>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 static double now_s()
@@ -60,6 +63,12 @@ int main(int argc, char **argv)
 	for (long l : launched)
 		total += l;
 	CHECK(cudaFree(x));
+	if (arg_flag(argc, argv, "--reset-exit")) {
+		printf("APP launch_chain kernels=%ld reset_exit=1\n", total);
+		fflush(stdout);
+		CHECK(cudaDeviceReset());
+		_exit(0);
+	}
 	printf("APP launch_chain kernels=%ld threads=%d wall_s=%.6f us_per_kernel=%.3f "
 	       "kernels_per_s=%.0f\n",
 	       total, threads, wall, wall * 1e6 / (double)total, (double)total / wall);

@@ -115,6 +115,17 @@ Test(gpu_record, launch_chain_gives_one_row_per_kernel_each_with_its_launch_call
 	sqlite3_close(db);
 }
 
+Test(gpu_record, cuda_device_reset_commits_before_the_context_goes)
+{
+	sqlite3 *db;
+
+	/* The program resets the device and _exits: no atexit handler runs. */
+	cr_assert_eq(record("reset", "", "launch_chain --kernels 3000 --reset-exit"), 0);
+	db = open_trace("reset");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3000);
+	sqlite3_close(db);
+}
+
 Test(gpu_record, two_streams_with_events_are_told_apart)
 {
 	sqlite3 *db;
@@ -447,4 +458,29 @@ Test(gpu_record, pytorch_kernels_join_launch_calls_and_nvtx_ranges_arrive)
 		     10);
 	assert_no_drops(db);
 	sqlite3_close(db);
+}
+
+Test(gpu_record, a_full_disk_never_stops_the_program)
+{
+	char cmd[2048], dir[300], path[512];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/tiny", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && mount -t tmpfs -o size=1m tmpfs %s 2>/dev/null",
+		 dir, dir);
+	if (system(cmd) != 0)
+		cr_skip_test("cannot mount a small tmpfs here (needs root)");
+	snprintf(path, sizeof(path), "%s", getenv("SKIP"));
+	snprintf(cmd, sizeof(cmd),
+		 "CUDA_INJECTION64_PATH=%s/libskip_collector.so SKIP_OUTPUT=%s/full.skip.db "
+		 "%s/launch_chain --kernels 200000 > %s/full.log 2>&1",
+		 dirname(path), dir, getenv("SKIP_APPS"), tmpdir);
+	rc = system(cmd);
+	snprintf(cmd, sizeof(cmd), "cat %s/full.log; umount %s", tmpdir, dir);
+	(void)!system(cmd);
+	cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "the program must finish normally");
+	snprintf(cmd, sizeof(cmd), "grep -q 'APP launch_chain kernels=200000' %s/full.log", tmpdir);
+	cr_expect_eq(system(cmd), 0, "the program ran to its end");
+	snprintf(cmd, sizeof(cmd), "test $(grep -c 'disk full' %s/full.log) -eq 1", tmpdir);
+	cr_expect_eq(system(cmd), 0, "the collector says 'disk full' once");
 }

@@ -242,7 +242,8 @@ Test(common_store, a_failed_merge_leaves_the_destination_unchanged)
 		  "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = NULL;");
 	sqlite3_close(bad);
 	cr_expect_lt(skip_store_merge(out, path("p12-r1.skip.db")), 0);
-	cr_expect(strstr(skip_errmsg(), "merge failed"), "%s", skip_errmsg());
+	cr_expect(strstr(skip_errmsg(), "p12-r1.skip.db: merge failed: "), "%s", skip_errmsg());
+	cr_expect(strstr(skip_errmsg(), "NOT NULL"), "the SQLite reason is kept: %s", skip_errmsg());
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3,
 		     "the kernels of the failed part were rolled back");
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM StringIds WHERE value = 'kernel_c'"),

@@ -223,6 +223,16 @@ struct skip_store_summary {
 };
 SKIP_API int skip_store_summarize(sqlite3 *db, struct skip_store_summary *out);
 
+/*
+ * Check @doc against the JSON Schema @schema (both cJSON trees; the subset of keywords skip's own
+ * schemas use: type, enum, const, minimum, maximum, minItems, required, properties,
+ * additionalProperties, items, $ref to #/$defs). Returns 0, or SKIP_E_INVAL with a message
+ * naming the first offending member ("$.regions[3].il_ns: expected integer") written to @err.
+ */
+struct cJSON;
+SKIP_API int skip_json_validate(const struct cJSON *schema, const struct cJSON *doc, char *err,
+				size_t errlen);
+
 /* One SQLite integer query helper: the first column of the first row, or @dflt. */
 SKIP_API int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql);
 

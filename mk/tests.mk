@@ -4,7 +4,7 @@ TEST_COMMON_SRCS := $(wildcard tests/unit/common/*.c)
 TEST_COLLECTOR_SRCS := $(wildcard tests/unit/collector/*.c)
 TEST_LDLIBS := -lcriterion $(LIBS)
 
-$(O)/obj/tests/%.o: EXTRA_CFLAGS += -Icollector -Icli -I$(CUDA_INC) -Itests
+$(O)/obj/tests/%.o: EXTRA_CFLAGS += -I. -Icollector -Icli -Ianalyzer -I$(CUDA_INC) -Itests
 $(O)/obj/tests/%.o: | $(DEPS_TEST)
 
 $(O)/tests/test_common: $(TEST_COMMON_SRCS:%.c=$(O)/obj/%.o) $(COMMON_LIB)
@@ -42,3 +42,10 @@ $(O)/tests/test_gpu: $(TEST_GPU_SRCS:%.c=$(O)/obj/%.o) $(COMMON_LIB)
 test-gpu: all $(GPU_TARGETS) $(O)/tests/test_gpu
 	$(Q)SKIP=$(CURDIR)/$(O)/skip SKIP_APPS=$(CURDIR)/$(O)/apps SKIP_SRC=$(CURDIR) \
 		$(O)/tests/test_gpu --jobs=1 --verbose
+
+TEST_ANALYZER_SRCS := $(wildcard tests/unit/analyzer/*.c)
+$(O)/tests/test_analyzer: $(TEST_ANALYZER_SRCS:%.c=$(O)/obj/%.o) $(ANALYZER_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(TEST_LDLIBS)
+TEST_BINS += $(O)/tests/test_analyzer

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "collector/internal.h"
 
 struct sk_collector sk_g; /* pool.c refers to the global; unused here */
 

@@ -1,0 +1,483 @@
+/*
+ * analyze.c: skip_analyze(). For each selected run: load it, find operators, cut it into regions
+ * (the run, or each occurrence of an NVTX range), compute each region's metrics, add its kernels
+ * to the per-name and per-operator totals, free the run. Then the statistics across regions,
+ * the verdict and the top lists.
+ */
+#define SK_LOG_DOMAIN "analyzer"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Totals per kernel name (indexed by StringIds id) and per operator (by sk_names id). */
+struct totals {
+	struct skip_name_stat *kern;
+	size_t nkern;
+	struct skip_name_stat *ops;
+	size_t nops;
+	int64_t with_operator;
+};
+
+static void add_stat(struct skip_name_stat *s, int64_t dur, int64_t launch_ns)
+{
+	if (!s->count || dur < s->min_ns)
+		s->min_ns = dur;
+	if (!s->count || dur > s->max_ns)
+		s->max_ns = dur;
+	s->count++;
+	s->total_ns += dur;
+	s->launch_ns += launch_ns;
+}
+
+static void add_kernels(struct skip_trace *t, const struct sk_run *run, const uint32_t *members,
+			size_t n, struct totals *tot)
+{
+	if (tot->nops < t->texts.n + 1) {
+		size_t old = tot->nops;
+
+		tot->nops = t->texts.n + 1;
+		tot->ops = sk_xrealloc(tot->ops, tot->nops * sizeof(*tot->ops));
+		memset(tot->ops + old, 0, (tot->nops - old) * sizeof(*tot->ops));
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct sk_op *op = &run->ops[members[k]];
+		int64_t dur = op->end - op->start, launch_ns = 0;
+
+		if (op->kind != SK_OP_KERNEL)
+			continue;
+		if ((op->flags & SK_F_API) &&
+		    (!(op->flags & SK_F_GRAPH) || (op->flags & SK_F_GRAPH_FIRST)))
+			launch_ns = op->start - op->launch;
+		if (op->name >= 0 && (size_t)op->name < tot->nkern)
+			add_stat(&tot->kern[op->name], dur, launch_ns);
+		if (op->stack) {
+			add_stat(&tot->ops[t->stacks.nodes[op->stack].text], dur, launch_ns);
+			tot->with_operator++;
+		}
+	}
+}
+
+static void push_region(struct skip_report *r, size_t *cap, int64_t run_id, const char *name,
+			int occurrence, const struct skip_metrics *m)
+{
+	struct skip_region *g;
+
+	if (r->nregions == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		r->regions = sk_xrealloc(r->regions, *cap * sizeof(*r->regions));
+	}
+	g = &r->regions[r->nregions++];
+	g->run_id = run_id;
+	g->name = name ? sk_xstrdup(name) : NULL;
+	g->occurrence = occurrence;
+	g->m = *m;
+	if (m->verdict == SKIP_VERDICT_EMPTY)
+		r->nempty++;
+}
+
+/* Group the operation indices by region (counting sort): region w's members are
+ * members[off[w] .. off[w + 1]). */
+static uint32_t *group_by_region(const struct sk_run *run, size_t nw, size_t **off)
+{
+	uint32_t *members = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
+	size_t *pos;
+
+	*off = sk_xcalloc(nw + 2, sizeof(size_t));
+	for (size_t i = 0; i < run->nops; i++)
+		if (run->ops[i].region >= 0)
+			(*off)[run->ops[i].region + 1]++;
+	for (size_t w = 0; w < nw; w++)
+		(*off)[w + 1] += (*off)[w];
+	pos = sk_xmalloc((nw + 1) * sizeof(size_t));
+	memcpy(pos, *off, (nw + 1) * sizeof(size_t));
+	for (size_t i = 0; i < run->nops; i++)
+		if (run->ops[i].region >= 0)
+			members[pos[run->ops[i].region]++] = (uint32_t)i;
+	free(pos);
+	return members;
+}
+
+/* One run's regions. Returns 0, or a negative code; *found tells whether the region name
+ * occurred in the run. */
+static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o, int64_t run_id,
+		       struct skip_report *r, size_t *cap, struct totals *tot, int *found)
+{
+	struct sk_run run;
+	struct sk_timeline tl;
+	int err = sk_run_load(t, run_id, &run);
+
+	*found = 0;
+	if (err)
+		return err;
+	err = sk_run_operators(t, &run);
+	if (err || !run.nops) {
+		sk_run_free(&run);
+		return err;
+	}
+	sk_timeline_build(&run, &tl);
+	if (!o->region) {
+		struct skip_metrics m;
+		uint32_t *all = sk_xmalloc((run.nops + 1) * sizeof(uint32_t));
+
+		for (size_t i = 0; i < run.nops; i++)
+			all[i] = (uint32_t)i;
+		sk_region_metrics(&run, &tl, all, run.nops, run.t0, r->threshold, &m);
+		add_kernels(t, &run, all, run.nops, tot);
+		free(all);
+		push_region(r, cap, run_id, NULL, 1, &m);
+		*found = 1;
+	} else {
+		uint32_t text = sk_names_find(&t->texts, o->region);
+		struct sk_range *win = NULL;
+		size_t nw = text ? sk_run_regions(&run, text, &win) : 0, *off = NULL;
+		uint32_t *members = group_by_region(&run, nw, &off);
+
+		*found = nw > 0;
+		for (size_t w = 0; w < nw; w++) {
+			struct skip_metrics m;
+			size_t n = off[w + 1] - off[w];
+
+			sk_region_metrics(&run, &tl, members + off[w], n, win[w].start, r->threshold,
+					  &m);
+			if (m.verdict != SKIP_VERDICT_EMPTY)
+				add_kernels(t, &run, members + off[w], n, tot);
+			push_region(r, cap, run_id, o->region, (int)w + 1, &m);
+		}
+		free(members);
+		free(off);
+		free(win);
+	}
+	sk_timeline_free(&tl);
+	sk_run_free(&run);
+	return 0;
+}
+
+/* ---- statistics and top lists ---------------------------------------------------------------- */
+
+static const struct {
+	const char *name, *unit;
+} metric_info[SKIP_M_COUNT] = {
+	[SKIP_M_IL] = { "il_ns", "ns" },
+	[SKIP_M_TKLQT] = { "tklqt_ns", "ns" },
+	[SKIP_M_T_API] = { "t_api_ns", "ns" },
+	[SKIP_M_T_QUEUE] = { "t_queue_ns", "ns" },
+	[SKIP_M_TKLQT_PER_KERNEL] = { "tklqt_per_kernel_ns", "ns" },
+	[SKIP_M_AKD] = { "akd_ns", "ns" },
+	[SKIP_M_BUSY] = { "busy_ns", "ns" },
+	[SKIP_M_IDLE] = { "idle_ns", "ns" },
+	[SKIP_M_IL_MINUS_KERNEL] = { "il_minus_kernel_ns", "ns" },
+	[SKIP_M_HOST_WAIT] = { "host_wait_ns", "ns" },
+	[SKIP_M_SYNC_STALL] = { "sync_stall_ns", "ns" },
+	[SKIP_M_DEVICE_LATENCY] = { "device_latency_ns", "ns" },
+	[SKIP_M_LAUNCH_LATENCY] = { "launch_latency_ns", "ns" },
+	[SKIP_M_HOST_SHARE] = { "host_share", "ratio" },
+	[SKIP_M_KERNELS] = { "kernels", "count" },
+	[SKIP_M_LAUNCHES_PER_S] = { "launches_per_s", "1/s" },
+	[SKIP_M_SHORT_KERNELS] = { "short_kernels", "count" },
+	[SKIP_M_NEG_QUEUE] = { "negative_t_queue", "count" },
+	[SKIP_M_NEG_LAUNCH] = { "negative_t_launch", "count" },
+	[SKIP_M_NO_API] = { "kernels_without_launch_call", "count" },
+};
+
+const char *skip_metric_name(enum skip_metric_id id)
+{
+	return id < SKIP_M_COUNT ? metric_info[id].name : "?";
+}
+
+const char *skip_metric_unit(enum skip_metric_id id)
+{
+	return id < SKIP_M_COUNT ? metric_info[id].unit : "?";
+}
+
+double skip_metric_value(const struct skip_metrics *m, enum skip_metric_id id)
+{
+	switch (id) {
+	case SKIP_M_IL: return (double)m->il_ns;
+	case SKIP_M_TKLQT: return (double)m->tklqt_ns;
+	case SKIP_M_T_API: return (double)m->t_api_ns;
+	case SKIP_M_T_QUEUE: return (double)m->t_queue_ns;
+	case SKIP_M_TKLQT_PER_KERNEL:
+		return m->launched ? (double)m->tklqt_ns / (double)m->launched : 0;
+	case SKIP_M_AKD: return m->akd_ns;
+	case SKIP_M_BUSY: return (double)m->busy_ns;
+	case SKIP_M_IDLE: return (double)m->idle_ns;
+	case SKIP_M_IL_MINUS_KERNEL: return (double)m->il_minus_kernel_ns;
+	case SKIP_M_HOST_WAIT: return (double)m->host_wait_ns;
+	case SKIP_M_SYNC_STALL: return (double)m->sync_stall_ns;
+	case SKIP_M_DEVICE_LATENCY: return (double)m->device_latency_ns;
+	case SKIP_M_LAUNCH_LATENCY: return (double)m->launch_latency_ns;
+	case SKIP_M_HOST_SHARE: return m->host_share;
+	case SKIP_M_KERNELS: return (double)m->kernels;
+	case SKIP_M_LAUNCHES_PER_S: return m->launches_per_s;
+	case SKIP_M_SHORT_KERNELS: return (double)m->short_kernels;
+	case SKIP_M_NEG_QUEUE: return (double)m->neg_queue;
+	case SKIP_M_NEG_LAUNCH: return (double)m->neg_launch;
+	case SKIP_M_NO_API: return (double)m->no_api;
+	default: return 0;
+	}
+}
+
+const char *skip_verdict_name(enum skip_verdict v)
+{
+	switch (v) {
+	case SKIP_VERDICT_CPU_BOUND: return "CPU-bound";
+	case SKIP_VERDICT_GPU_BOUND: return "GPU-bound";
+	default: return "empty";
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Mean, median (mean of the two middle values for an even count), min, max and sample
+ * standard deviation of @v. */
+static void describe(double *v, int n, struct skip_stat *s)
+{
+	double sum = 0, sq = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	if (!n)
+		return;
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	s->mean = sum / n;
+	for (int i = 0; i < n; i++)
+		sq += (v[i] - s->mean) * (v[i] - s->mean);
+	s->stdev = n > 1 ? sqrt(sq / (n - 1)) : 0;
+	s->min = v[0];
+	s->max = v[n - 1];
+	s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void compute_stats(struct skip_report *r)
+{
+	double *v = sk_xmalloc((r->nregions + 1) * sizeof(double));
+
+	for (int id = 0; id < SKIP_M_COUNT; id++) {
+		int n = 0;
+
+		for (size_t i = 0; i < r->nregions; i++)
+			if (r->regions[i].m.verdict != SKIP_VERDICT_EMPTY)
+				v[n++] = skip_metric_value(&r->regions[i].m, (enum skip_metric_id)id);
+		describe(v, n, &r->stats[id]);
+	}
+	free(v);
+	r->verdict = r->stats[SKIP_M_HOST_SHARE].n == 0		      ? SKIP_VERDICT_EMPTY
+		     : r->stats[SKIP_M_HOST_SHARE].median >= r->threshold ? SKIP_VERDICT_CPU_BOUND
+									   : SKIP_VERDICT_GPU_BOUND;
+}
+
+static int cmp_by_time(const void *a, const void *b)
+{
+	const struct skip_name_stat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_by_count(const void *a, const void *b)
+{
+	const struct skip_name_stat *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The @k first of @all (those with a count) by @cmp, as named copies. */
+static struct skip_name_stat *top(const struct skip_name_stat *all, size_t n, char **names,
+				  int (*cmp)(const void *, const void *), size_t k, size_t *out_n)
+{
+	struct skip_name_stat *v = sk_xmalloc((n + 1) * sizeof(*v));
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (all[i].count) {
+			v[m] = all[i];
+			v[m++].name = names[i] ? names[i] : "";
+		}
+	qsort(v, m, sizeof(*v), cmp);
+	if (m > k)
+		m = k;
+	for (size_t i = 0; i < m; i++)
+		v[i].name = sk_xstrdup(v[i].name);
+	*out_n = m;
+	return v;
+}
+
+static void make_tops(struct skip_trace *t, struct skip_report *r, struct totals *tot, int k)
+{
+	r->distinct_kernels = 0;
+	for (size_t i = 0; i < tot->nkern; i++)
+		r->distinct_kernels += tot->kern[i].count > 0;
+	r->top_by_time = top(tot->kern, tot->nkern, t->strings, cmp_by_time, (size_t)k,
+			     &r->ntop_time);
+	r->top_by_count = top(tot->kern, tot->nkern, t->strings, cmp_by_count, (size_t)k,
+			      &r->ntop_count);
+	r->top_ops = top(tot->ops, tot->nops, t->texts.s, cmp_by_time, (size_t)k, &r->ntop_ops);
+	r->kernels_with_operator = tot->with_operator;
+}
+
+/* ---- the entry point ------------------------------------------------------------------------- */
+
+static int check_runs(struct skip_trace *t, const struct skip_analysis_opts *o, int64_t **ids,
+		      int64_t *n)
+{
+	*n = sk_trace_run_ids(t, ids);
+	if (o->run_id) {
+		for (int64_t i = 0; i < *n; i++)
+			if ((*ids)[i] == o->run_id) {
+				(*ids)[0] = o->run_id;
+				*n = 1;
+				return 0;
+			}
+		return sk_fail(SKIP_E_NOTFOUND, "%s: no run %lld (the file has %lld run%s%s)",
+			       t->path, (long long)o->run_id, (long long)*n, *n == 1 ? "" : "s",
+			       *n ? "; 'skip info' lists them" : "");
+	}
+	if (!*n)
+		return sk_fail(SKIP_E_EMPTY, "%s: no runs and no kernels in this trace", t->path);
+	return 0;
+}
+
+/* The NVTX range names of the file, most frequent first, for "no range named X" messages. */
+static void list_ranges(struct skip_trace *t, char *buf, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT text FROM NVTX_EVENTS WHERE eventType IN (59, 60) GROUP BY "
+			       "text ORDER BY count(*) DESC, text LIMIT 12",
+			       -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW && used < n)
+		used += (size_t)snprintf(buf + used, n - used, "%s'%s'", used ? ", " : "",
+					 (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+static int no_regions(struct skip_trace *t, const struct skip_analysis_opts *o, int found,
+		      const struct skip_report *r)
+{
+	char names[512];
+
+	if (o->region && !found) {
+		list_ranges(t, names, sizeof(names));
+		return sk_fail(SKIP_E_NOTFOUND, "%s: no NVTX range named '%s'%s%s", t->path,
+			       o->region, names[0] ? "; ranges present: " : " (the trace has no "
+									  "NVTX ranges)",
+			       names);
+	}
+	if (o->region)
+		return sk_fail(SKIP_E_EMPTY, "%s: the %zu occurrence%s of '%s' hold%s no GPU work",
+			       t->path, r->nregions, r->nregions == 1 ? "" : "s", o->region,
+			       r->nregions == 1 ? "s" : "");
+	if (o->run_id)
+		return sk_fail(SKIP_E_EMPTY,
+			       "%s: run %lld has no kernels, memcpys or memsets (did the program "
+			       "use CUDA? 'skip info' shows what was recorded)",
+			       t->path, (long long)o->run_id);
+	return sk_fail(SKIP_E_EMPTY,
+		       "%s: no kernels, memcpys or memsets in any run (did the program use CUDA? "
+		       "'skip info' shows what was recorded)",
+		       t->path);
+}
+
+static void report_header(struct skip_trace *t, struct skip_report *r, const int64_t *ids,
+			  int64_t n)
+{
+	sqlite3_stmt *st = NULL;
+
+	r->runs = n;
+	for (int64_t i = 0; i < n; i++) {
+		char q[160];
+
+		snprintf(q, sizeof(q),
+			 "SELECT count(*) FROM SKIP_RUNS WHERE runId = %lld AND status != 'ok'",
+			 (long long)ids[i]);
+		r->failed_runs += sk_db_int(t->db, 0, q);
+		snprintf(q, sizeof(q),
+			 "SELECT coalesce(sum(count), 0) FROM SKIP_DROPS WHERE runId = %lld",
+			 (long long)ids[i]);
+		r->dropped += sk_db_int(t->db, 0, q);
+	}
+	if (sqlite3_prepare_v2(t->db, "SELECT name FROM TARGET_INFO_GPU ORDER BY runId, id LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			snprintf(r->gpu, sizeof(r->gpu), "%s",
+				 (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+}
+
+int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o,
+		 struct skip_report **out)
+{
+	struct skip_report *r = sk_xcalloc(1, sizeof(*r));
+	struct totals tot = { 0 };
+	int64_t *ids = NULL, nruns = 0;
+	size_t cap = 0;
+	int err, any_found = 0;
+
+	*out = NULL;
+	r->path = sk_xstrdup(t->path);
+	r->threshold = o->threshold > 0 ? o->threshold : SKIP_DEFAULT_THRESHOLD;
+	err = check_runs(t, o, &ids, &nruns);
+	tot.nkern = (size_t)t->nstrings;
+	tot.kern = sk_xcalloc(tot.nkern + 1, sizeof(*tot.kern));
+	for (int64_t i = 0; !err && i < nruns; i++) {
+		int found = 0;
+
+		err = analyze_run(t, o, ids[i], r, &cap, &tot, &found);
+		any_found |= found;
+	}
+	if (!err && r->nregions == r->nempty)
+		err = no_regions(t, o, any_found, r);
+	if (!err) {
+		report_header(t, r, ids, nruns);
+		compute_stats(r);
+		make_tops(t, r, &tot, o->top_k > 0 ? o->top_k : 10);
+	}
+	free(ids);
+	free(tot.kern);
+	free(tot.ops);
+	if (err) {
+		skip_report_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+static void free_tops(struct skip_name_stat *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+void skip_report_free(struct skip_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nregions; i++)
+		free(r->regions[i].name);
+	free(r->regions);
+	free_tops(r->top_by_time, r->ntop_time);
+	free_tops(r->top_by_count, r->ntop_count);
+	free_tops(r->top_ops, r->ntop_ops);
+	free(r->path);
+	free(r);
+}

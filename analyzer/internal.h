@@ -1,0 +1,150 @@
+/*
+ * internal.h: shared by the analyzer's .c files only.
+ *
+ * A run is loaded into compact arrays (struct sk_run): its GPU operations, each already joined
+ * to its launch call; the spans of host synchronizations; its NVTX ranges. Operator stacks are
+ * interned as a trie (struct sk_stacks: a node is (parent, range text)), so each operation
+ * carries one 32-bit stack id. Regions are computed over those arrays, then the run is freed.
+ */
+#ifndef SKIP_ANALYZER_INTERNAL_H
+#define SKIP_ANALYZER_INTERNAL_H
+
+#include <stdint.h>
+
+#include "skip_analyzer.h"
+
+#define SK_NONE INT64_MIN /* a timestamp that is not known */
+
+/* Interned strings (owned copies), for NVTX range texts: text -> id >= 1. */
+struct sk_names {
+	char **s;     /* [id] -> text; s[0] unused */
+	size_t n;     /* ids in use are 1..n */
+	size_t cap;
+	struct sk_name_slot {
+		uint64_t hash;
+		uint32_t id;
+	} *slots;     /* open addressing, power-of-two size */
+	size_t nslots;
+};
+uint32_t sk_names_intern(struct sk_names *t, const char *s);
+/* 0 when @s was never interned. */
+uint32_t sk_names_find(const struct sk_names *t, const char *s);
+void sk_names_fini(struct sk_names *t);
+
+/* Operator stacks: trie nodes (parent, text); id 0 is the empty stack. */
+struct sk_stacks {
+	struct sk_stack_node {
+		uint32_t parent;
+		uint32_t text; /* sk_names id */
+	} *nodes;	       /* [id]; nodes[0] is the root */
+	size_t n, cap;
+	uint64_t *slots;       /* open addressing on (parent, text): (key << 32 | id) ... */
+	uint32_t *slot_ids;
+	size_t nslots;
+};
+uint32_t sk_stacks_child(struct sk_stacks *s, uint32_t parent, uint32_t text);
+void sk_stacks_fini(struct sk_stacks *s);
+
+struct skip_trace {
+	sqlite3 *db;
+	char *path;
+	char **strings;	      /* StringIds: [id] -> value (NULL where no such id) */
+	int64_t nstrings;     /* ids 0 .. nstrings - 1 */
+	struct sk_names texts;	/* NVTX range texts, interned across runs */
+	struct sk_stacks stacks; /* operator stacks, across runs */
+	int has_index;	      /* the analyzer's indexes exist */
+};
+
+enum sk_op_kind { SK_OP_KERNEL, SK_OP_MEMCPY, SK_OP_MEMSET };
+
+enum sk_op_flags {
+	SK_F_API = 1 << 0,	   /* joined to its launch call */
+	SK_F_GRAPH = 1 << 1,	   /* from a CUDA graph launch */
+	SK_F_GRAPH_FIRST = 1 << 2, /* the first node (by start) of its graph launch */
+	SK_F_HW_SUBMIT = 1 << 3,   /* submit comes from the hardware `submitted` timestamp */
+};
+
+/* One GPU operation of a run. */
+struct sk_op {
+	int64_t start, end; /* on the GPU */
+	int64_t launch;	    /* launch call start, SK_NONE without one */
+	int64_t api_end;    /* launch call end, SK_NONE without one */
+	int64_t submit;	    /* when the work reached the GPU's queue: hardware `submitted` when
+			       recorded, else api_end; SK_NONE when unknown */
+	uint32_t pid, tid;  /* launching process and thread (tid 0 when unknown) */
+	uint32_t corr;
+	int32_t name;	    /* StringIds id of the kernel's shortName; -1 for memcpy/memset */
+	uint32_t stack;	    /* operator stack (sk_stacks id), 0 when none */
+	int32_t region;	    /* region index within the run, -1 when in none */
+	uint16_t device;
+	uint8_t kind;	    /* enum sk_op_kind */
+	uint8_t flags;	    /* enum sk_op_flags */
+};
+
+/* A host synchronization (an API call that waited for the GPU). */
+struct sk_span {
+	int64_t start, end;
+	uint32_t pid;
+};
+
+/* An NVTX range of the run. */
+struct sk_range {
+	int64_t start, end; /* end INT64_MAX when never closed */
+	uint32_t pid, tid;  /* where it started */
+	uint32_t text;	    /* sk_names id */
+};
+
+struct sk_run {
+	int64_t run_id;
+	struct sk_op *ops;
+	size_t nops;
+	struct sk_span *syncs; /* sorted by end */
+	size_t nsyncs;
+	struct sk_range *ranges; /* sorted by (pid, tid, start) */
+	size_t nranges;
+	int64_t t0;	       /* start of the first operator or launch call (the run's IL start) */
+};
+
+/* load.c */
+/* Scan @cols of @table for one run (its rows are stored together, as one rowid range). Returns
+ * the statement, or NULL with skip_errmsg() set; finish with sk_scan_done(), which returns 0 or
+ * the read error (SKIP_E_CORRUPT for a damaged file). */
+sqlite3_stmt *sk_run_scan(struct skip_trace *t, const char *table, const char *cols,
+			  int64_t run_id);
+int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st);
+int sk_run_load(struct skip_trace *t, int64_t run_id, struct sk_run *run);
+void sk_run_free(struct sk_run *run);
+int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
+
+/* nvtx.c: operator stacks for every launched operation, and the run's t0. */
+int sk_run_operators(struct skip_trace *t, struct sk_run *run);
+/* Regions: each occurrence of the range @text (sk_names id) becomes a window; ops whose launch
+ * call started inside it (same process) get its index. Returns the windows (malloc'ed,
+ * caller frees) and their count; 0 windows when the run has no such range. */
+size_t sk_run_regions(struct sk_run *run, uint32_t text, struct sk_range **windows);
+
+/* metrics.c: the run's operations per device in start order, with the running maximum of
+ * their ends (so a window can find what was already running when it opened). */
+struct sk_timeline {
+	uint32_t *idx;	/* op indices sorted by (device, start) */
+	int64_t *pmax;	/* pmax[i] = max end over idx[seg.b .. i] */
+	struct sk_segment {
+		uint16_t device;
+		size_t b, e; /* idx[b .. e) */
+	} *seg;
+	size_t nseg;
+};
+void sk_timeline_build(const struct sk_run *run, struct sk_timeline *tl);
+void sk_timeline_free(struct sk_timeline *tl);
+
+/* Metrics of the region whose operations are @members (indices into run->ops) and whose window
+ * starts at @window_start (the run's t0, or the NVTX range's start). */
+void sk_region_metrics(const struct sk_run *run, const struct sk_timeline *tl,
+		       const uint32_t *members, size_t nmembers, int64_t window_start,
+		       double threshold, struct skip_metrics *m);
+
+/* Small helpers. */
+int sk_cmp_i64(const void *a, const void *b);
+int64_t sk_median_i64(int64_t *v, size_t n); /* reorders v */
+
+#endif /* SKIP_ANALYZER_INTERNAL_H */

@@ -1,0 +1,138 @@
+/*
+ * json.c: a report as JSON, following schemas/report.schema.json (`skip report --json`).
+ * Times are integer nanoseconds; ratios are fractions (0.25, not 25%).
+ */
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "internal.h"
+
+static void num(cJSON *o, const char *k, double v)
+{
+	cJSON_AddNumberToObject(o, k, v);
+}
+
+static cJSON *metrics_json(const struct skip_region *g)
+{
+	const struct skip_metrics *m = &g->m;
+	cJSON *o = cJSON_CreateObject();
+
+	num(o, "run", (double)g->run_id);
+	if (g->name)
+		cJSON_AddStringToObject(o, "name", g->name);
+	else
+		cJSON_AddNullToObject(o, "name");
+	num(o, "occurrence", g->occurrence);
+	cJSON_AddStringToObject(o, "verdict", skip_verdict_name(m->verdict));
+	num(o, "start_ns", (double)m->start_ns);
+	num(o, "end_ns", (double)m->end_ns);
+	num(o, "il_ns", (double)m->il_ns);
+	num(o, "tklqt_ns", (double)m->tklqt_ns);
+	num(o, "t_api_ns", (double)m->t_api_ns);
+	num(o, "t_queue_ns", (double)m->t_queue_ns);
+	num(o, "queue_nonnegative_ns", (double)m->queue_pos_ns);
+	num(o, "kernels", (double)m->kernels);
+	num(o, "launched_kernels", (double)m->launched);
+	num(o, "graph_nodes", (double)m->graph_nodes);
+	num(o, "kernels_without_launch_call", (double)m->no_api);
+	num(o, "memcpys", (double)m->memcpys);
+	num(o, "memsets", (double)m->memsets);
+	num(o, "kernel_ns", (double)m->kernel_ns);
+	num(o, "akd_ns", m->akd_ns);
+	num(o, "median_t_api_ns", (double)m->median_t_api_ns);
+	num(o, "short_kernels", (double)m->short_kernels);
+	num(o, "short_kernel_ns", (double)m->short_kernel_ns);
+	num(o, "busy_ns", (double)m->busy_ns);
+	num(o, "idle_ns", (double)m->idle_ns);
+	num(o, "il_minus_kernel_ns", (double)m->il_minus_kernel_ns);
+	num(o, "host_wait_ns", (double)m->host_wait_ns);
+	num(o, "sync_stall_ns", (double)m->sync_stall_ns);
+	num(o, "device_latency_ns", (double)m->device_latency_ns);
+	num(o, "launch_latency_ns", (double)m->launch_latency_ns);
+	num(o, "host_share", m->host_share);
+	num(o, "launches_per_s", m->launches_per_s);
+	num(o, "negative_t_queue", (double)m->neg_queue);
+	num(o, "negative_t_launch", (double)m->neg_launch);
+	num(o, "devices", m->ndevices);
+	return o;
+}
+
+static cJSON *names_json(const struct skip_name_stat *v, size_t n, int operators,
+			 int64_t all_kernel_ns)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "name", v[i].name);
+		num(o, "kernels", (double)v[i].count);
+		num(o, operators ? "gpu_ns" : "total_ns", (double)v[i].total_ns);
+		num(o, "mean_ns", v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0);
+		num(o, "min_ns", (double)v[i].min_ns);
+		num(o, "max_ns", (double)v[i].max_ns);
+		num(o, "launch_ns", (double)v[i].launch_ns);
+		num(o, "share", all_kernel_ns ? (double)v[i].total_ns / (double)all_kernel_ns : 0);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static cJSON *summary_json(const struct skip_report *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int id = 0; id < SKIP_M_COUNT; id++) {
+		const struct skip_stat *s = &r->stats[id];
+		cJSON *m = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(m, "unit", skip_metric_unit((enum skip_metric_id)id));
+		num(m, "n", s->n);
+		num(m, "mean", s->mean);
+		num(m, "median", s->median);
+		num(m, "min", s->min);
+		num(m, "max", s->max);
+		num(m, "stdev", s->stdev);
+		cJSON_AddItemToObject(o, skip_metric_name((enum skip_metric_id)id), m);
+	}
+	return o;
+}
+
+char *skip_report_json(const struct skip_report *r)
+{
+	cJSON *o = cJSON_CreateObject(), *regions = cJSON_CreateArray();
+	int64_t all_kernel_ns = 0;
+	char *s;
+
+	for (size_t i = 0; i < r->nregions; i++) {
+		cJSON_AddItemToArray(regions, metrics_json(&r->regions[i]));
+		all_kernel_ns += r->regions[i].m.kernel_ns;
+	}
+	cJSON_AddStringToObject(o, "skip_version", SKIP_VERSION);
+	cJSON_AddStringToObject(o, "file", r->path);
+	cJSON_AddStringToObject(o, "gpu", r->gpu);
+	num(o, "runs", (double)r->runs);
+	num(o, "failed_runs", (double)r->failed_runs);
+	num(o, "dropped_records", (double)r->dropped);
+	if (r->nregions && r->regions[0].name)
+		cJSON_AddStringToObject(o, "region", r->regions[0].name);
+	else
+		cJSON_AddNullToObject(o, "region");
+	num(o, "threshold", r->threshold);
+	cJSON_AddStringToObject(o, "verdict", skip_verdict_name(r->verdict));
+	num(o, "empty_regions", (double)r->nempty);
+	num(o, "distinct_kernels", (double)r->distinct_kernels);
+	num(o, "kernels_with_operator", (double)r->kernels_with_operator);
+	cJSON_AddItemToObject(o, "summary", summary_json(r));
+	cJSON_AddItemToObject(o, "regions", regions);
+	cJSON_AddItemToObject(o, "top_kernels_by_time",
+			      names_json(r->top_by_time, r->ntop_time, 0, all_kernel_ns));
+	cJSON_AddItemToObject(o, "top_kernels_by_count",
+			      names_json(r->top_by_count, r->ntop_count, 0, all_kernel_ns));
+	cJSON_AddItemToObject(o, "top_operators",
+			      names_json(r->top_ops, r->ntop_ops, 1, all_kernel_ns));
+	s = cJSON_Print(o);
+	cJSON_Delete(o);
+	return s;
+}

@@ -1,0 +1,180 @@
+/*
+ * skip_analyzer.h: analysis of skip traces (libskip_analyzer.a): where the time between the
+ * CPU and the GPU goes.
+ *
+ * Open a trace (skip_trace_open), then skip_analyze() it: every GPU operation (kernel, memcpy,
+ * memset) is linked to the API call that launched it by correlation id (runtime and driver
+ * calls alike), every kernel to the innermost NVTX range open on the launching thread when the
+ * launch call started (its operator; the whole range stack is kept), and each region - a run,
+ * or each occurrence of an NVTX range - gets the metrics defined in docs/skip-report.md: TKLQT
+ * and its t_api + t_queue split, AKD, IL, GPU busy and idle, idle attribution (host wait,
+ * sync stall, device latency), the CPU/GPU-bound verdict, top kernels and operators. Across the
+ * regions (repetitions, occurrences) each metric gets mean, median, min, max and stdev.
+ *
+ * Memory: a trace is processed one run at a time, with ~64 bytes per GPU operation and ~32 per
+ * launch call of that run; aggregates over names come from single passes.
+ *
+ * Ownership: skip_trace_open() returns a handle closed with skip_trace_close();
+ * skip_analyze() returns a report freed with skip_report_free(). Strings inside a report
+ * belong to it. A trace handle is used by one thread at a time.
+ */
+#ifndef SKIP_ANALYZER_H
+#define SKIP_ANALYZER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skip_common.h"
+
+/* Host-side share of IL at or above which a region is called CPU-bound (docs/skip-report.md). */
+#define SKIP_DEFAULT_THRESHOLD 0.5
+
+struct skip_trace;
+
+/*
+ * Open a trace for analysis (read-only, or read-write when @allow_index is nonzero so that
+ * missing indexes can be created once). Returns 0, or the codes of skip_store_open() with
+ * skip_errmsg() set. *@out is NULL on failure.
+ */
+SKIP_API int skip_trace_open(const char *path, int allow_index, struct skip_trace **out);
+SKIP_API void skip_trace_close(struct skip_trace *t);
+
+enum skip_verdict {
+	SKIP_VERDICT_EMPTY,	/* no GPU work in the region */
+	SKIP_VERDICT_CPU_BOUND, /* host-side share >= threshold: the GPU waits for the host */
+	SKIP_VERDICT_GPU_BOUND, /* below it: the host waits for (or keeps up with) the GPU */
+};
+SKIP_API const char *skip_verdict_name(enum skip_verdict v);
+
+/* The metrics of one region. Times in ns on the trace clock. */
+struct skip_metrics {
+	int64_t start_ns;	   /* region start: first operator or launch call, or the range */
+	int64_t end_ns;		   /* end of the region's last GPU operation */
+	int64_t il_ns;		   /* IL = end_ns - start_ns */
+	int64_t kernels;	   /* kernels in the region */
+	int64_t memcpys, memsets;  /* other GPU operations in the region */
+	int64_t launched;	   /* kernels whose t_launch counts in TKLQT (see graph_nodes) */
+	int64_t graph_nodes;	   /* kernels from graph launches after the first of each launch */
+	int64_t no_api;		   /* kernels with no launch call recorded (counted, not dropped) */
+	int64_t tklqt_ns;	   /* sum of t_launch = k.start - l.start */
+	int64_t t_api_ns;	   /* sum of t_api = l.end - l.start over the same kernels */
+	int64_t t_queue_ns;	   /* sum of t_queue = k.start - l.end (tklqt = t_api + t_queue) */
+	int64_t queue_pos_ns;	   /* sum of max(0, t_queue): nsys Queue Dur / HTA launch delay */
+	int64_t neg_queue;	   /* kernels with t_queue < 0 */
+	int64_t neg_launch;	   /* kernels with t_launch < 0 */
+	int64_t kernel_ns;	   /* sum of kernel durations */
+	double akd_ns;		   /* AKD = kernel_ns / kernels */
+	int64_t median_t_api_ns;   /* median t_api of the region's launched kernels */
+	int64_t short_kernels;	   /* kernels shorter than median_t_api_ns */
+	int64_t short_kernel_ns;   /* their summed duration */
+	int64_t busy_ns;	   /* union of kernel, memcpy, memset intervals in the region */
+	int64_t idle_ns;	   /* il_ns - busy_ns */
+	int64_t il_minus_kernel_ns;/* il_ns - kernel_ns: the SKIP paper's idle */
+	int64_t host_wait_ns;	   /* idle while the next operation's launch had not arrived */
+	int64_t sync_stall_ns;	   /* host wait in gaps where the host came back from a sync */
+	int64_t device_latency_ns; /* idle after the launch had arrived */
+	int64_t launch_latency_ns; /* of which: after a launch that arrived when the GPU was
+				      already idle (exposed launch latency) */
+	double host_share;	   /* host-side share: (host_wait + sync_stall +
+				      launch_latency) / il; the verdict's input */
+	double launches_per_s;	   /* kernels / il */
+	int ndevices;		   /* devices with GPU work in the region; busy/idle are the
+				      device with the most busy time (docs/skip-report.md) */
+	enum skip_verdict verdict;
+};
+
+/* One region: a run (name NULL) or one occurrence of an NVTX range. */
+struct skip_region {
+	int64_t run_id;
+	char *name;	 /* NVTX range text, or NULL for the whole run */
+	int occurrence;	 /* 1-based within the run */
+	struct skip_metrics m;
+};
+
+/* Summary statistics of one metric across the non-empty regions. */
+struct skip_stat {
+	double mean, median, min, max, stdev; /* stdev: sample standard deviation (n - 1) */
+	int n;
+};
+
+/* Per kernel name (shortName) or per operator (innermost NVTX range text). */
+struct skip_name_stat {
+	char *name;
+	int64_t count;	   /* kernels */
+	int64_t total_ns;  /* summed kernel duration */
+	int64_t min_ns, max_ns;
+	int64_t launch_ns; /* summed t_launch (operators) */
+};
+
+enum skip_metric_id {
+	SKIP_M_IL,
+	SKIP_M_TKLQT,
+	SKIP_M_T_API,
+	SKIP_M_T_QUEUE,
+	SKIP_M_TKLQT_PER_KERNEL,
+	SKIP_M_AKD,
+	SKIP_M_BUSY,
+	SKIP_M_IDLE,
+	SKIP_M_IL_MINUS_KERNEL,
+	SKIP_M_HOST_WAIT,
+	SKIP_M_SYNC_STALL,
+	SKIP_M_DEVICE_LATENCY,
+	SKIP_M_LAUNCH_LATENCY,
+	SKIP_M_HOST_SHARE,
+	SKIP_M_KERNELS,
+	SKIP_M_LAUNCHES_PER_S,
+	SKIP_M_SHORT_KERNELS,
+	SKIP_M_NEG_QUEUE,
+	SKIP_M_NEG_LAUNCH,
+	SKIP_M_NO_API,
+	SKIP_M_COUNT
+};
+/* Name ("tklqt_ns") and unit ("ns", "count", "ratio", "1/s") of a metric. */
+SKIP_API const char *skip_metric_name(enum skip_metric_id id);
+SKIP_API const char *skip_metric_unit(enum skip_metric_id id);
+SKIP_API double skip_metric_value(const struct skip_metrics *m, enum skip_metric_id id);
+
+struct skip_analysis_opts {
+	int64_t run_id;	    /* 0: every run in the file */
+	const char *region; /* NVTX range text, or NULL: each run is one region */
+	double threshold;   /* verdict threshold on host_share; 0: SKIP_DEFAULT_THRESHOLD */
+	int top_k;	    /* length of the top lists (default 10 when 0) */
+};
+
+struct skip_report {
+	char *path;
+	double threshold;
+	struct skip_region *regions; /* in run, then time order */
+	size_t nregions;
+	size_t nempty;		     /* regions without GPU work (excluded from stats) */
+	struct skip_stat stats[SKIP_M_COUNT];
+	enum skip_verdict verdict;   /* from the median host_share */
+	int64_t runs;		     /* runs analyzed */
+	int64_t failed_runs;	     /* of those, runs whose program failed */
+	char gpu[128];
+	struct skip_name_stat *top_by_time, *top_by_count; /* kernels, top_k each */
+	size_t ntop_time, ntop_count;
+	struct skip_name_stat *top_ops; /* operators by GPU time, top_k */
+	size_t ntop_ops;
+	int64_t kernels_with_operator;	/* kernels launched inside some NVTX range */
+	int64_t distinct_kernels;	/* distinct kernel names */
+	int64_t dropped;		/* SKIP_DROPS total of the analyzed runs */
+};
+
+/*
+ * Analyze the trace. Errors (with skip_errmsg() set): SKIP_E_NOTFOUND (no such run, or no NVTX
+ * range named opts->region: the message lists the names present), SKIP_E_EMPTY (the selected
+ * runs hold no kernels, or every occurrence of the region is empty), SKIP_E_CORRUPT,
+ * SKIP_E_DB. On success *@out is the report (free with skip_report_free()).
+ */
+SKIP_API int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *opts,
+			  struct skip_report **out);
+SKIP_API void skip_report_free(struct skip_report *r);
+
+/*
+ * The report as JSON (schemas/report.schema.json), a malloc'ed string the caller frees, or NULL
+ * when out of memory.
+ */
+SKIP_API char *skip_report_json(const struct skip_report *r);
+
+#endif /* SKIP_ANALYZER_H */

@@ -1,0 +1,61 @@
+# skip report on the committed H100 traces (golden text, and JSON for two), its options, and
+# every kind of bad input (one line, exit 2).
+. "$(dirname "$0")/lib.sh"
+cd "$FIXTURES" || exit 1
+
+for f in h100_*.skip.db; do
+	expect_exit 0 "$SKIP" report --no-color "$f"
+	golden "report_${f%.skip.db}.txt"
+done
+expect_exit 0 "$SKIP" report --no-color h100_torch_mlp.skip.db --region step --top 5
+golden report_h100_torch_mlp_step.txt
+expect_exit 0 "$SKIP" report --no-color --run 2 h100_launch_chain.skip.db
+golden report_h100_launch_chain_run2.txt
+expect_exit 0 "$SKIP" report --json h100_two_streams.skip.db
+golden report_h100_two_streams.json
+expect_exit 0 "$SKIP" report --json --region forward h100_torch_mlp.skip.db
+golden report_h100_torch_mlp_forward.json
+expect_exit 0 "$SKIP" report --no-color --threshold 0.99 h100_two_streams.skip.db
+expect_out "verdict: GPU-bound: the GPU waited for the host 78.2% of IL (threshold 99%)"
+expect_exit 0 "$SKIP" help report
+expect_out "usage: skip report FILE"
+
+# Bad input and bad options.
+expect_exit 2 "$SKIP" report
+expect_out "no trace file given"
+expect_exit 2 "$SKIP" report h100_graph.skip.db --run 0
+expect_out "--run takes a run number"
+expect_exit 2 "$SKIP" report h100_graph.skip.db --threshold 2
+expect_out "--threshold takes a fraction between 0 and 1"
+expect_exit 2 "$SKIP" report h100_graph.skip.db --top x
+expect_out "--top takes 1 to 1000"
+expect_exit 2 "$SKIP" report h100_launch_chain.skip.db --run 9
+expect_out "no run 9 (the file has 3 runs"
+expect_exit 2 "$SKIP" report h100_torch_mlp.skip.db --region prefill
+expect_out "no NVTX range named 'prefill'; ranges present: "
+expect_exit 2 "$SKIP" report h100_launch_chain.skip.db --region step
+expect_out "(the trace has no NVTX ranges)"
+
+cd "$TMPDIR" || exit 1
+expect_exit 2 "$SKIP" report missing.skip.db
+expect_out "skip report: error: missing.skip.db: no such file"
+printf 'just some text, not a trace; it goes on long enough to fill a header of 100 bytes....\n' > text.db
+expect_exit 2 "$SKIP" report text.db
+expect_out "not a skip trace (not an SQLite database)"
+cp "$FIXTURES/h100_graph.skip.db" newer.skip.db
+sqlite3 newer.skip.db "PRAGMA user_version = 7"
+expect_exit 2 "$SKIP" report newer.skip.db
+expect_out "written by a newer skip"
+head -c 20000 "$FIXTURES/h100_launch_chain.skip.db" > cut.skip.db
+expect_exit 2 "$SKIP" report cut.skip.db
+expect_out "truncated"
+# Damaged inside (pages overwritten), not just cut: still one line, exit 2, no crash.
+cp "$FIXTURES/h100_launch_chain.skip.db" bad.skip.db
+dd if=/dev/urandom of=bad.skip.db bs=4096 seek=20 count=60 conv=notrunc 2>/dev/null
+expect_exit 2 "$SKIP" report bad.skip.db
+[ "$(wc -l < "$TMPDIR/out")" -le 2 ] || fail "one line expected for a corrupt file"
+cp "$FIXTURES/h100_graph.skip.db" norun.skip.db
+sqlite3 norun.skip.db "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (2, 'x', 'ok')"
+expect_exit 2 "$SKIP" report norun.skip.db --run 2
+expect_out "run 2 has no kernels"
+exit 0

@@ -1,12 +1,332 @@
-/* cmd_report.c: placeholder while `skip report` is being written; replaced by the real command. */
+/*
+ * cmd_report.c: `skip report FILE`: where the time between the CPU and the GPU goes.
+ *
+ * Runs the analyzer (analyzer/skip_analyzer.h) and prints the verdict first, then the metrics
+ * (one column, or median/mean/min/max/stdev across runs or region occurrences), the idle
+ * attribution, and the top kernels and operators; or, with --json, the report as
+ * schemas/report.schema.json describes it. docs/skip-report.md defines every number.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "skip_analyzer.h"
+
+static const char help[] =
+	"usage: skip report FILE [--run N] [--region NAME] [--top K] [--threshold X] [--json]\n"
+	"                        [--no-color]\n"
+	"\n"
+	"Where the time between the CPU and the GPU goes: TKLQT and its launch (t_api) and queue\n"
+	"(t_queue) parts, AKD, IL, GPU busy and idle, idle split into host wait, sync stall and\n"
+	"device latency, and the CPU/GPU-bound verdict, per run or per NVTX range occurrence, with\n"
+	"median, mean, min, max and stdev across them; top kernels and operators (NVTX ranges).\n"
+	"\n"
+	"  -r, --run N          analyze run N only (default: every run, e.g. repetitions)\n"
+	"  -R, --region NAME    one region per occurrence of the NVTX range NAME (default: each\n"
+	"                       run is one region)\n"
+	"  -k, --top K          length of the top lists (default 10)\n"
+	"  -t, --threshold X    host-wait share of IL at or above which a region is CPU-bound\n"
+	"                       (default 0.5)\n"
+	"  -j, --json           the report as JSON (schemas/report.schema.json)\n"
+	"      --no-color       no colors (also when NO_COLOR is set or stdout is not a terminal)\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"Definitions: docs/skip-report.md. Exit status: 0 ok; 2 for a usage error or a file that\n"
+	"cannot be analyzed (missing, not a skip trace, newer, damaged, no such run or region,\n"
+	"nothing recorded); 1 on other errors.\n";
+
+struct report_opts {
+	struct skip_analysis_opts a;
+	const char *path;
+	int json;
+	int color;
+};
+
+static int parse(int argc, char **argv, struct report_opts *o)
+{
+	enum { OPT_NO_COLOR = 256 };
+	static const struct option opts[] = {
+		{ "run", required_argument, NULL, 'r' },
+		{ "region", required_argument, NULL, 'R' },
+		{ "top", required_argument, NULL, 'k' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":r:R:k:t:jh", opts, NULL)) != -1) {
+		errno = 0;
+		switch (c) {
+		case 'r':
+			o->a.run_id = strtoll(optarg, &end, 10);
+			if (errno || *end || o->a.run_id < 1)
+				return cli_usage_error("report", "--run takes a run number (1, 2, ...)"
+								 "; got '%s'",
+						       optarg);
+			break;
+		case 'R':
+			o->a.region = optarg;
+			break;
+		case 'k':
+			o->a.top_k = (int)strtol(optarg, &end, 10);
+			if (errno || *end || o->a.top_k < 1 || o->a.top_k > 1000)
+				return cli_usage_error("report", "--top takes 1 to 1000; got '%s'",
+						       optarg);
+			break;
+		case 't':
+			o->a.threshold = strtod(optarg, &end);
+			if (errno || *end || !(o->a.threshold > 0 && o->a.threshold < 1))
+				return cli_usage_error("report",
+						       "--threshold takes a fraction between 0 and 1 "
+						       "(0.5 = 50%%); got '%s'",
+						       optarg);
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case OPT_NO_COLOR:
+			o->color = 0;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("report", optind >= argc ? "no trace file given"
+							       : "expected one trace file");
+	o->path = argv[optind];
+	return 0;
+}
+
+/* ---- formatting ---------------------------------------------------------------------------- */
+
+/* A duration with a unit chosen for it: "812 ns", "6.07 us", "10.6 ms", "2.31 s". */
+static const char *dur(char *buf, size_t n, double ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	double v = fabs(ns);
+	int u = 0;
+
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	if (ns < 0)
+		v = -v;
+	if (u == 0)
+		snprintf(buf, n, "%.0f %s", v, units[u]);
+	else
+		snprintf(buf, n, fabs(v) >= 100 ? "%.1f %s" : fabs(v) >= 10 ? "%.2f %s" : "%.3f %s",
+			 v, units[u]);
+	return buf;
+}
+
+static const char *fmt_value(char *buf, size_t n, enum skip_metric_id id, double v)
+{
+	const char *unit = skip_metric_unit(id);
+
+	if (!strcmp(unit, "ns"))
+		return dur(buf, n, v);
+	if (!strcmp(unit, "ratio"))
+		snprintf(buf, n, "%.1f%%", v * 100);
+	else if (!strcmp(unit, "1/s"))
+		snprintf(buf, n, v >= 1e6 ? "%.2f M" : v >= 1e3 ? "%.1f k" : "%.0f",
+			 v >= 1e6 ? v / 1e6 : v >= 1e3 ? v / 1e3 : v);
+	else if (v == floor(v))
+		cli_group(buf, n, (long long)v);
+	else
+		snprintf(buf, n, "%.1f", v);
+	return buf;
+}
+
+static const struct {
+	enum skip_metric_id id;
+	const char *label;
+	const char *note;
+} rows[] = {
+	{ SKIP_M_IL, "IL", "first operator or launch call to last GPU end" },
+	{ SKIP_M_TKLQT, "TKLQT", "sum of t_launch = kernel start - launch call start" },
+	{ SKIP_M_T_API, "  sum t_api", "launch calls on the host" },
+	{ SKIP_M_T_QUEUE, "  sum t_queue", "launch call end to kernel start" },
+	{ SKIP_M_TKLQT_PER_KERNEL, "TKLQT per kernel", NULL },
+	{ SKIP_M_AKD, "AKD", "average kernel duration" },
+	{ SKIP_M_BUSY, "GPU busy", "union of kernel, memcpy, memset time" },
+	{ SKIP_M_IDLE, "GPU idle", "IL - busy" },
+	{ SKIP_M_HOST_WAIT, "  host wait", "launch not yet issued by the host" },
+	{ SKIP_M_SYNC_STALL, "  sync stall", "host wait right after a synchronization" },
+	{ SKIP_M_DEVICE_LATENCY, "  device latency", "launch issued, GPU not started yet" },
+	{ SKIP_M_LAUNCH_LATENCY, "    of late launches", "issued after the GPU went idle" },
+	{ SKIP_M_IL_MINUS_KERNEL, "IL - sum(kernel)", "the SKIP paper's idle" },
+	{ SKIP_M_HOST_SHARE, "host-side share", "(host wait + sync stall + late launches) / IL" },
+	{ SKIP_M_KERNELS, "kernels", NULL },
+	{ SKIP_M_LAUNCHES_PER_S, "kernels/s", "kernels / IL" },
+	{ SKIP_M_SHORT_KERNELS, "short kernels", "shorter than the median t_api" },
+	{ SKIP_M_NEG_QUEUE, "negative t_queue", "kernel started before its launch call returned" },
+	{ SKIP_M_NEG_LAUNCH, "negative t_launch", "clock noise" },
+	{ SKIP_M_NO_API, "no launch call", "kernels with no launch call recorded" },
+};
+
+static void print_metrics(const struct skip_report *r)
+{
+	int multi = r->stats[SKIP_M_IL].n > 1;
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (multi)
+		printf("\n  %-20s %10s %10s %10s %10s %10s\n", "", "median", "mean", "min", "max",
+		       "stdev");
+	else
+		printf("\n");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct skip_stat *s = &r->stats[rows[i].id];
+
+		if (multi) {
+			printf("  %-20s %10s %10s %10s %10s %10s\n", rows[i].label,
+			       fmt_value(a, sizeof(a), rows[i].id, s->median),
+			       fmt_value(b, sizeof(b), rows[i].id, s->mean),
+			       fmt_value(c, sizeof(c), rows[i].id, s->min),
+			       fmt_value(d, sizeof(d), rows[i].id, s->max),
+			       fmt_value(e, sizeof(e), rows[i].id, s->stdev));
+		} else {
+			printf("  %-20s %10s%s%s\n", rows[i].label,
+			       fmt_value(a, sizeof(a), rows[i].id, s->median),
+			       rows[i].note ? "   " : "", rows[i].note ? rows[i].note : "");
+		}
+	}
+}
+
+static void print_names(const char *title, const char *what, const struct skip_name_stat *v,
+			size_t n, int64_t all_ns, int operators)
+{
+	char a[32], b[32], c[32];
+	int w = 12;
+
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(v[i].name) > w)
+			w = (int)strlen(v[i].name);
+	if (w > 60)
+		w = 60;
+	printf("\n%s\n  %-*s %10s %10s %10s %7s\n", title, w, what, "kernels",
+	       operators ? "GPU time" : "total", operators ? "launch" : "mean", "share");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-*.*s %10s %10s %10s %6.1f%%\n", w, w, v[i].name,
+		       cli_group(a, sizeof(a), v[i].count), dur(b, sizeof(b), (double)v[i].total_ns),
+		       operators ? dur(c, sizeof(c), (double)v[i].launch_ns)
+				 : dur(c, sizeof(c), (double)v[i].total_ns / (double)v[i].count),
+		       all_ns ? 100.0 * (double)v[i].total_ns / (double)all_ns : 0);
+}
+
+static void print_regions(const struct skip_report *r)
+{
+	char a[32], b[32];
+
+	if (r->nregions < 2)
+		return;
+	if (r->nregions > 20) {
+		printf("\n%zu regions (%zu empty); --json lists each one\n", r->nregions, r->nempty);
+		return;
+	}
+	printf("\n  %-5s %-10s %10s %10s %8s  %s\n", "run", "occurrence", "IL", "TKLQT", "host",
+	       "verdict");
+	for (size_t i = 0; i < r->nregions; i++) {
+		const struct skip_metrics *m = &r->regions[i].m;
+
+		printf("  %-5lld %-10d %10s %10s %7.1f%%  %s\n", (long long)r->regions[i].run_id,
+		       r->regions[i].occurrence, dur(a, sizeof(a), (double)m->il_ns),
+		       dur(b, sizeof(b), (double)m->tklqt_ns), m->host_share * 100,
+		       skip_verdict_name(m->verdict));
+	}
+}
+
+static void print_text(const struct report_opts *o, const struct skip_report *r)
+{
+	const char *on = "", *off = "";
+	int64_t all_ns = 0;
+	char a[32];
+
+	if (o->color) {
+		on = r->verdict == SKIP_VERDICT_CPU_BOUND ? "\033[1;33m" : "\033[1;32m";
+		off = "\033[0m";
+	}
+	for (size_t i = 0; i < r->nregions; i++)
+		all_ns += r->regions[i].m.kernel_ns;
+	printf("%sverdict: %s%s: the GPU waited for the host %.1f%% of IL (threshold %.0f%%), "
+	       "%s of %d %s%s\n",
+	       on, skip_verdict_name(r->verdict), off, r->stats[SKIP_M_HOST_SHARE].median * 100,
+	       r->threshold * 100, r->stats[SKIP_M_HOST_SHARE].n > 1 ? "median" : "value",
+	       r->stats[SKIP_M_HOST_SHARE].n,
+	       o->a.region ? "region occurrence(s)" : "run(s)", "");
+	printf("file %s  |  %s  |  %lld run%s%s  |  %s kernels  |  %lld dropped records%s\n",
+	       r->path, r->gpu[0] ? r->gpu : "GPU unknown", (long long)r->runs,
+	       r->runs == 1 ? "" : "s", r->failed_runs ? " (some failed)" : "",
+	       cli_group(a, sizeof(a), (long long)(r->stats[SKIP_M_KERNELS].mean *
+						   r->stats[SKIP_M_KERNELS].n + 0.5)),
+	       (long long)r->dropped, r->dropped ? " (the trace is incomplete)" : "");
+	if (o->a.region)
+		printf("region: each occurrence of the NVTX range '%s' (%zu, %zu without GPU work)\n",
+		       o->a.region, r->nregions, r->nempty);
+	print_metrics(r);
+	print_regions(r);
+	print_names("Top kernels by total GPU time", "kernel", r->top_by_time, r->ntop_time, all_ns,
+		    0);
+	print_names("Top kernels by count", "kernel", r->top_by_count, r->ntop_count, all_ns, 0);
+	print_names("Top operators (innermost NVTX range at launch) by GPU time", "operator",
+		    r->top_ops, r->ntop_ops, all_ns, 1);
+	if (!r->ntop_ops)
+		printf("\nNo operators: no kernel was launched inside an NVTX range (PyTorch: "
+		       "torch.cuda.nvtx.range or emit_nvtx).\n");
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "skip report: not available in this build yet\n");
-	return EXIT_USAGE;
+	struct report_opts o;
+	struct skip_trace *t = NULL;
+	struct skip_report *r = NULL;
+	int err = parse(argc, argv, &o);
+
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	err = skip_trace_open(o.path, 1, &t);
+	if (!err)
+		err = skip_analyze(t, &o.a, &r);
+	if (err) {
+		fprintf(stderr, "skip report: error: %s\n", skip_errmsg());
+		skip_trace_close(t);
+		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
+	}
+	if (o.json) {
+		char *s = skip_report_json(r);
+
+		if (!s) {
+			fprintf(stderr, "skip report: error: out of memory\n");
+			err = EXIT_ERR;
+		} else {
+			printf("%s\n", s);
+			free(s);
+		}
+	} else {
+		print_text(&o, r);
+	}
+	skip_report_free(r);
+	skip_trace_close(t);
+	return err;
 }

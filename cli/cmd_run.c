@@ -1,12 +1,582 @@
-/* cmd_run.c: placeholder while `skip run` is being written; replaced by the real command. */
+/*
+ * cmd_run.c: `skip run WORKLOAD.json [options]`: execute a task-graph workload with the
+ * bundled runtime (libskip_runtime) under one executor, all of them, or a plan file, and
+ * time it. The workload and the plan are checked before anything touches the GPU (so a bad
+ * plan is rejected with its reason even on a machine without one); with --verify, every
+ * executor's results are compared with the serial executor's on the same initial contents.
+ * docs/skip-run.md describes the options, the file formats and the output.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "skip_runtime.h"
+
+#define MAX_SETS 32
+
+static const char help[] =
+	"usage: skip run WORKLOAD.json [--plan PLAN.json | --executor NAME] [options]\n"
+	"\n"
+	"Execute a task graph described by a workload file (a CUDA module, buffers, tasks) on\n"
+	"the GPU with the bundled runtime, and time it.\n"
+	"\n"
+	"  -e, --executor NAME   serial (E1, the reference), streams (E2, KeSCo stream plan and\n"
+	"                        events), graph (E3, CUDA graph), window (E4, ACS-style window\n"
+	"                        scheduler), or all (each in turn); default serial\n"
+	"  -p, --plan FILE       run the plan in FILE (schemas/plan.schema.json) instead\n"
+	"  -n, --iterations N    timed runs per executor (default 10)\n"
+	"      --warmup N        untimed runs before them (default 1)\n"
+	"      --verify          compare every executor's results with the serial executor's\n"
+	"      --json            print the results as JSON\n"
+	"  -s, --size NAME       use the workload's size preset NAME (its \"sizes\")\n"
+	"  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n"
+	"      --streams N       streams for streams/window (default: the DAG width, at most 16)\n"
+	"      --window W        window size for window, 1-64 (default 32)\n"
+	"      --pdl             programmatic dependent launch between tasks marked \"pdl\"\n"
+	"                        (graph and serial)\n"
+	"  -m, --module FILE     load this CUDA module instead of the workload's\n"
+	"      --emit-plan FILE  write the plan of each executor to FILE ('-': stdout)\n"
+	"      --dry-run         check the workload and the plan, print the plan, run nothing\n"
+	"  -d, --device N        CUDA device (default 0)\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"The workload's module is looked for next to it, then in each folder of\n"
+	"$SKIP_MODULE_PATH ('make bench' builds the DAG suite's modules into build/dags).\n"
+	"\n"
+	"Exit status: 0 ok; 1 when a run fails or --verify finds a difference; 2 for a usage\n"
+	"error, a bad workload or plan, or no usable GPU.\n"
+	"\n"
+	"Examples:\n"
+	"  skip run bench/dags/vec.json --size small --executor all --verify\n"
+	"  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
+	"  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n";
+
+struct run_opts {
+	const char *workload, *plan_file, *size, *module, *emit;
+	int executor; /* -1: all */
+	int iterations, warmup, verify, json, dry_run, device;
+	struct skip_plan_opts popts;
+	struct skip_param sets[MAX_SETS];
+	int nsets;
+};
+
+/* One executor's outcome. */
+struct result {
+	struct skip_plan *plan;
+	double *ms;		/* [iterations] */
+	double median, min, max;
+	int verified;		/* -1 not checked, 0 differs, 1 matches */
+	char verify_msg[512];
+	int failed;
+	char fail_msg[512];
+};
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || !*s || v < lo || v > hi)
+		return cli_usage_error("run", "%s takes a whole number from %d to %d; got '%s'", opt,
+				       lo, hi, s);
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_set(struct run_opts *o, char *spec)
+{
+	char *eq = strchr(spec, '='), *end;
+	long long v;
+
+	if (o->nsets == MAX_SETS)
+		return cli_usage_error("run", "at most %d --set options", MAX_SETS);
+	if (!eq || eq == spec)
+		return cli_usage_error("run", "--set takes NAME=VALUE; got '%s'", spec);
+	*eq = '\0';
+	errno = 0;
+	v = strtoll(eq + 1, &end, 10);
+	if (errno || *end || !eq[1])
+		return cli_usage_error("run", "--set %s: '%s' is not a whole number", spec, eq + 1);
+	o->sets[o->nsets++] = (struct skip_param){ spec, v };
+	return 0;
+}
+
+static int parse_executor(struct run_opts *o, const char *name)
+{
+	if (!strcmp(name, "all")) {
+		o->executor = -1;
+		return 0;
+	}
+	o->executor = skip_executor_parse(name);
+	return o->executor < 0 ? cli_usage_error("run", "%s", skip_errmsg()) : 0;
+}
+
+static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
+{
+	switch (c) {
+	case 'e':
+		return parse_executor(o, arg);
+	case 'p':
+		o->plan_file = arg;
+		return 0;
+	case 'n':
+		return parse_int(optname, arg, 1, 1000000, &o->iterations);
+	case 'W':
+		return parse_int(optname, arg, 0, 1000000, &o->warmup);
+	case 's':
+		o->size = arg;
+		return 0;
+	case 'D':
+		return parse_set(o, arg);
+	case 'S':
+		return parse_int(optname, arg, 1, 64, &o->popts.nstreams);
+	case 'w':
+		return parse_int(optname, arg, 1, 64, &o->popts.window);
+	case 'm':
+		o->module = arg;
+		return 0;
+	case 'E':
+		o->emit = arg;
+		return 0;
+	case 'd':
+		return parse_int(optname, arg, 0, 1023, &o->device);
+	}
+	return cli_usage_error("run", "unknown option '%s'", optname);
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	enum { O_VERIFY = 256, O_JSON, O_PDL, O_DRY };
+	static const struct option opts[] = {
+		{ "executor", required_argument, NULL, 'e' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "verify", no_argument, NULL, O_VERIFY },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "size", required_argument, NULL, 's' },
+		{ "set", required_argument, NULL, 'D' },
+		{ "streams", required_argument, NULL, 'S' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "pdl", no_argument, NULL, O_PDL },
+		{ "module", required_argument, NULL, 'm' },
+		{ "emit-plan", required_argument, NULL, 'E' },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c, have_exec = 0;
+
+	*o = (struct run_opts){ .iterations = 10, .warmup = 1 };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":e:p:n:s:D:m:d:h", opts, NULL)) != -1) {
+		const char *name = argv[optind - 1];
+
+		if (c == 'h') {
+			fputs(help, stdout);
+			return -1;
+		}
+		if (c == ':')
+			return cli_usage_error("run", "option '%s' needs a value", name);
+		if (c == O_VERIFY || c == O_JSON || c == O_PDL || c == O_DRY) {
+			*(c == O_VERIFY ? &o->verify : c == O_JSON ? &o->json
+				: c == O_PDL ? &o->popts.pdl : &o->dry_run) = 1;
+			continue;
+		}
+		have_exec |= c == 'e';
+		if (handle_opt(o, c, optarg, name))
+			return EXIT_USAGE;
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("run", optind >= argc ? "no workload file given"
+							     : "one workload file expected");
+	if (have_exec && o->plan_file)
+		return cli_usage_error("run", "give --executor or --plan, not both");
+	o->workload = argv[optind];
+	return 0;
+}
+
+/* ---- plans ------------------------------------------------------------------------------- */
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	struct sk_strbuf sb = { 0 };
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sk_strbuf_append(&sb, buf, n);
+	fclose(f);
+	return sb.buf ? sb.buf : sk_xstrdup("");
+}
+
+/* Fill res[0..*nres) with the plans to run. Returns 0 or an exit code. */
+static int make_plans(const struct run_opts *o, const struct skip_graph *g, struct result *res,
+		      int *nres)
+{
+	*nres = 0;
+	if (o->plan_file) {
+		char *text = read_text(o->plan_file);
+		int err;
+
+		if (!text) {
+			fprintf(stderr, "skip run: error: %s: %s\n", o->plan_file, strerror(errno));
+			return EXIT_USAGE;
+		}
+		err = skip_plan_from_json(g, text, &res[0].plan);
+		free(text);
+		if (err) {
+			fprintf(stderr, "skip run: error: %s: %s\n", o->plan_file, skip_errmsg());
+			return EXIT_USAGE;
+		}
+		*nres = 1;
+		return 0;
+	}
+	for (int e = 0; e < SKIP_NEXECUTORS; e++) {
+		struct skip_plan_opts po = o->popts;
+
+		if (o->executor >= 0 && e != o->executor)
+			continue;
+		po.executor = (enum skip_executor)e;
+		if (skip_plan_compute(g, &po, &res[*nres].plan)) {
+			fprintf(stderr, "skip run: error: %s plan: %s\n", skip_executor_name(e),
+				skip_errmsg());
+			return EXIT_USAGE;
+		}
+		(*nres)++;
+	}
+	return 0;
+}
+
+static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
+		      const struct result *res, int nres)
+{
+	FILE *f = strcmp(o->emit, "-") ? fopen(o->emit, "w") : stdout;
+
+	if (!f) {
+		fprintf(stderr, "skip run: error: %s: %s\n", o->emit, strerror(errno));
+		return EXIT_ERR;
+	}
+	for (int i = 0; i < nres; i++) {
+		char *s = skip_plan_to_json(g, res[i].plan);
+
+		fprintf(f, "%s\n", s ? s : "null");
+		free(s);
+	}
+	if (f != stdout && fclose(f)) {
+		fprintf(stderr, "skip run: error: writing %s failed\n", o->emit);
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+/* ---- running ------------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void summarize(struct result *r, int n)
+{
+	double *s = sk_xmalloc((size_t)n * sizeof(double));
+
+	memcpy(s, r->ms, (size_t)n * sizeof(double));
+	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	r->min = s[0];
+	r->max = s[n - 1];
+	r->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+}
+
+static void fail(struct result *r, const char *what)
+{
+	r->failed = 1;
+	snprintf(r->fail_msg, sizeof(r->fail_msg), "%s: %s", what, skip_errmsg());
+}
+
+/* Verify (against @ref when given), then warm up and time one executor. */
+static void run_one(const struct run_opts *o, struct skip_graph *g, struct result *r,
+		    const struct skip_checkpoint *ref)
+{
+	struct skip_exec *x;
+	uint64_t ns;
+	int err;
+
+	r->verified = -1;
+	r->ms = sk_xcalloc((size_t)o->iterations, sizeof(double));
+	x = skip_exec_new(g, r->plan, &err);
+	if (!x) {
+		fail(r, "preparing");
+		return;
+	}
+	if (ref) {
+		if (skip_graph_reset(g) || skip_exec_run(x, NULL))
+			goto failed;
+		err = skip_graph_compare(g, ref);
+		if (err < 0)
+			goto failed;
+		r->verified = !err;
+		if (err)
+			snprintf(r->verify_msg, sizeof(r->verify_msg), "%s", skip_errmsg());
+	}
+	if (skip_graph_reset(g))
+		goto failed;
+	for (int i = 0; i < o->warmup; i++)
+		if (skip_exec_run(x, NULL))
+			goto failed;
+	for (int i = 0; i < o->iterations; i++) {
+		if (skip_exec_run(x, &ns))
+			goto failed;
+		r->ms[i] = (double)ns / 1e6;
+	}
+	summarize(r, o->iterations);
+	skip_exec_free(x);
+	return;
+failed:
+	fail(r, "running");
+	skip_exec_free(x);
+}
+
+/* The serial executor's results, the reference for --verify. */
+static int reference(struct skip_graph *g, struct skip_checkpoint **cp)
+{
+	struct skip_plan_opts po = { .executor = SKIP_EXEC_SERIAL };
+	struct skip_plan *p = NULL;
+	struct skip_exec *x = NULL;
+	int err = skip_plan_compute(g, &po, &p);
+
+	if (!err)
+		x = skip_exec_new(g, p, &err);
+	if (!err)
+		err = skip_graph_reset(g);
+	if (!err)
+		err = skip_exec_run(x, NULL);
+	if (!err)
+		err = skip_graph_checkpoint(g, cp);
+	skip_exec_free(x);
+	skip_plan_free(p);
+	return err;
+}
+
+/* ---- output ------------------------------------------------------------------------------- */
+
+static double graph_bytes(const struct skip_graph *g)
+{
+	double b = 0;
+
+	for (int i = 0; i < skip_graph_nbuffers(g); i++)
+		b += (double)skip_graph_buffer_size(g, i);
+	return b;
+}
+
+static void plan_line(FILE *out, const struct skip_plan *p)
+{
+	fprintf(out, "%-8s", skip_executor_name(p->executor));
+	switch (p->executor) {
+	case SKIP_EXEC_STREAMS:
+		fprintf(out, " %2d streams, %d events", p->nstreams, p->nevents);
+		if (p->events_unpruned >= 0)
+			fprintf(out, " (%d before pruning, %d after step b)", p->events_unpruned,
+				p->events_step_b);
+		break;
+	case SKIP_EXEC_WINDOW:
+		fprintf(out, " %2d streams, window %d", p->nstreams, p->window);
+		break;
+	default:
+		fprintf(out, "  1 stream%s", p->pdl ? ", PDL edges" : "");
+		break;
+	}
+	fputc('\n', out);
+}
+
+static void print_text(const struct run_opts *o, const struct skip_workload *w,
+		       const struct skip_graph *g, const char *dev, struct result *res, int nres)
+{
+	char b[32];
+
+	printf("%s: %d tasks, %d dependencies, width %d, %d buffers (%s)%s%s\n",
+	       skip_workload_name(w), skip_graph_ntasks(g), skip_graph_nedges(g),
+	       skip_graph_width(g), skip_graph_nbuffers(g), cli_bytes(b, sizeof(b), graph_bytes(g)),
+	       dev ? " on " : "", dev ? dev : "");
+	for (int i = 0; i < nres; i++) {
+		printf("  plan ");
+		plan_line(stdout, res[i].plan);
+	}
+	if (o->dry_run)
+		return;
+	printf("\n  %-8s %10s %10s %10s  %s\n", "executor", "median ms", "min ms", "max ms",
+	       o->verify ? "verify" : "");
+	for (int i = 0; i < nres; i++) {
+		const struct result *r = &res[i];
+
+		if (r->failed) {
+			printf("  %-8s failed: %s\n", skip_executor_name(r->plan->executor), r->fail_msg);
+			continue;
+		}
+		printf("  %-8s %10.4f %10.4f %10.4f  %s\n", skip_executor_name(r->plan->executor),
+		       r->median, r->min, r->max,
+		       r->verified < 0 ? "" : r->verified ? "ok" : r->verify_msg);
+	}
+	printf("  (%d timed iterations after %d warm-up; host wall time, submission to completion)\n",
+	       o->iterations, o->warmup);
+}
+
+static cJSON *result_json(const struct run_opts *o, const struct result *r)
+{
+	const struct skip_plan *p = r->plan;
+	cJSON *j = cJSON_CreateObject(), *t;
+
+	cJSON_AddStringToObject(j, "executor", skip_executor_name(p->executor));
+	cJSON_AddNumberToObject(j, "streams", p->nstreams);
+	if (p->executor == SKIP_EXEC_STREAMS) {
+		cJSON_AddNumberToObject(j, "events", p->nevents);
+		if (p->events_unpruned >= 0)
+			cJSON_AddNumberToObject(j, "events_before_pruning", p->events_unpruned);
+	}
+	if (p->executor == SKIP_EXEC_WINDOW)
+		cJSON_AddNumberToObject(j, "window", p->window);
+	cJSON_AddBoolToObject(j, "pdl", p->pdl);
+	if (r->failed) {
+		cJSON_AddStringToObject(j, "error", r->fail_msg);
+		return j;
+	}
+	cJSON_AddNumberToObject(j, "median_ms", r->median);
+	cJSON_AddNumberToObject(j, "min_ms", r->min);
+	cJSON_AddNumberToObject(j, "max_ms", r->max);
+	t = cJSON_AddArrayToObject(j, "times_ms");
+	for (int i = 0; i < o->iterations; i++)
+		cJSON_AddItemToArray(t, cJSON_CreateNumber(r->ms[i]));
+	if (r->verified < 0)
+		cJSON_AddNullToObject(j, "verified");
+	else
+		cJSON_AddBoolToObject(j, "verified", r->verified);
+	if (r->verified == 0)
+		cJSON_AddStringToObject(j, "verify_error", r->verify_msg);
+	return j;
+}
+
+static void print_json(const struct run_opts *o, const struct skip_workload *w,
+		       const struct skip_graph *g, const char *dev, struct result *res, int nres)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	char *s;
+
+	cJSON_AddStringToObject(root, "workload", skip_workload_name(w));
+	cJSON_AddStringToObject(root, "file", o->workload);
+	cJSON_AddNumberToObject(root, "tasks", skip_graph_ntasks(g));
+	cJSON_AddNumberToObject(root, "dependencies", skip_graph_nedges(g));
+	cJSON_AddNumberToObject(root, "width", skip_graph_width(g));
+	cJSON_AddNumberToObject(root, "buffer_bytes", graph_bytes(g));
+	if (dev)
+		cJSON_AddStringToObject(root, "device", dev);
+	cJSON_AddNumberToObject(root, "iterations", o->iterations);
+	cJSON_AddNumberToObject(root, "warmup", o->warmup);
+	arr = cJSON_AddArrayToObject(root, o->dry_run ? "plans" : "results");
+	for (int i = 0; i < nres; i++) {
+		char *plan = o->dry_run ? skip_plan_to_json(g, res[i].plan) : NULL;
+
+		cJSON_AddItemToArray(arr, plan ? cJSON_Parse(plan) : result_json(o, &res[i]));
+		free(plan);
+	}
+	s = cJSON_Print(root);
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	cJSON_Delete(root);
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+/* Load, verify and time every plan; returns the exit code. */
+static int execute(const struct run_opts *o, struct skip_graph *g, struct result *res, int nres)
+{
+	struct skip_checkpoint *ref = NULL;
+	int rc = EXIT_OK, err = skip_graph_load(g, o->device);
+
+	if (err) {
+		fprintf(stderr, "skip run: error: %s%s\n", skip_errmsg(),
+			err == SKIP_E_NOTFOUND ? " (build the module, or point SKIP_MODULE_PATH or "
+						 "--module at it)"
+					       : "");
+		return err == SKIP_E_NOTFOUND || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
+	}
+	if (o->verify && reference(g, &ref)) {
+		fprintf(stderr, "skip run: error: the serial reference run failed: %s\n",
+			skip_errmsg());
+		return EXIT_ERR;
+	}
+	for (int i = 0; i < nres; i++) {
+		run_one(o, g, &res[i], ref);
+		if (res[i].failed || res[i].verified == 0)
+			rc = EXIT_ERR;
+	}
+	skip_checkpoint_free(ref);
+	return rc;
+}
+
+static void free_results(struct result *res, int nres, int iterations)
+{
+	(void)iterations;
+	for (int i = 0; i < nres; i++) {
+		skip_plan_free(res[i].plan);
+		free(res[i].ms);
+	}
+}
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "skip run: not available in this build yet\n");
-	return EXIT_USAGE;
+	struct run_opts o;
+	struct result res[SKIP_NEXECUTORS];
+	struct skip_workload *w;
+	struct skip_graph *g;
+	char dev[256];
+	int rc, err, nres = 0, have_dev = 0;
+
+	if ((rc = parse_args(argc, argv, &o)))
+		return rc < 0 ? EXIT_OK : rc;
+	memset(res, 0, sizeof(res));
+	w = skip_workload_load(o.workload, o.size, o.sets, o.nsets, o.module, &err);
+	if (!w) {
+		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
+		return EXIT_USAGE;
+	}
+	g = skip_workload_graph(w);
+	rc = make_plans(&o, g, res, &nres);
+	if (!rc && o.emit)
+		rc = emit_plans(&o, g, res, nres);
+	if (!rc && !o.dry_run) {
+		err = skip_runtime_probe(o.device, dev, sizeof(dev));
+		if (err) {
+			fprintf(stderr, "skip run: no GPU to run on: %s\n", skip_errmsg());
+			rc = EXIT_USAGE;
+		} else {
+			have_dev = 1;
+			rc = execute(&o, g, res, nres);
+		}
+	}
+	if ((!rc || rc == EXIT_ERR) && (o.dry_run || have_dev) && !(o.emit && !strcmp(o.emit, "-"))) {
+		if (o.json)
+			print_json(&o, w, g, have_dev ? dev : NULL, res, nres);
+		else
+			print_text(&o, w, g, have_dev ? dev : NULL, res, nres);
+	}
+	free_results(res, nres, o.iterations);
+	skip_workload_free(w);
+	return rc;
 }

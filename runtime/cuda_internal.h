@@ -1,0 +1,56 @@
+/*
+ * cuda_internal.h: shared by the CUDA half of the runtime (cuda_api.c, cuda_mem.c, exec.c),
+ * compiled only with SKIP_HAVE_CUDA.
+ *
+ * The runtime API comes from libcudart_static; every driver-API function is a pointer in
+ * sk_drv, filled once through cudaGetDriverEntryPointByVersion(), so nothing links libcuda
+ * and programs start on machines without a driver (the first CUDA call then fails cleanly).
+ */
+#ifndef SKIP_RUNTIME_CUDA_INTERNAL_H
+#define SKIP_RUNTIME_CUDA_INTERNAL_H
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime_api.h>
+
+#include "internal.h"
+
+struct sk_driver {
+	PFN_cuModuleLoadData_v2000 module_load_data;
+	PFN_cuModuleUnload_v2000 module_unload;
+	PFN_cuModuleGetFunction_v2000 module_get_function;
+	PFN_cuLaunchKernelEx_v11060 launch_kernel_ex;
+	PFN_cuGraphAddKernelNode_v12000 graph_add_kernel_node;
+	PFN_cuFuncSetAttribute_v9000 func_set_attribute;
+	PFN_cuFuncGetParamInfo_v12040 func_get_param_info; /* NULL on drivers before 12.4 */
+	PFN_cuGetErrorString_v6000 get_error_string;
+};
+/* Filled by sk_cuda_init(); read-only afterwards. */
+extern struct sk_driver sk_drv;
+
+/* Per graph, after skip_graph_load(). */
+struct sk_cuda {
+	int device;
+	CUmodule *mods;	   /* [g->nmodules] */
+	CUmodule builtin;  /* runtime/builtin.cu: fill, random, compare */
+	CUfunction fn_fill, fn_random, fn_compare;
+	cudaStream_t stream;	   /* for resets and comparisons */
+	unsigned long long *dres;  /* [2] device scratch: mismatch count, first index */
+};
+
+/* Select @device, making sure a driver and the device exist, and resolve sk_drv (once per
+ * process). 0, SKIP_E_NODEV or SKIP_E_CUDA, with skip_errmsg() set. Thread-safe. */
+int sk_cuda_init(int device);
+/* sk_fail(SKIP_E_CUDA, "<what>: <CUDA's message>"); returns SKIP_E_CUDA. */
+int sk_cuda_fail(cudaError_t e, const char *fmt, ...) SK_PRINTF(2, 3);
+int sk_cu_fail(CUresult r, const char *fmt, ...) SK_PRINTF(2, 3);
+
+/* Launch task @t on @stream, with the programmatic-stream-serialization attribute if @pdl. */
+int sk_cuda_launch(const struct sk_task *t, cudaStream_t stream, int pdl);
+/* Launch one of the built-in kernels with a 1-D grid on the graph's stream. */
+int sk_cuda_launch_builtin(struct sk_cuda *c, CUfunction fn, size_t n, void **params);
+
+/* The embedded PTX of runtime/builtin.cu (generated at build time). */
+extern const char sk_builtin_ptx[];
+
+#endif /* SKIP_RUNTIME_CUDA_INTERNAL_H */

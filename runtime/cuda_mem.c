@@ -1,0 +1,241 @@
+/*
+ * cuda_mem.c: a graph on the device. skip_graph_load() allocates buffers, loads the modules
+ * (the workload's and the runtime's built-in one), resolves every task's kernel to a
+ * CUfunction, checks the argument count where the driver can tell (cuFuncGetParamInfo), and
+ * lays out each task's arguments in one block. skip_graph_reset() writes initial contents on
+ * the device (fills and seeded random values by built-in kernels, files by copy).
+ * Checkpoints keep device copies of written buffers (host copies when the device is full)
+ * for skip_graph_compare().
+ */
+#define SK_LOG_DOMAIN "runtime"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+/* ---- modules and kernels ------------------------------------------------------------------ */
+
+static int read_file(const char *path, char **out)
+{
+	FILE *f = fopen(path, "rb");
+	long len;
+	char *buf = NULL;
+
+	*out = NULL;
+	if (!f)
+		return sk_fail(SKIP_E_NOTFOUND, "%s: cannot open the module: %m", path);
+	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    !(buf = malloc((size_t)len + 1)) || fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		fclose(f);
+		free(buf);
+		return sk_fail(SKIP_E_IO, "%s: cannot read the module", path);
+	}
+	buf[len] = '\0'; /* PTX images must be NUL-terminated */
+	fclose(f);
+	*out = buf;
+	return 0;
+}
+
+static int load_modules(struct skip_graph *g, struct sk_cuda *c)
+{
+	CUresult r;
+
+	r = sk_drv.module_load_data(&c->builtin, sk_builtin_ptx);
+	if (r != CUDA_SUCCESS)
+		return sk_cu_fail(r, "loading the runtime's built-in kernels (PTX JIT)");
+	if ((r = sk_drv.module_get_function(&c->fn_fill, c->builtin, "sk_fill")) ||
+	    (r = sk_drv.module_get_function(&c->fn_random, c->builtin, "sk_random")) ||
+	    (r = sk_drv.module_get_function(&c->fn_compare, c->builtin, "sk_compare")))
+		return sk_cu_fail(r, "built-in kernels");
+	c->mods = calloc((size_t)g->nmodules + 1, sizeof(CUmodule));
+	if (!c->mods)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	for (int i = 0; i < g->nmodules; i++) {
+		char *image;
+		int err = read_file(g->modules[i], &image);
+
+		if (err)
+			return err;
+		r = sk_drv.module_load_data(&c->mods[i], image);
+		free(image);
+		if (r != CUDA_SUCCESS)
+			return sk_cu_fail(r, "%s: loading the module (is it built for this GPU?)",
+					  g->modules[i]);
+	}
+	return 0;
+}
+
+static int resolve_kernel(struct skip_graph *g, struct sk_cuda *c, struct sk_task *t)
+{
+	CUresult r = CUDA_SUCCESS;
+	cudaError_t e;
+
+	switch (t->kernel.kind) {
+	case SKIP_KERNEL_MODULE:
+		r = sk_drv.module_get_function((CUfunction *)&t->fn, c->mods[t->kernel.module],
+					       t->kernel.name);
+		if (r != CUDA_SUCCESS)
+			return sk_cu_fail(r, "task '%s': kernel '%s' in %s", t->name, t->kernel.name,
+					  g->modules[t->kernel.module]);
+		break;
+	case SKIP_KERNEL_FUNCTION:
+		t->fn = t->kernel.function;
+		break;
+	case SKIP_KERNEL_SYMBOL:
+		e = cudaGetFuncBySymbol((cudaFunction_t *)&t->fn, t->kernel.symbol);
+		if (e != cudaSuccess)
+			return sk_cuda_fail(e, "task '%s': kernel symbol", t->name);
+		break;
+	}
+	if (t->shared_bytes > 48 * 1024)
+		r = sk_drv.func_set_attribute((CUfunction)t->fn,
+					      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					      (int)t->shared_bytes);
+	return r == CUDA_SUCCESS ? 0 : sk_cu_fail(r, "task '%s': %u bytes of shared memory",
+						  t->name, t->shared_bytes);
+}
+
+/* Where the driver can tell, the kernel's parameter count and sizes must match the task's. */
+static int check_params(const struct sk_task *t)
+{
+	size_t off, size;
+	int n = 0;
+
+	if (!sk_drv.func_get_param_info)
+		return 0;
+	while (n <= t->nargs &&
+	       sk_drv.func_get_param_info((CUfunction)t->fn, (size_t)n, &off, &size) == CUDA_SUCCESS) {
+		if (n < t->nargs && size != t->args[n].size)
+			return sk_fail(SKIP_E_INVAL, "task '%s': argument %d is %zu bytes; the kernel's parameter %d is %zu bytes",
+				       t->name, n, t->args[n].size, n, size);
+		n++;
+	}
+	if (n != t->nargs)
+		return sk_fail(SKIP_E_INVAL, "task '%s': %d arguments given; the kernel takes %s%d",
+			       t->name, t->nargs, n > t->nargs ? "more than " : "",
+			       n > t->nargs ? t->nargs : n);
+	return 0;
+}
+
+static int layout_args(struct skip_graph *g, struct sk_task *t)
+{
+	size_t off = 0;
+
+	t->params = calloc((size_t)t->nargs + 1, sizeof(void *));
+	t->argblob = malloc((size_t)t->nargs * (SK_MAX_ARG_BYTES + 16) + 16);
+	if (!t->params || !t->argblob)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	for (int i = 0; i < t->nargs; i++) {
+		const struct sk_arg *a = &t->args[i];
+		unsigned char *dst = t->argblob + off;
+
+		if (a->kind == SKIP_ARG_BUFFER) {
+			char *p = (char *)g->bufs[a->buffer].dptr + a->offset;
+
+			memcpy(dst, &p, sizeof(p));
+		} else {
+			memcpy(dst, a->value, a->size);
+		}
+		t->params[i] = dst;
+		off += (a->size + 15) / 16 * 16; /* keep every value 16-byte aligned */
+	}
+	return 0;
+}
+
+/* ---- load / unload ------------------------------------------------------------------------ */
+
+static int alloc_buffers(struct skip_graph *g)
+{
+	for (int i = 0; i < g->nbufs; i++) {
+		struct sk_buffer *b = &g->bufs[i];
+		cudaError_t e;
+
+		if (b->registered)
+			continue;
+		e = cudaMalloc(&b->dptr, b->size);
+		if (e != cudaSuccess) {
+			b->dptr = NULL;
+			return sk_cuda_fail(e, "buffer '%s': allocating %zu bytes", b->name, b->size);
+		}
+	}
+	return 0;
+}
+
+int skip_graph_load(struct skip_graph *g, int device)
+{
+	struct sk_cuda *c;
+	cudaError_t e;
+	int err;
+
+	if (!g || !g->finalized)
+		return sk_fail(SKIP_E_INVAL, "load: finalize the graph first");
+	if (g->cuda)
+		return sk_fail(SKIP_E_INVAL, "load: the graph is already loaded");
+	if ((err = sk_cuda_init(device)))
+		return err;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	c->device = device;
+	g->cuda = c;
+	e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+	if (e == cudaSuccess)
+		e = cudaMalloc((void **)&c->dres, 2 * sizeof(unsigned long long));
+	if (e != cudaSuccess)
+		err = sk_cuda_fail(e, "load");
+	if (!err)
+		err = load_modules(g, c);
+	if (!err)
+		err = alloc_buffers(g);
+	for (int i = 0; i < g->ntasks && !err; i++) {
+		err = resolve_kernel(g, c, &g->tasks[i]);
+		if (!err)
+			err = check_params(&g->tasks[i]);
+		if (!err)
+			err = layout_args(g, &g->tasks[i]);
+	}
+	if (err)
+		sk_cuda_unload(g);
+	return err;
+}
+
+void sk_cuda_unload(struct skip_graph *g)
+{
+	struct sk_cuda *c = g->cuda;
+
+	if (!c)
+		return;
+	cudaSetDevice(c->device);
+	cudaDeviceSynchronize();
+	for (int i = 0; i < g->nbufs; i++) {
+		if (!g->bufs[i].registered && g->bufs[i].dptr)
+			cudaFree(g->bufs[i].dptr);
+		if (!g->bufs[i].registered)
+			g->bufs[i].dptr = NULL;
+	}
+	for (int i = 0; i < g->ntasks; i++) {
+		free(g->tasks[i].params);
+		free(g->tasks[i].argblob);
+		g->tasks[i].params = NULL;
+		g->tasks[i].argblob = NULL;
+		g->tasks[i].fn = NULL;
+	}
+	for (int i = 0; c->mods && i < g->nmodules; i++)
+		if (c->mods[i])
+			sk_drv.module_unload(c->mods[i]);
+	if (c->builtin)
+		sk_drv.module_unload(c->builtin);
+	if (c->stream)
+		cudaStreamDestroy(c->stream);
+	if (c->dres)
+		cudaFree(c->dres);
+	free(c->mods);
+	free(c);
+	g->cuda = NULL;
+}
+
+void *skip_graph_buffer_ptr(const struct skip_graph *g, int buffer)
+{
+	return g && buffer >= 0 && buffer < g->nbufs ? g->bufs[buffer].dptr : NULL;
+}

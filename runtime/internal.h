@@ -1,0 +1,170 @@
+/*
+ * internal.h: what the files of runtime/ share and nothing else includes (tests excepted).
+ *
+ * The graph's layout (struct skip_graph), the DAG helpers (dag.c), the stream assignment
+ * (streams.c), the window scheduler core (window.c, backend-agnostic so that a CPU backend can
+ * drive it in tests), the workload parameter expressions (expr.c) and the CUDA half
+ * (cuda_*.c), which is compiled only when SKIP_HAVE_CUDA is defined.
+ */
+#ifndef SKIP_RUNTIME_INTERNAL_H
+#define SKIP_RUNTIME_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skip_runtime.h"
+
+#define SK_MAX_ARG_BYTES 256
+#define SK_MAX_WINDOW	 64 /* window slots are bits of a uint64_t */
+#define SK_MAX_STREAMS	 64
+/* Above this many tasks the transitive reduction (n^2 bits) is skipped; edges stay as
+ * derived, which is still correct, only with redundant waits. */
+#define SK_REDUCE_MAX_TASKS 16384
+
+struct sk_buffer {
+	char *name;
+	size_t size;		     /* bytes */
+	enum skip_dtype dtype;
+	struct skip_buffer_init init; /* init.path owned */
+	double rtol, atol;	     /* comparison tolerance (floats) */
+	int registered;		     /* dptr is the caller's */
+	int written;		     /* some task writes it */
+	void *dptr;		     /* device address, after load */
+};
+
+struct sk_arg {
+	enum skip_arg_kind kind;
+	size_t size;   /* bytes of the value (BUFFER: sizeof(void *)) */
+	int buffer;    /* BUFFER */
+	size_t offset; /* BUFFER */
+	unsigned char *value; /* VALUE: owned copy */
+};
+
+struct sk_task {
+	char *name;
+	struct skip_kernel kernel; /* kernel.name owned */
+	unsigned grid[3], block[3], shared_bytes;
+	struct sk_arg *args;
+	int nargs;
+	struct skip_access *access; /* sizes resolved (never 0) */
+	int naccess;
+	unsigned flags;
+	int *xpreds, nxpreds; /* explicit predecessors (skip_graph_add_edge), from finalize */
+	/* derived by finalize */
+	int *preds, npreds; /* reduced DAG, sorted */
+	int *succs, nsuccs;
+	int level;
+	/* device side, after load */
+	void *fn;	      /* CUfunction */
+	void **params;	      /* [nargs] pointers into argblob */
+	unsigned char *argblob;
+};
+
+struct sk_edge {
+	int from, to;
+};
+
+struct skip_graph {
+	struct sk_buffer *bufs;
+	int nbufs, capbufs;
+	struct sk_task *tasks;
+	int ntasks, captasks;
+	char **modules; /* paths */
+	int nmodules;
+	struct sk_edge *explicit_edges;
+	int nexplicit, capexplicit;
+	int finalized;
+	int *topo;	 /* [ntasks] a topological order (smallest id first among ready) */
+	int nedges;	 /* reduced */
+	int width;
+	uint64_t *reach; /* [ntasks * words] reach[v] bit u: u ->* v (u != v); NULL if too big */
+	int reach_words;
+	struct sk_cuda *cuda; /* device state, NULL before load */
+};
+
+/* ---- graph.c / dag.c --------------------------------------------------------------------- */
+
+/* Nonzero when ranges [a, a+as) and [b, b+bs) overlap. */
+static inline int sk_overlap(size_t a, size_t as, size_t b, size_t bs)
+{
+	return a < b + bs && b < a + as;
+}
+/* Nonzero when tasks @a and @b touch a common byte with at least one write. */
+int sk_tasks_conflict(const struct sk_task *a, const struct sk_task *b);
+/* Nonzero when @to has an explicit edge from @from. */
+int sk_has_explicit_edge(const struct skip_graph *g, int from, int to);
+
+/* Build preds/succs, the topological order and the levels from @edges (may contain
+ * duplicates). Returns 0, SKIP_E_INVAL (cycle, with the path in skip_errmsg()) or NOMEM. */
+int sk_dag_build(struct skip_graph *g, struct sk_edge *edges, int nedges);
+
+/* ---- streams.c ------------------------------------------------------------------------- */
+
+/* Assign streams and launch order (KeSCo/HuntKT). Fills p->order, p->stream, p->nstreams. */
+int sk_streams_assign(const struct skip_graph *g, int nstreams, struct skip_plan *p);
+/* Derive the waits for p->stream/p->order with the three pruning steps; fills p->events,
+ * p->nevents, p->events_unpruned, p->events_step_b. */
+int sk_streams_events(const struct skip_graph *g, struct skip_plan *p);
+
+/* ---- plan.c ---------------------------------------------------------------------------- */
+
+struct skip_plan *sk_plan_alloc(int ntasks, int with_streams);
+/* The order is a topological permutation and (streams) every stream is in range; events and
+ * enforcement are not checked. 0 or SKIP_E_INVAL. */
+int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p);
+/* Positions in p->order: pos[task]. Caller frees. */
+int *sk_plan_positions(const struct skip_plan *p);
+
+/* ---- window.c: the ACS-SW style scheduler, backend-agnostic ----------------------------- */
+
+/*
+ * Run task @task on worker @worker and return when it has completed (GPU: launch on the
+ * worker's stream, then synchronize it; CPU tests: call a function). 0 or a negative code.
+ * Called from worker threads, one task at a time per worker.
+ */
+typedef int (*sk_window_run_fn)(void *ctx, int worker, int task);
+
+struct sk_window;
+/* Start @nworkers threads (1..SK_MAX_STREAMS) for windows of @window slots (1..64). @init (may
+ * be NULL) runs once on each worker thread first (GPU: make the device current). */
+struct sk_window *sk_window_new(int nworkers, int window, sk_window_run_fn run,
+				int (*init)(void *ctx, int worker), void *ctx, int *err);
+/*
+ * Submit the tasks of @g in @order (a topological order) through the window and return when
+ * all have completed. A task enters the window when a slot is free; its upstream set is every
+ * task in the window it conflicts with (read-after-write, write-after-read, write-after-write
+ * on overlapping bytes, or an explicit edge); it becomes ready when that set empties. Ready
+ * tasks go to idle workers in the order they became ready. Returns 0 or the first error a
+ * run returned (the remaining tasks are then drained without running).
+ */
+int sk_window_run(struct sk_window *w, const struct skip_graph *g, const int *order);
+/* Statistics of the last run: most tasks running at once, most tasks in the window. */
+void sk_window_stats(const struct sk_window *w, int *max_running, int *max_pending);
+void sk_window_free(struct sk_window *w);
+
+/* ---- expr.c: integer expressions over workload parameters ------------------------------- */
+
+struct sk_params {
+	char **names;
+	int64_t *values;
+	int n, cap;
+};
+int sk_params_set(struct sk_params *ps, const char *name, int64_t value);
+/* Pointer to the value, or NULL. */
+int64_t *sk_params_find(const struct sk_params *ps, const char *name);
+void sk_params_fini(struct sk_params *ps);
+/*
+ * Evaluate @text: integers, parameter names, + - * / % with the usual precedence, unary -,
+ * parentheses, min(a,b), max(a,b), cdiv(a,b) (ceiling division). Overflow and division by
+ * zero are errors. Returns 0 and *out, or SKIP_E_INVAL with the reason in skip_errmsg().
+ */
+int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out);
+
+/* ---- cuda_*.c --------------------------------------------------------------------------- */
+
+/* Release the device state of @g (buffers, modules, functions). */
+void sk_cuda_unload(struct skip_graph *g);
+/* Element size of a dtype in bytes. */
+size_t sk_dtype_size(enum skip_dtype t);
+
+#endif /* SKIP_RUNTIME_INTERNAL_H */

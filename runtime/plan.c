@@ -1,0 +1,302 @@
+/*
+ * plan.c: computing a plan for each executor, and checking that a plan (computed, or written
+ * by the advisor or a person) fits its graph before anything runs.
+ *
+ * The check for the streams executor uses vector clocks: walking the launch order, each
+ * task's clock is the element-wise maximum of the clock of the task before it on its stream
+ * and the clocks of the tasks it waits for through events, plus its own position on its
+ * stream. A dependency p -> v is enforced exactly when v's clock entry for p's stream has
+ * reached p's position there. This is exact (transitive through any chain of streams and
+ * events), so it also catches mistakes in the pruning of streams.c.
+ */
+#define SK_LOG_DOMAIN "runtime"
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const exec_names[SKIP_NEXECUTORS] = { "serial", "streams", "graph", "window" };
+
+const char *skip_executor_name(enum skip_executor e)
+{
+	return (unsigned)e < SKIP_NEXECUTORS ? exec_names[e] : "?";
+}
+
+int skip_executor_parse(const char *name)
+{
+	for (int i = 0; name && i < SKIP_NEXECUTORS; i++)
+		if (!strcmp(name, exec_names[i]))
+			return i;
+	return sk_fail(SKIP_E_INVAL, "unknown executor '%s' (serial, streams, graph or window)",
+		       name ? name : "");
+}
+
+struct skip_plan *sk_plan_alloc(int ntasks, int with_streams)
+{
+	struct skip_plan *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->ntasks = ntasks;
+	p->order = calloc((size_t)ntasks + 1, sizeof(int));
+	p->stream = with_streams ? calloc((size_t)ntasks + 1, sizeof(int)) : NULL;
+	p->events_unpruned = p->events_step_b = -1;
+	p->nstreams = 1;
+	p->window = 32;
+	if (!p->order || (with_streams && !p->stream)) {
+		skip_plan_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void skip_plan_free(struct skip_plan *p)
+{
+	if (!p)
+		return;
+	free(p->order);
+	free(p->stream);
+	free(p->events);
+	free(p);
+}
+
+int *sk_plan_positions(const struct skip_plan *p)
+{
+	int *pos = malloc((size_t)p->ntasks * sizeof(int) + 1);
+
+	if (!pos)
+		return NULL;
+	for (int k = 0; k < p->ntasks; k++)
+		pos[p->order[k]] = k;
+	return pos;
+}
+
+static int default_streams(const struct skip_graph *g, int requested)
+{
+	int s = requested > 0 ? requested : g->width;
+
+	if (s > SK_MAX_STREAMS)
+		s = SK_MAX_STREAMS;
+	if (requested <= 0 && s > 16)
+		s = 16;
+	return s < 1 ? 1 : s;
+}
+
+int skip_plan_compute(const struct skip_graph *g, const struct skip_plan_opts *o,
+		      struct skip_plan **out)
+{
+	struct skip_plan *p;
+	int err = 0;
+
+	*out = NULL;
+	if (!g || !g->finalized)
+		return sk_fail(SKIP_E_INVAL, "plan: the graph is not finalized");
+	if (!o || (unsigned)o->executor >= SKIP_NEXECUTORS)
+		return sk_fail(SKIP_E_INVAL, "plan: unknown executor");
+	if (o->window < 0 || o->window > SK_MAX_WINDOW || o->nstreams < 0 ||
+	    o->nstreams > SK_MAX_STREAMS)
+		return sk_fail(SKIP_E_INVAL, "plan: window must be 1..%d and streams 1..%d",
+			       SK_MAX_WINDOW, SK_MAX_STREAMS);
+	p = sk_plan_alloc(g->ntasks, o->executor == SKIP_EXEC_STREAMS);
+	if (!p)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	p->executor = o->executor;
+	p->pdl = o->pdl && (o->executor == SKIP_EXEC_GRAPH || o->executor == SKIP_EXEC_SERIAL);
+	p->window = o->window ? o->window : 32;
+	if (o->executor == SKIP_EXEC_STREAMS) {
+		err = sk_streams_assign(g, default_streams(g, o->nstreams), p);
+		if (!err)
+			err = sk_streams_events(g, p);
+	} else {
+		memcpy(p->order, g->topo, (size_t)g->ntasks * sizeof(int));
+		if (o->executor == SKIP_EXEC_WINDOW)
+			p->nstreams = default_streams(g, o->nstreams);
+	}
+	if (!err)
+		err = skip_plan_validate(g, p);
+	if (err) {
+		skip_plan_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- validation ---------------------------------------------------------------------------- */
+
+static int check_order(const struct skip_graph *g, const struct skip_plan *p, int *pos)
+{
+	int n = g->ntasks;
+
+	for (int v = 0; v < n; v++)
+		pos[v] = -1;
+	for (int k = 0; k < n; k++) {
+		int v = p->order[k];
+
+		if (v < 0 || v >= n)
+			return sk_fail(SKIP_E_INVAL, "plan: order[%d]: no task %d", k, v);
+		if (pos[v] >= 0)
+			return sk_fail(SKIP_E_INVAL, "plan: order: task '%s' appears twice",
+				       g->tasks[v].name);
+		pos[v] = k;
+	}
+	for (int v = 0; v < n; v++)
+		for (int i = 0; i < g->tasks[v].npreds; i++) {
+			int q = g->tasks[v].preds[i];
+
+			if (pos[q] > pos[v])
+				return sk_fail(SKIP_E_INVAL, "plan: order: '%s' is launched before '%s', which it depends on (a cycle with the dependency %s -> %s)",
+					       g->tasks[v].name, g->tasks[q].name, g->tasks[q].name,
+					       g->tasks[v].name);
+		}
+	return 0;
+}
+
+static int check_events(const struct skip_graph *g, const struct skip_plan *p, const int *pos)
+{
+	for (int i = 0; i < p->nevents; i++) {
+		int a = p->events[i].from, b = p->events[i].to;
+
+		if (a < 0 || a >= g->ntasks || b < 0 || b >= g->ntasks)
+			return sk_fail(SKIP_E_INVAL, "plan: events[%d]: no such task", i);
+		if (a == b)
+			return sk_fail(SKIP_E_INVAL, "plan: events[%d]: '%s' waits for itself", i,
+				       g->tasks[a].name);
+		if (pos[a] > pos[b])
+			return sk_fail(SKIP_E_INVAL, "plan: events[%d]: '%s' waits for '%s', which is launched after it: that makes a cycle with the launch order",
+				       i, g->tasks[b].name, g->tasks[a].name);
+	}
+	return 0;
+}
+
+static int *sort_events_by_target(const struct skip_plan *p, int n, int **start)
+{
+	int *idx = malloc((size_t)p->nevents * sizeof(int) + 1);
+	int *st = calloc((size_t)n + 2, sizeof(int));
+
+	if (!idx || !st) {
+		free(idx);
+		free(st);
+		return NULL;
+	}
+	for (int i = 0; i < p->nevents; i++)
+		st[p->events[i].to + 2]++;
+	for (int v = 0; v < n; v++)
+		st[v + 2] += st[v + 1];
+	for (int i = 0; i < p->nevents; i++)
+		idx[st[p->events[i].to + 1]++] = i;
+	*start = st; /* events of v: idx[st[v] .. st[v+1]) */
+	return idx;
+}
+
+/* Vector clocks over the launch order; see the comment at the top. */
+static int check_enforced(const struct skip_graph *g, const struct skip_plan *p)
+{
+	int n = g->ntasks, S = p->nstreams, err = 0, *st = NULL;
+	int *vc = calloc((size_t)n * (size_t)S + 1, sizeof(int)), *tail = malloc((size_t)S * sizeof(int));
+	int *count = calloc((size_t)S, sizeof(int)), *spos = malloc((size_t)n * sizeof(int) + 1);
+	int *idx = sort_events_by_target(p, n, &st);
+
+	if (!vc || !tail || !count || !spos || !idx) {
+		err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (int s = 0; s < S; s++)
+		tail[s] = -1;
+	for (int k = 0; k < n && !err; k++) {
+		int v = p->order[k], x = p->stream[v];
+		int *cv = vc + (size_t)v * S;
+
+		if (tail[x] >= 0)
+			memcpy(cv, vc + (size_t)tail[x] * S, (size_t)S * sizeof(int));
+		for (int i = st[v]; i < st[v + 1]; i++) {
+			const int *cf = vc + (size_t)p->events[idx[i]].from * S;
+
+			for (int s = 0; s < S; s++)
+				cv[s] = cf[s] > cv[s] ? cf[s] : cv[s];
+		}
+		cv[x] = spos[v] = ++count[x];
+		tail[x] = v;
+		for (int i = 0; i < g->tasks[v].npreds && !err; i++) {
+			int q = g->tasks[v].preds[i];
+
+			if (cv[p->stream[q]] < spos[q])
+				err = sk_fail(SKIP_E_INVAL, "plan: the dependency %s -> %s is not enforced: '%s' runs on stream %d, '%s' on stream %d, and no event orders them",
+					      g->tasks[q].name, g->tasks[v].name, g->tasks[q].name,
+					      p->stream[q], g->tasks[v].name, x);
+		}
+	}
+out:
+	free(vc);
+	free(tail);
+	free(count);
+	free(spos);
+	free(idx);
+	free(st);
+	return err;
+}
+
+static int check_streams(const struct skip_graph *g, const struct skip_plan *p, const int *pos)
+{
+	int err;
+
+	if (!p->stream)
+		return sk_fail(SKIP_E_INVAL, "plan: a streams plan needs a stream for every task");
+	if (p->nstreams < 1 || p->nstreams > SK_MAX_STREAMS)
+		return sk_fail(SKIP_E_INVAL, "plan: streams must be 1..%d, not %d", SK_MAX_STREAMS,
+			       p->nstreams);
+	for (int v = 0; v < g->ntasks; v++)
+		if (p->stream[v] < 0 || p->stream[v] >= p->nstreams)
+			return sk_fail(SKIP_E_INVAL, "plan: task '%s' is on stream %d; the plan has streams 0..%d",
+				       g->tasks[v].name, p->stream[v], p->nstreams - 1);
+	if (p->nevents < 0 || (p->nevents && !p->events))
+		return sk_fail(SKIP_E_INVAL, "plan: bad event list");
+	err = check_events(g, p, pos);
+	return err ? err : check_enforced(g, p);
+}
+
+int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p)
+{
+	int *pos = malloc((size_t)g->ntasks * sizeof(int) + 1), err;
+
+	if (!pos)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	err = check_order(g, p, pos);
+	if (!err && p->executor == SKIP_EXEC_STREAMS) {
+		if (p->nstreams < 1 || p->nstreams > SK_MAX_STREAMS)
+			err = sk_fail(SKIP_E_INVAL, "plan: streams must be 1..%d, not %d",
+				      SK_MAX_STREAMS, p->nstreams);
+		for (int v = 0; v < g->ntasks && !err; v++)
+			if (p->stream[v] < 0 || p->stream[v] >= p->nstreams)
+				err = sk_fail(SKIP_E_INVAL, "plan: task '%s' is on stream %d; the plan has streams 0..%d",
+					      g->tasks[v].name, p->stream[v], p->nstreams - 1);
+	}
+	free(pos);
+	return err;
+}
+
+int skip_plan_validate(const struct skip_graph *g, const struct skip_plan *p)
+{
+	int *pos, err;
+
+	if (!g || !g->finalized)
+		return sk_fail(SKIP_E_INVAL, "plan: the graph is not finalized");
+	if (!p || (unsigned)p->executor >= SKIP_NEXECUTORS)
+		return sk_fail(SKIP_E_INVAL, "plan: unknown executor");
+	if (p->ntasks != g->ntasks)
+		return sk_fail(SKIP_E_INVAL, "plan: made for %d tasks, the graph has %d", p->ntasks,
+			       g->ntasks);
+	if (p->executor == SKIP_EXEC_WINDOW &&
+	    (p->window < 1 || p->window > SK_MAX_WINDOW || p->nstreams < 1 ||
+	     p->nstreams > SK_MAX_STREAMS))
+		return sk_fail(SKIP_E_INVAL, "plan: window must be 1..%d and streams 1..%d (got %d and %d)",
+			       SK_MAX_WINDOW, SK_MAX_STREAMS, p->window, p->nstreams);
+	pos = malloc((size_t)g->ntasks * sizeof(int) + 1);
+	if (!pos)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	err = check_order(g, p, pos);
+	if (!err && p->executor == SKIP_EXEC_STREAMS)
+		err = check_streams(g, p, pos);
+	free(pos);
+	return err;
+}

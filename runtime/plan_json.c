@@ -1,0 +1,308 @@
+/*
+ * plan_json.c: plans as JSON (schemas/plan.schema.json), the form the advisor writes and
+ * `skip run --plan` reads. Tasks are named, never numbered, so a plan stays readable and
+ * survives changes to the order of a workload's tasks. Whatever a plan leaves out is computed
+ * (the launch order, a streams assignment, its events); whatever it gives is checked with
+ * skip_plan_validate() before it is handed out.
+ */
+#define SK_LOG_DOMAIN "runtime"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define SK_PLAN_VERSION 1
+
+static const char *const known_keys[] = {
+	"skip_plan", "executor", "streams", "order", "assignment", "events", "pdl", "window",
+	"events_before_pruning", "events_after_step_b", "events_after_pruning", "comment",
+	"workload", "stats", NULL,
+};
+
+static int task_ref(const struct skip_graph *g, const cJSON *item, const char *where)
+{
+	int t;
+
+	if (!cJSON_IsString(item))
+		return sk_fail(SKIP_E_INVAL, "plan: %s: a task name (string) expected", where);
+	t = skip_graph_find_task(g, item->valuestring);
+	if (t < 0)
+		return sk_fail(SKIP_E_INVAL, "plan: %s: unknown task '%s'", where, item->valuestring);
+	return t;
+}
+
+static int get_int(const cJSON *root, const char *key, int lo, int hi, int *out)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, key);
+
+	if (!it)
+		return 0;
+	if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int)it->valuedouble ||
+	    it->valueint < lo || it->valueint > hi)
+		return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be a whole number from %d to %d", key,
+			       lo, hi);
+	*out = it->valueint;
+	return 1;
+}
+
+static int parse_order(const struct skip_graph *g, const cJSON *arr, struct skip_plan *p)
+{
+	char where[48];
+	int k = 0;
+	const cJSON *it;
+
+	if (!cJSON_IsArray(arr))
+		return sk_fail(SKIP_E_INVAL, "plan: \"order\" must be an array of task names");
+	if (cJSON_GetArraySize(arr) != g->ntasks)
+		return sk_fail(SKIP_E_INVAL, "plan: \"order\" names %d tasks; the workload has %d",
+			       cJSON_GetArraySize(arr), g->ntasks);
+	cJSON_ArrayForEach(it, arr)
+	{
+		int t;
+
+		snprintf(where, sizeof(where), "order[%d]", k);
+		if ((t = task_ref(g, it, where)) < 0)
+			return t;
+		p->order[k++] = t;
+	}
+	return 0;
+}
+
+static int parse_assignment(const struct skip_graph *g, const cJSON *obj, struct skip_plan *p,
+			    int nstreams)
+{
+	const cJSON *it;
+	int *seen = calloc((size_t)g->ntasks + 1, sizeof(int)), err = 0, maxs = 0;
+
+	if (!seen)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	if (!cJSON_IsObject(obj)) {
+		free(seen);
+		return sk_fail(SKIP_E_INVAL, "plan: \"assignment\" must map task names to streams");
+	}
+	cJSON_ArrayForEach(it, obj)
+	{
+		int t = skip_graph_find_task(g, it->string);
+
+		if (t < 0) {
+			err = sk_fail(SKIP_E_INVAL, "plan: assignment: unknown task '%s'", it->string);
+			break;
+		}
+		if (!cJSON_IsNumber(it) || it->valueint < 0 || it->valueint >= SK_MAX_STREAMS ||
+		    it->valuedouble != (double)it->valueint) {
+			err = sk_fail(SKIP_E_INVAL, "plan: assignment: '%s': a stream number 0..%d expected",
+				      it->string, SK_MAX_STREAMS - 1);
+			break;
+		}
+		seen[t] = 1;
+		p->stream[t] = it->valueint;
+		maxs = it->valueint + 1 > maxs ? it->valueint + 1 : maxs;
+	}
+	for (int v = 0; v < g->ntasks && !err; v++)
+		if (!seen[v])
+			err = sk_fail(SKIP_E_INVAL, "plan: assignment: task '%s' has no stream",
+				      g->tasks[v].name);
+	free(seen);
+	if (!err)
+		p->nstreams = nstreams ? nstreams : maxs;
+	return err;
+}
+
+static int parse_events(const struct skip_graph *g, const cJSON *arr, struct skip_plan *p)
+{
+	char where[64];
+	const cJSON *it;
+	int k = 0, n = cJSON_GetArraySize(arr);
+
+	if (!cJSON_IsArray(arr))
+		return sk_fail(SKIP_E_INVAL, "plan: \"events\" must be an array of {\"from\", \"to\"}");
+	p->events = calloc((size_t)n + 1, sizeof(*p->events));
+	if (!p->events)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	cJSON_ArrayForEach(it, arr)
+	{
+		int a, b;
+
+		snprintf(where, sizeof(where), "events[%d].from", k);
+		if ((a = task_ref(g, cJSON_GetObjectItemCaseSensitive(it, "from"), where)) < 0)
+			return a;
+		snprintf(where, sizeof(where), "events[%d].to", k);
+		if ((b = task_ref(g, cJSON_GetObjectItemCaseSensitive(it, "to"), where)) < 0)
+			return b;
+		p->events[k++] = (struct skip_plan_event){ a, b };
+	}
+	p->nevents = n;
+	return 0;
+}
+
+static int check_keys(const cJSON *root)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, root)
+	{
+		int ok = 0;
+
+		for (int i = 0; known_keys[i] && !ok; i++)
+			ok = !strcmp(it->string, known_keys[i]);
+		if (!ok)
+			return sk_fail(SKIP_E_INVAL, "plan: unknown member \"%s\"", it->string);
+	}
+	return 0;
+}
+
+static int parse_header(const cJSON *root, struct skip_plan_opts *o)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "skip_plan");
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "executor");
+	const cJSON *pdl = cJSON_GetObjectItemCaseSensitive(root, "pdl");
+	int x;
+
+	if (!cJSON_IsObject(root))
+		return sk_fail(SKIP_E_INVAL, "plan: not a JSON object");
+	if (check_keys(root))
+		return SKIP_E_INVAL;
+	if (!cJSON_IsNumber(v) || v->valueint != SK_PLAN_VERSION)
+		return sk_fail(SKIP_E_INVAL, "plan: \"skip_plan\": %d (the format version) expected",
+			       SK_PLAN_VERSION);
+	if (!cJSON_IsString(e))
+		return sk_fail(SKIP_E_INVAL, "plan: \"executor\" (serial, streams, graph or window) is missing");
+	if ((x = skip_executor_parse(e->valuestring)) < 0)
+		return sk_fail(SKIP_E_INVAL, "plan: %s", skip_errmsg());
+	o->executor = x;
+	if (pdl && !cJSON_IsBool(pdl))
+		return sk_fail(SKIP_E_INVAL, "plan: \"pdl\" must be true or false");
+	o->pdl = cJSON_IsTrue(pdl);
+	if (get_int(root, "streams", 1, SK_MAX_STREAMS, &o->nstreams) < 0 ||
+	    get_int(root, "window", 1, SK_MAX_WINDOW, &o->window) < 0)
+		return SKIP_E_INVAL;
+	return 0;
+}
+
+/* The parts a plan gives replace the computed ones; then the whole is validated. */
+static int apply(const struct skip_graph *g, const cJSON *root, const struct skip_plan_opts *o,
+		 struct skip_plan *p)
+{
+	const cJSON *order = cJSON_GetObjectItemCaseSensitive(root, "order");
+	const cJSON *assign = cJSON_GetObjectItemCaseSensitive(root, "assignment");
+	const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "events");
+	int err;
+
+	if (order && (err = parse_order(g, order, p)))
+		return err;
+	if (p->executor != SKIP_EXEC_STREAMS) {
+		if (assign || events)
+			return sk_fail(SKIP_E_INVAL, "plan: \"%s\" applies to the streams executor only",
+				       assign ? "assignment" : "events");
+		return skip_plan_validate(g, p);
+	}
+	if (assign && (err = parse_assignment(g, assign, p, o->nstreams)))
+		return err;
+	if (events) {
+		free(p->events);
+		p->events = NULL;
+		p->nevents = 0;
+		p->events_unpruned = p->events_step_b = -1;
+		if ((err = parse_events(g, events, p)))
+			return err;
+	} else if (assign || order) {
+		if ((err = sk_plan_check_layout(g, p)) || (err = sk_streams_events(g, p)))
+			return err;
+	}
+	return skip_plan_validate(g, p);
+}
+
+int skip_plan_from_json(const struct skip_graph *g, const char *text, struct skip_plan **out)
+{
+	struct skip_plan_opts o = { 0 };
+	struct skip_plan *p = NULL;
+	cJSON *root = cJSON_Parse(text);
+	int err;
+
+	*out = NULL;
+	if (!root) {
+		const char *at = cJSON_GetErrorPtr();
+
+		return sk_fail(SKIP_E_INVAL, "plan: not valid JSON (near \"%.20s\")", at ? at : "");
+	}
+	err = parse_header(root, &o);
+	if (!err)
+		err = skip_plan_compute(g, &o, &p);
+	if (!err)
+		err = apply(g, root, &o, p);
+	cJSON_Delete(root);
+	if (err) {
+		skip_plan_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- writing -------------------------------------------------------------------------------- */
+
+static int add_names(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
+{
+	cJSON *order = cJSON_AddArrayToObject(root, "order");
+
+	for (int k = 0; order && k < p->ntasks; k++)
+		if (!cJSON_AddItemToArray(order, cJSON_CreateString(g->tasks[p->order[k]].name)))
+			return SKIP_E_NOMEM;
+	return order ? 0 : SKIP_E_NOMEM;
+}
+
+static int add_streams(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
+{
+	cJSON *assign = cJSON_AddObjectToObject(root, "assignment");
+	cJSON *events = cJSON_AddArrayToObject(root, "events");
+
+	if (!assign || !events)
+		return SKIP_E_NOMEM;
+	for (int v = 0; v < p->ntasks; v++)
+		if (!cJSON_AddNumberToObject(assign, g->tasks[v].name, p->stream[v]))
+			return SKIP_E_NOMEM;
+	for (int i = 0; i < p->nevents; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		if (!e || !cJSON_AddItemToArray(events, e) ||
+		    !cJSON_AddStringToObject(e, "from", g->tasks[p->events[i].from].name) ||
+		    !cJSON_AddStringToObject(e, "to", g->tasks[p->events[i].to].name))
+			return SKIP_E_NOMEM;
+	}
+	if (p->events_unpruned >= 0 &&
+	    (!cJSON_AddNumberToObject(root, "events_before_pruning", p->events_unpruned) ||
+	     !cJSON_AddNumberToObject(root, "events_after_step_b", p->events_step_b)))
+		return SKIP_E_NOMEM;
+	return cJSON_AddNumberToObject(root, "events_after_pruning", p->nevents) ? 0 : SKIP_E_NOMEM;
+}
+
+char *skip_plan_to_json(const struct skip_graph *g, const struct skip_plan *p)
+{
+	cJSON *root = cJSON_CreateObject();
+	char *text = NULL;
+	int err = root ? 0 : SKIP_E_NOMEM;
+
+	if (!err && (!cJSON_AddNumberToObject(root, "skip_plan", SK_PLAN_VERSION) ||
+		     !cJSON_AddStringToObject(root, "executor", skip_executor_name(p->executor))))
+		err = SKIP_E_NOMEM;
+	if (!err && (p->executor == SKIP_EXEC_STREAMS || p->executor == SKIP_EXEC_WINDOW) &&
+	    !cJSON_AddNumberToObject(root, "streams", p->nstreams))
+		err = SKIP_E_NOMEM;
+	if (!err && p->executor == SKIP_EXEC_WINDOW &&
+	    !cJSON_AddNumberToObject(root, "window", p->window))
+		err = SKIP_E_NOMEM;
+	if (!err && (p->executor == SKIP_EXEC_GRAPH || p->executor == SKIP_EXEC_SERIAL) &&
+	    !cJSON_AddBoolToObject(root, "pdl", p->pdl))
+		err = SKIP_E_NOMEM;
+	if (!err)
+		err = add_names(g, root, p);
+	if (!err && p->executor == SKIP_EXEC_STREAMS)
+		err = add_streams(g, root, p);
+	if (!err)
+		text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		sk_fail(SKIP_E_NOMEM, "out of memory");
+	return text;
+}

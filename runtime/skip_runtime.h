@@ -1,0 +1,327 @@
+/*
+ * skip_runtime.h: libskip_runtime, task graphs of GPU kernels and the executors that run them.
+ *
+ * A graph holds buffers (device memory the runtime allocates, or pointers the caller
+ * registers), CUDA modules, and tasks: a kernel (by name in a module, a CUfunction, or a
+ * runtime-API kernel symbol), its launch shape, dynamic shared memory, argument list, and the
+ * byte ranges of buffers it reads and writes. skip_graph_finalize() derives the dependencies
+ * from those access sets (read-after-write, write-after-read, write-after-write), adds the
+ * explicit edges, rejects cycles and reduces the result to its transitive reduction.
+ *
+ * A plan (struct skip_plan, schemas/plan.schema.json) says how to run the graph: E1 serial
+ * stream (the reference), E2 several streams with events (KeSCo/HuntKT stream assignment and
+ * barrier pruning), E3 a CUDA graph built with the explicit graph API (optionally with
+ * programmatic-dependent-launch edges), or E4 an ACS-style window scheduler over a pool of
+ * streams. Plans are computed here or loaded from JSON, and always validated against the graph
+ * before anything runs. A workload file (schemas/workload.schema.json) describes a whole graph
+ * in JSON: skip_workload_load().
+ *
+ * Everything up to skip_graph_load() is CPU-only and works without a GPU or a CUDA toolkit.
+ * The GPU half needs a build with CUDA; the library reaches the driver through the CUDA
+ * runtime (linked statically) and cudaGetDriverEntryPointByVersion(), so programs that link it
+ * still start on machines without a GPU driver and get SKIP_E_NODEV from skip_graph_load().
+ *
+ * Errors: functions return 0 or a negative SKIP_E_* code and set skip_errmsg(), which names
+ * the offending task, buffer or plan entry. Constructors return NULL and set *err.
+ * Ownership: skip_graph_free() releases everything the graph allocated (device memory, modules,
+ * copies of names and argument values); registered pointers stay the caller's. Strings passed
+ * in are copied. A returned `char *` is the caller's (free()); a `const` pointer is borrowed
+ * from its owner and valid while that owner lives.
+ * Thread safety: one graph, plan or executor is used by one thread at a time. Different graphs
+ * may be used from different threads.
+ */
+#ifndef SKIP_RUNTIME_H
+#define SKIP_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skip_common.h"
+
+/* ---- buffers -------------------------------------------------------------------------- */
+
+/* Element type of a buffer: decides how random/constant contents are written and how
+ * results are compared (floats with a tolerance, everything else exactly). */
+enum skip_dtype {
+	SKIP_DT_U8, /* raw bytes */
+	SKIP_DT_I32,
+	SKIP_DT_U32,
+	SKIP_DT_I64,
+	SKIP_DT_U64,
+	SKIP_DT_F32,
+	SKIP_DT_F64,
+};
+
+/* Initial contents, written by skip_graph_reset(). */
+enum skip_init_kind {
+	SKIP_INIT_NONE,	  /* leave as allocated (undefined) */
+	SKIP_INIT_ZERO,	  /* all bytes 0 */
+	SKIP_INIT_CONST,  /* every element = value */
+	SKIP_INIT_RANDOM, /* element i = uniform in [lo, hi) from (seed, i); integers: [lo, hi) */
+	SKIP_INIT_FILE,	  /* the first size bytes of the file at path (shorter files: an error) */
+};
+
+struct skip_buffer_init {
+	enum skip_init_kind kind;
+	double value;	   /* CONST */
+	double lo, hi;	   /* RANDOM range */
+	uint64_t seed;	   /* RANDOM */
+	const char *path;  /* FILE (copied) */
+};
+
+/* ---- tasks ---------------------------------------------------------------------------- */
+
+enum skip_kernel_kind {
+	SKIP_KERNEL_MODULE,   /* function `name` in module `module` (skip_graph_add_module) */
+	SKIP_KERNEL_FUNCTION, /* a CUfunction the caller loaded (cast to void *) */
+	SKIP_KERNEL_SYMBOL,   /* a runtime-API kernel: the address of a __global__ function */
+};
+
+struct skip_kernel {
+	enum skip_kernel_kind kind;
+	int module;	    /* MODULE: id from skip_graph_add_module() */
+	const char *name;   /* MODULE: function name (extern "C" or mangled); copied */
+	void *function;	    /* FUNCTION: CUfunction */
+	const void *symbol; /* SYMBOL: &kernel */
+};
+
+enum skip_arg_kind {
+	SKIP_ARG_VALUE,	 /* size bytes copied from value */
+	SKIP_ARG_BUFFER, /* the device address of buffer + offset, resolved at load time */
+};
+
+struct skip_arg {
+	enum skip_arg_kind kind;
+	const void *value; /* VALUE: the bytes (copied) */
+	size_t size;	   /* VALUE: 1..256 bytes */
+	int buffer;	   /* BUFFER: buffer id */
+	size_t offset;	   /* BUFFER: bytes into the buffer */
+};
+
+enum skip_access_mode { SKIP_READ = 1, SKIP_WRITE = 2, SKIP_READ_WRITE = 3 };
+
+/* A byte range of a buffer that a task reads and/or writes. */
+struct skip_access {
+	int buffer;	     /* buffer id */
+	size_t offset;	     /* first byte */
+	size_t size;	     /* bytes; 0 = from offset to the end of the buffer */
+	unsigned mode;	     /* enum skip_access_mode bits */
+};
+
+enum skip_task_flags {
+	/* The kernel calls cudaGridDependencySynchronize() (griddepcontrol.wait) before it reads
+	 * anything a predecessor wrote, and may trigger its dependents early: an edge between two
+	 * such tasks may be a programmatic-dependent-launch edge when the plan asks for PDL. */
+	SKIP_TASK_PDL = 1 << 0,
+};
+
+struct skip_task_desc {
+	const char *name;		   /* unique; copied; NULL gives "t<id>" */
+	struct skip_kernel kernel;
+	unsigned grid[3];		   /* blocks; 0 entries count as 1 */
+	unsigned block[3];		   /* threads per block; 0 entries count as 1 */
+	unsigned shared_bytes;		   /* dynamic shared memory per block */
+	const struct skip_arg *args;	   /* copied */
+	int nargs;
+	const struct skip_access *access;  /* copied */
+	int naccess;
+	unsigned flags;			   /* enum skip_task_flags */
+};
+
+/* ---- graph ---------------------------------------------------------------------------- */
+
+struct skip_graph;
+
+/* A new, empty graph. NULL with *err = SKIP_E_NOMEM on failure. Free with skip_graph_free(). */
+SKIP_API struct skip_graph *skip_graph_new(int *err);
+/* Release the graph, its device memory and modules (loaded or not). NULL is a no-op. */
+SKIP_API void skip_graph_free(struct skip_graph *g);
+
+/* A buffer of @size_bytes the runtime allocates at load time. Returns its id (>= 0) or
+ * SKIP_E_INVAL (empty or duplicate name, size 0) / SKIP_E_NOMEM. @init may be NULL (NONE). */
+SKIP_API int skip_graph_add_buffer(struct skip_graph *g, const char *name, size_t size_bytes,
+			  enum skip_dtype dtype, const struct skip_buffer_init *init);
+/* A buffer at a device pointer the caller owns (it must outlive the graph's executors).
+ * Returns its id or a negative code. @init as for skip_graph_add_buffer(). */
+SKIP_API int skip_graph_register_buffer(struct skip_graph *g, const char *name, void *dev_ptr,
+			       size_t size_bytes, enum skip_dtype dtype,
+			       const struct skip_buffer_init *init);
+/* Comparison tolerance used by skip_graph_compare() for a float buffer:
+ * |a - b| <= atol + rtol * |b|. Defaults: rtol 1e-5, atol 1e-6 (f32); 1e-12, 1e-12 (f64). */
+SKIP_API int skip_graph_set_tolerance(struct skip_graph *g, int buffer, double rtol, double atol);
+
+/* A CUDA module (cubin, fatbin or PTX) read from @path at load time. Returns its id. */
+SKIP_API int skip_graph_add_module(struct skip_graph *g, const char *path);
+
+/* Add a task. Returns its id (>= 0; ids count up from 0 in program order) or SKIP_E_INVAL
+ * with skip_errmsg() saying what is wrong (unknown buffer, range outside the buffer, duplicate
+ * name, zero launch dimension...). */
+SKIP_API int skip_graph_add_task(struct skip_graph *g, const struct skip_task_desc *desc);
+/* An explicit dependency: @to runs after @from. Either direction in program order. */
+SKIP_API int skip_graph_add_edge(struct skip_graph *g, int from, int to);
+
+/*
+ * Derive the dependencies and close the graph for changes. Returns 0, SKIP_E_INVAL with
+ * "cycle: a -> b -> a" when the explicit edges make a cycle, or SKIP_E_NOMEM.
+ */
+SKIP_API int skip_graph_finalize(struct skip_graph *g);
+
+SKIP_API int skip_graph_ntasks(const struct skip_graph *g);
+SKIP_API int skip_graph_nbuffers(const struct skip_graph *g);
+SKIP_API const char *skip_graph_task_name(const struct skip_graph *g, int task);
+SKIP_API const char *skip_graph_buffer_name(const struct skip_graph *g, int buffer);
+SKIP_API size_t skip_graph_buffer_size(const struct skip_graph *g, int buffer);
+/* Task or buffer id by name, or SKIP_E_NOTFOUND. */
+SKIP_API int skip_graph_find_task(const struct skip_graph *g, const char *name);
+SKIP_API int skip_graph_find_buffer(const struct skip_graph *g, const char *name);
+/* After finalize: the direct predecessors of @task in the transitively reduced DAG, sorted by
+ * id (borrowed array; *preds may be NULL when there are none). Returns their number. */
+SKIP_API int skip_graph_preds(const struct skip_graph *g, int task, const int **preds);
+/* After finalize: number of edges in the reduced DAG, its longest-path level of @task (sources
+ * are level 0), and the width (the largest number of tasks on one level). */
+SKIP_API int skip_graph_nedges(const struct skip_graph *g);
+SKIP_API int skip_graph_level(const struct skip_graph *g, int task);
+SKIP_API int skip_graph_width(const struct skip_graph *g);
+/* After finalize: nonzero when @b must run after @a (a path a -> ... -> b exists). */
+SKIP_API int skip_graph_depends(const struct skip_graph *g, int a, int b);
+
+/* ---- plans ---------------------------------------------------------------------------- */
+
+enum skip_executor {
+	SKIP_EXEC_SERIAL,  /* E1: one stream, topological order */
+	SKIP_EXEC_STREAMS, /* E2: several streams, cross-stream dependencies as events */
+	SKIP_EXEC_GRAPH,   /* E3: one CUDA graph, instantiated once, replayed */
+	SKIP_EXEC_WINDOW,  /* E4: window of W pending launches, conflict checks, stream pool */
+};
+#define SKIP_NEXECUTORS 4
+
+/* "serial", "streams", "graph", "window"; skip_executor_parse() returns the enum or
+ * SKIP_E_INVAL. */
+SKIP_API const char *skip_executor_name(enum skip_executor e);
+SKIP_API int skip_executor_parse(const char *name);
+
+/* A cross-stream wait: the stream of @to waits for the completion of @from. */
+struct skip_plan_event {
+	int from, to; /* task ids */
+};
+
+struct skip_plan {
+	enum skip_executor executor;
+	int ntasks;		      /* = skip_graph_ntasks() */
+	int *order;		      /* [ntasks] launch (submission) order, a topological order */
+	int nstreams;		      /* streams: streams used; window: the stream pool size */
+	int *stream;		      /* [ntasks] stream of each task (streams); NULL otherwise */
+	struct skip_plan_event *events; /* [nevents] (streams) */
+	int nevents;		      /* after pruning */
+	int events_unpruned;	      /* before pruning (step a); -1 when loaded without them */
+	int events_step_b;	      /* after pruning step b; -1 when unknown */
+	int pdl;		      /* graph, serial: programmatic edges where both tasks allow */
+	int window;		      /* window: W pending launches (1..64) */
+};
+
+struct skip_plan_opts {
+	enum skip_executor executor;
+	int nstreams; /* streams/window: 0 = the DAG width, at most 16 */
+	int window;   /* window: 0 = 32 */
+	int pdl;      /* serial/graph */
+};
+
+/*
+ * Compute a plan for a finalized graph. Streams: levelize, least predecessors first, the
+ * three stream rules (sources round-robin; one stream-end predecessor: its stream; several:
+ * the one with the fewest unscheduled successors; none: deferred, round-robin), then the
+ * three pruning steps (a: one wait per cross-stream predecessor, b: only the last
+ * predecessor per stream, c: drop waits an earlier task of the same stream already implies).
+ * Returns 0 and *out (free with skip_plan_free()), or a negative code.
+ */
+SKIP_API int skip_plan_compute(const struct skip_graph *g, const struct skip_plan_opts *opts,
+		      struct skip_plan **out);
+/*
+ * Check that @p fits @g: sizes match, order is a permutation and a topological order, streams
+ * in range, events refer to tasks launched in the right order, and every dependency is
+ * enforced (same stream earlier, or through events and stream order). Returns 0 or
+ * SKIP_E_INVAL with the reason in skip_errmsg().
+ */
+SKIP_API int skip_plan_validate(const struct skip_graph *g, const struct skip_plan *p);
+/*
+ * Parse a plan (schemas/plan.schema.json) for @g and validate it. Tasks are named. A streams
+ * plan without "events" gets them computed from its assignment (with pruning). Returns 0 and
+ * *out, or SKIP_E_INVAL with skip_errmsg() naming the JSON member at fault.
+ */
+SKIP_API int skip_plan_from_json(const struct skip_graph *g, const char *text, struct skip_plan **out);
+/* The plan as JSON text (caller frees), or NULL on out-of-memory. */
+SKIP_API char *skip_plan_to_json(const struct skip_graph *g, const struct skip_plan *p);
+SKIP_API void skip_plan_free(struct skip_plan *p);
+
+/* ---- device side (needs CUDA) --------------------------------------------------------- */
+
+/* Nonzero when this build of the library has the CUDA executors. */
+SKIP_API int skip_runtime_has_cuda(void);
+/*
+ * Check for a usable GPU without loading anything. Returns 0, SKIP_E_NODEV ("no CUDA driver"
+ * or "no device"), or SKIP_E_UNSUPPORTED (built without CUDA), with skip_errmsg() set.
+ * On success @desc (may be NULL) gets "NVIDIA H100 80GB HBM3 (132 SMs, driver 13.0)".
+ */
+SKIP_API int skip_runtime_probe(int device, char *desc, size_t desc_len);
+
+/*
+ * Move a finalized graph onto @device: allocate buffers, load modules, resolve kernels, lay
+ * out arguments. Returns 0, SKIP_E_NODEV, SKIP_E_UNSUPPORTED, SKIP_E_IO (module file),
+ * SKIP_E_CUDA (with the CUDA error and the task or buffer in skip_errmsg()).
+ */
+SKIP_API int skip_graph_load(struct skip_graph *g, int device);
+/* Write every buffer's initial contents; returns when done. 0 or a negative code. */
+SKIP_API int skip_graph_reset(struct skip_graph *g);
+/* Device address of a buffer after load (NULL before). */
+SKIP_API void *skip_graph_buffer_ptr(const struct skip_graph *g, int buffer);
+
+/* Device copies of every buffer some task writes, taken by skip_graph_checkpoint(). */
+struct skip_checkpoint;
+SKIP_API int skip_graph_checkpoint(struct skip_graph *g, struct skip_checkpoint **out);
+/*
+ * Compare the written buffers with @cp (floats within tolerance, the rest exactly). Returns 0
+ * when all match, 1 when some differ (skip_errmsg() names the first buffer, the count and the
+ * first differing element), or a negative code.
+ */
+SKIP_API int skip_graph_compare(struct skip_graph *g, const struct skip_checkpoint *cp);
+SKIP_API void skip_checkpoint_free(struct skip_checkpoint *cp);
+
+/* An executor: a plan bound to a loaded graph, with its streams, events or graph made. */
+struct skip_exec;
+/* NULL and *err on failure (invalid plan: SKIP_E_INVAL; CUDA: SKIP_E_CUDA). The plan is
+ * copied. Free with skip_exec_free() before the graph. */
+SKIP_API struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip_plan *p, int *err);
+/* Run the graph once and wait for it; *@elapsed_ns (may be NULL) gets the host wall time from
+ * the first submission to completion. 0 or a negative code. */
+SKIP_API int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns);
+SKIP_API void skip_exec_free(struct skip_exec *x);
+
+/* ---- workload files ------------------------------------------------------------------- */
+
+struct skip_workload;
+
+/* One "NAME=VALUE" override of a workload parameter. */
+struct skip_param {
+	const char *name;
+	int64_t value;
+};
+
+/*
+ * Read a workload file (schemas/workload.schema.json) and build its finalized graph.
+ * @size names an entry of "sizes" (NULL: the plain "params"); @params (may be NULL) override
+ * single parameters afterwards. The module path is resolved against the workload's folder,
+ * then each folder of $SKIP_MODULE_PATH; @module (may be NULL) replaces it. NULL and *err on
+ * failure: SKIP_E_NOTFOUND, SKIP_E_IO, SKIP_E_INVAL with "FILE: tasks[2] (\"reduce\"): reads:
+ * unknown buffer 'z'" style messages.
+ */
+SKIP_API struct skip_workload *skip_workload_load(const char *path, const char *size,
+					 const struct skip_param *params, int nparams,
+					 const char *module, int *err);
+SKIP_API void skip_workload_free(struct skip_workload *w);
+/* The graph (borrowed; freed with the workload). */
+SKIP_API struct skip_graph *skip_workload_graph(struct skip_workload *w);
+SKIP_API const char *skip_workload_name(const struct skip_workload *w);
+/* Value of parameter @name after overrides, or @dflt. */
+SKIP_API int64_t skip_workload_param(const struct skip_workload *w, const char *name, int64_t dflt);
+
+#endif /* SKIP_RUNTIME_H */

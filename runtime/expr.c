@@ -184,15 +184,18 @@ static int64_t parse_atom(struct parser *x)
 		char name[64];
 		const int64_t *v;
 
+		size_t len;
+
 		while (isalnum((unsigned char)*x->p) || *x->p == '_')
 			x->p++;
+		len = (size_t)(x->p - s);
 		skip_ws(x);
 		if (*x->p == '(')
-			return parse_call(x, s, (size_t)(x->p - s));
-		if ((size_t)(x->p - s) >= sizeof(name))
+			return parse_call(x, s, len);
+		if (len >= sizeof(name))
 			return perr(x, "name too long");
-		memcpy(name, s, (size_t)(x->p - s));
-		name[x->p - s] = '\0';
+		memcpy(name, s, len);
+		name[len] = '\0';
 		v = sk_params_find(x->ps, name);
 		if (!v) {
 			x->p = s;

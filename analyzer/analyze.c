@@ -107,17 +107,24 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 {
 	struct sk_run run;
 	struct sk_timeline tl;
+	uint64_t t0 = skip_clock_ns(CLOCK_MONOTONIC);
 	int err = sk_run_load(t, run_id, &run);
 
 	*found = 0;
 	if (err)
 		return err;
+	sk_dbg(1, "run %lld: %zu operations loaded in %.2f s", (long long)run_id, run.nops,
+	       (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	err = sk_run_operators(t, &run);
 	if (err || !run.nops) {
 		sk_run_free(&run);
 		return err;
 	}
+	sk_dbg(1, "run %lld: %zu NVTX ranges, operators after %.2f s", (long long)run_id,
+	       run.nranges, (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	sk_timeline_build(&run, &tl);
+	sk_dbg(1, "run %lld: timeline after %.2f s", (long long)run_id,
+	       (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	if (!o->region) {
 		struct skip_metrics m;
 		uint32_t *all = sk_xmalloc((run.nops + 1) * sizeof(uint32_t));
@@ -150,6 +157,8 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 		free(off);
 		free(win);
 	}
+	sk_dbg(1, "run %lld: metrics after %.2f s", (long long)run_id,
+	       (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	sk_timeline_free(&tl);
 	sk_run_free(&run);
 	return 0;

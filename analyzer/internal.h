@@ -53,6 +53,7 @@ struct skip_trace {
 	struct sk_names texts;	/* NVTX range texts, interned across runs */
 	struct sk_stacks stacks; /* operator stacks, across runs */
 	int has_index;	      /* the analyzer's indexes exist */
+	int64_t nruns;	      /* runs in the file (1: tables are scanned whole) */
 };
 
 enum sk_op_kind { SK_OP_KERNEL, SK_OP_MEMCPY, SK_OP_MEMSET };
@@ -142,6 +143,9 @@ void sk_timeline_free(struct sk_timeline *tl);
 void sk_region_metrics(const struct sk_run *run, const struct sk_timeline *tl,
 		       const uint32_t *members, size_t nmembers, int64_t window_start,
 		       double threshold, struct skip_metrics *m);
+
+/* sort.c: sort @vals by @keys (both reordered), ascending; stable. */
+void sk_radix_sort(uint64_t *keys, uint32_t *vals, size_t n);
 
 /* Small helpers. */
 int sk_cmp_i64(const void *a, const void *b);

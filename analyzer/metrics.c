@@ -38,10 +38,25 @@ void sk_timeline_build(const struct sk_run *run, struct sk_timeline *tl)
 	tl->idx = sk_xmalloc((n + 1) * sizeof(uint32_t));
 	tl->pmax = sk_xmalloc((n + 1) * sizeof(int64_t));
 	tl->seg = sk_xmalloc(cap * sizeof(*tl->seg));
-	for (size_t i = 0; i < n; i++)
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < n; i++) {
 		tl->idx[i] = (uint32_t)i;
-	tl_ops = run->ops;
-	qsort(tl->idx, n, sizeof(uint32_t), cmp_dev_start);
+		lo = run->ops[i].start < lo ? run->ops[i].start : lo;
+		hi = run->ops[i].start > hi ? run->ops[i].start : hi;
+	}
+	if (n && (uint64_t)(hi - lo) < (1ull << 48)) { /* radix on (device << 48 | offset) */
+		uint64_t *keys = sk_xmalloc(n * sizeof(uint64_t));
+
+		for (size_t i = 0; i < n; i++)
+			keys[i] = ((uint64_t)run->ops[i].device << 48) |
+				  (uint64_t)(run->ops[i].start - lo);
+		sk_radix_sort(keys, tl->idx, n);
+		free(keys);
+	} else {
+		tl_ops = run->ops;
+		qsort(tl->idx, n, sizeof(uint32_t), cmp_dev_start);
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sk_op *op = &run->ops[tl->idx[i]];
 

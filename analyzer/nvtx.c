@@ -85,18 +85,105 @@ static int cmp_op_process(const void *a, const void *b)
 	return (x->launch > y->launch) - (x->launch < y->launch);
 }
 
-/* Indices of the operations that have a launch call, sorted by @cmp. */
-static uint32_t *launched_ops(const struct sk_run *run, int (*cmp)(const void *, const void *),
-			      size_t *n)
+/* Dense ranks of the threads (or processes, @by_thread 0) of the launched operations, in
+ * (pid, tid) order, through a small open-addressing map; returns the map for rank_of(). */
+struct ranks {
+	uint64_t *keys; /* key + 1; 0 = empty */
+	uint32_t *rank;
+	size_t mask;
+};
+
+static uint64_t owner_key(const struct sk_op *op, int by_thread)
+{
+	return by_thread ? ((uint64_t)op->pid << 24) | op->tid : op->pid;
+}
+
+static size_t rank_slot(const struct ranks *r, uint64_t key)
+{
+	size_t i = (size_t)((key + 1) * 0x9E3779B97F4A7C15ull >> 17) & r->mask;
+
+	while (r->keys[i] && r->keys[i] != key + 1)
+		i = (i + 1) & r->mask;
+	return i;
+}
+
+static void ranks_build(const struct sk_run *run, int by_thread, struct ranks *r)
+{
+	uint64_t *distinct;
+	size_t n = 0, cap = 1024;
+
+	r->keys = sk_xcalloc(cap, sizeof(uint64_t));
+	r->rank = sk_xcalloc(cap, sizeof(uint32_t));
+	r->mask = cap - 1;
+	distinct = sk_xmalloc(cap * sizeof(uint64_t));
+	for (size_t i = 0; i < run->nops; i++) {
+		uint64_t key = owner_key(&run->ops[i], by_thread);
+		size_t slot;
+
+		if (!(run->ops[i].flags & SK_F_API))
+			continue;
+		slot = rank_slot(r, key);
+		if (r->keys[slot])
+			continue;
+		if (n * 2 >= cap) { /* more than 512 threads: rebuild bigger */
+			struct ranks big = { sk_xcalloc(cap * 2, sizeof(uint64_t)),
+					     sk_xcalloc(cap * 2, sizeof(uint32_t)), cap * 2 - 1 };
+
+			for (size_t j = 0; j < n; j++)
+				big.keys[rank_slot(&big, distinct[j])] = distinct[j] + 1;
+			free(r->keys);
+			free(r->rank);
+			*r = big;
+			cap *= 2;
+			distinct = sk_xrealloc(distinct, cap * sizeof(uint64_t));
+			slot = rank_slot(r, key);
+		}
+		r->keys[slot] = key + 1;
+		distinct[n++] = key;
+	}
+	qsort(distinct, n, sizeof(uint64_t), sk_cmp_i64);
+	for (size_t j = 0; j < n; j++)
+		r->rank[rank_slot(r, distinct[j])] = (uint32_t)j;
+	free(distinct);
+}
+
+/*
+ * Indices of the operations that have a launch call, sorted by (thread, launch start), or by
+ * (process, launch start) when @by_thread is 0: a radix sort on (owner rank << 44 | launch
+ * offset), or qsort when the launches span more than 2^44 ns (4.9 hours) or 2^20 owners.
+ */
+static uint32_t *launched_ops(const struct sk_run *run, int by_thread, size_t *n)
 {
 	uint32_t *idx = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	struct ranks r;
 
 	*n = 0;
-	for (size_t i = 0; i < run->nops; i++)
-		if (run->ops[i].flags & SK_F_API)
-			idx[(*n)++] = (uint32_t)i;
-	sort_ops = run->ops;
-	qsort(idx, *n, sizeof(uint32_t), cmp);
+	for (size_t i = 0; i < run->nops; i++) {
+		if (!(run->ops[i].flags & SK_F_API))
+			continue;
+		idx[(*n)++] = (uint32_t)i;
+		lo = run->ops[i].launch < lo ? run->ops[i].launch : lo;
+		hi = run->ops[i].launch > hi ? run->ops[i].launch : hi;
+	}
+	ranks_build(run, by_thread, &r);
+	if (*n && (uint64_t)(hi - lo) < (1ull << 44) && r.mask < (1u << 20)) {
+		uint64_t *keys = sk_xmalloc(*n * sizeof(uint64_t));
+
+		for (size_t k = 0; k < *n; k++) {
+			const struct sk_op *op = &run->ops[idx[k]];
+
+			keys[k] = ((uint64_t)r.rank[rank_slot(&r, owner_key(op, by_thread))] << 44) |
+				  (uint64_t)(op->launch - lo);
+		}
+		sk_radix_sort(keys, idx, *n);
+		free(keys);
+	} else {
+		sort_ops = run->ops;
+		qsort(idx, *n, sizeof(uint32_t), by_thread ? cmp_op_thread : cmp_op_process);
+	}
+	free(r.keys);
+	free(r.rank);
 	return idx;
 }
 
@@ -151,8 +238,9 @@ int sk_run_operators(struct skip_trace *t, struct sk_run *run)
 
 	if (err)
 		return err;
-	qsort(run->ranges, run->nranges, sizeof(*run->ranges), cmp_range);
-	idx = launched_ops(run, cmp_op_thread, &n);
+	if (run->nranges) /* qsort's pointer must not be NULL, even for 0 elements */
+		qsort(run->ranges, run->nranges, sizeof(*run->ranges), cmp_range);
+	idx = launched_ops(run, 1, &n);
 	for (size_t k = 0; k < n; k++) {
 		struct sk_op *op = &run->ops[idx[k]];
 
@@ -208,7 +296,7 @@ size_t sk_run_regions(struct sk_run *run, uint32_t text, struct sk_range **windo
 	if (!nw)
 		return 0;
 	qsort(*windows, nw, sizeof(**windows), cmp_window);
-	idx = launched_ops(run, cmp_op_process, &n);
+	idx = launched_ops(run, 0, &n);
 	for (size_t k = 0; k < n; k++) {
 		struct sk_op *op = &run->ops[idx[k]];
 

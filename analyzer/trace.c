@@ -63,8 +63,9 @@ int skip_trace_open(const char *path, int allow_index, struct skip_trace **out)
 	/* Read-write opens a write-protected file read-only; the indexes are then skipped. */
 	err = skip_store_open(path, allow_index ? 0 : SKIP_STORE_READONLY, &t->db);
 	if (!err) {
-		sqlite3_exec(t->db, "PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536",
-			     NULL, NULL, NULL);
+		/* No mmap: a scan of a multi-gigabyte trace must not count against memory. */
+		sqlite3_exec(t->db, "PRAGMA mmap_size = 0; PRAGMA cache_size = -32768", NULL, NULL,
+			     NULL);
 		err = load_strings(t);
 	}
 	if (err) {
@@ -90,25 +91,30 @@ void skip_trace_close(struct skip_trace *t)
 	free(t);
 }
 
-/* Runs: those in SKIP_RUNS, plus any runId that only the events carry (a per-process file). */
+/* Runs: those of SKIP_RUNS; a per-process file (no SKIP_RUNS rows) has those of its kernels. */
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids)
 {
-	sqlite3_stmt *st = NULL;
+	static const char *const queries[] = {
+		"SELECT runId FROM SKIP_RUNS ORDER BY runId",
+		"SELECT DISTINCT runId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY runId",
+	};
 	int64_t n = 0, cap = 16;
 
 	*ids = sk_xmalloc((size_t)cap * sizeof(int64_t));
-	if (sqlite3_prepare_v2(t->db,
-			       "SELECT runId FROM SKIP_RUNS UNION SELECT DISTINCT runId FROM "
-			       "CUPTI_ACTIVITY_KIND_KERNEL ORDER BY 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n == cap) {
-			cap *= 2;
-			*ids = sk_xrealloc(*ids, (size_t)cap * sizeof(int64_t));
+	for (int q = 0; q < 2 && n == 0; q++) {
+		sqlite3_stmt *st = NULL;
+
+		if (sqlite3_prepare_v2(t->db, queries[q], -1, &st, NULL) != SQLITE_OK)
+			continue;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			if (n == cap) {
+				cap *= 2;
+				*ids = sk_xrealloc(*ids, (size_t)cap * sizeof(int64_t));
+			}
+			(*ids)[n++] = sqlite3_column_int64(st, 0);
 		}
-		(*ids)[n++] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
 	}
-	sqlite3_finalize(st);
+	t->nruns = n;
 	return n;
 }

@@ -14,3 +14,10 @@ endif
 
 bench: all $(BENCH_TARGETS)
 	@echo "skip: benchmarks built; on a GPU machine run: python3 bench/overhead/overhead.py"
+
+# bench/report_scale: a synthetic 10-million-kernel trace and `skip report` on it.
+$(O)/bench/report_scale_gen: $(O)/obj/bench/report_scale/gen.o $(COMMON_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(LIBS)
+BENCH_TARGETS += $(O)/bench/report_scale_gen

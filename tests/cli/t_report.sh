@@ -51,7 +51,7 @@ expect_exit 2 "$SKIP" report cut.skip.db
 expect_out "truncated"
 # Damaged inside (pages overwritten), not just cut: still one line, exit 2, no crash.
 cp "$FIXTURES/h100_launch_chain.skip.db" bad.skip.db
-dd if=/dev/urandom of=bad.skip.db bs=4096 seek=20 count=60 conv=notrunc 2>/dev/null
+yes 'not a b-tree page' | head -c 245760 | dd of=bad.skip.db bs=4096 seek=20 conv=notrunc 2>/dev/null
 expect_exit 2 "$SKIP" report bad.skip.db
 [ "$(wc -l < "$TMPDIR/out")" -le 2 ] || fail "one line expected for a corrupt file"
 cp "$FIXTURES/h100_graph.skip.db" norun.skip.db

@@ -166,3 +166,38 @@ Test(analyzer_internals, median_selects_the_lower_middle_like_a_sort)
 		cr_assert_eq(sk_median_i64(v, n), w[(n - 1) / 2], "n = %zu", n);
 	}
 }
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+Test(analyzer_internals, radix_sort_orders_like_a_stable_sort)
+{
+	static uint64_t keys[20000], pairs[20000][2];
+	static uint32_t vals[20000];
+
+	srand(11);
+	for (int round = 0; round < 20; round++) {
+		size_t n = 1 + (size_t)(rand() % 20000);
+
+		for (size_t i = 0; i < n; i++) {
+			/* few distinct high digits, many low ones, duplicates */
+			keys[i] = ((uint64_t)(rand() % 3) << 44) | (uint64_t)(rand() % 100000) << 8;
+			if (round % 5 == 0)
+				keys[i] = i; /* already sorted */
+			vals[i] = (uint32_t)i;
+			pairs[i][0] = keys[i];
+			pairs[i][1] = i;
+		}
+		qsort(pairs, n, sizeof(pairs[0]), cmp_pair);
+		sk_radix_sort(keys, vals, n);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert_eq(keys[i], pairs[i][0], "round %d, n %zu, position %zu", round, n, i);
+			cr_assert(i == 0 || keys[i - 1] < keys[i] || vals[i - 1] < vals[i],
+				  "equal keys keep their order (stable)");
+		}
+	}
+}

@@ -1,0 +1,47 @@
+/*
+ * m2.cu: M2, the second of HuntKTm's micro-benchmarks (b15), over N floats with a bias of H
+ * entries:
+ *   s_i = silu(in_i + bias)                i = 0..5   (independent)
+ *   q_i = relu(s_i + bias) * sigmoid(in_i) i = 0..5   (bias + gated ReLU, gate from the input)
+ *   out_k = q_3k + q_3k+1 + q_3k+2 + bias  k = 0..1   (bias + residual over three)
+ * 14 kernels, width 6.
+ */
+#include "common.cuh"
+
+extern "C" __global__ void m_add_bias_silu(const float *__restrict__ in,
+					   const float *__restrict__ bias, float *__restrict__ out,
+					   long n, int h)
+{
+#pragma unroll 4
+	GRID_LOOP(i, n)
+	{
+		float v = in[i] + bias[i % h];
+
+		out[i] = v * sigmoid(v);
+	}
+}
+
+extern "C" __global__ void m_add_bias_gated_relu(const float *__restrict__ s,
+						 const float *__restrict__ gate,
+						 const float *__restrict__ bias,
+						 float *__restrict__ out, long n, int h)
+{
+#pragma unroll 4
+	GRID_LOOP(i, n)
+	{
+		out[i] = fmaxf(s[i] + bias[i % h], 0.0f) * sigmoid(gate[i]);
+	}
+}
+
+extern "C" __global__ void m_add_bias_residual3(const float *__restrict__ a,
+						const float *__restrict__ b,
+						const float *__restrict__ c,
+						const float *__restrict__ bias, float *__restrict__ out,
+						long n, int h)
+{
+#pragma unroll 4
+	GRID_LOOP(i, n)
+	{
+		out[i] = a[i] + b[i] + c[i] + bias[i % h];
+	}
+}

@@ -116,6 +116,8 @@ install: all
 	install -m 755 $(O)/skip $(DESTDIR)$(PREFIX)/bin/skip
 ifeq ($(HAVE_CUDA),1)
 	install -m 755 $(O)/libskip_collector.so $(DESTDIR)$(PREFIX)/lib/skip/libskip_collector.so
+	install -d $(DESTDIR)$(PREFIX)/lib/skip/python
+	install -m 644 collector/python/sitecustomize.py $(DESTDIR)$(PREFIX)/lib/skip/python/
 endif
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/skip/
 	@echo "skip: installed under $(DESTDIR)$(PREFIX)"

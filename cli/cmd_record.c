@@ -53,6 +53,10 @@ static const char help[] =
 	"                           Up to 4 --sweep options make a grid. With --repeat, the\n"
 	"                           repetitions are interleaved: A B C A B C ...\n"
 	"  -l, --label TEXT         a label stored with every run\n"
+	"      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
+	"                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
+	"                           change), so kernels get their operators; costs ~40%% on\n"
+	"                           small-op loops (docs/BENCHMARKS.md)\n"
 	"  -q, --quiet              no progress lines, only the summary\n"
 	"  -h, --help               show this help\n"
 	"\n"
@@ -82,6 +86,8 @@ struct record_opts {
 	int nsweeps;
 	const char *label;
 	int quiet;
+	int torch_ops;
+	char python_dir[4096]; /* the --torch-ops shim (sitecustomize.py) */
 	char **argv; /* the program and its arguments */
 	int argc;
 };
@@ -127,7 +133,7 @@ static int parse_sweep(struct record_opts *o, char *spec)
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	enum { OPT_LATENCY = 256 };
+	enum { OPT_LATENCY = 256, OPT_TORCH_OPS };
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force-overwrite", no_argument, NULL, 'f' },
@@ -136,6 +142,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "sweep", required_argument, NULL, 's' },
 		{ "label", required_argument, NULL, 'l' },
+		{ "torch-ops", no_argument, NULL, OPT_TORCH_OPS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -161,6 +168,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case OPT_LATENCY:
 			latency = 1;
+			break;
+		case OPT_TORCH_OPS:
+			o->torch_ops = 1;
 			break;
 		case 'r':
 			errno = 0;
@@ -205,6 +215,21 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 }
 
 /* ---- the collector library ------------------------------------------------------------------ */
+
+/* The --torch-ops shim: python/ next to the collector (the build tree and lib/skip alike). */
+static int find_python_shim(const char *collector, char *buf, size_t n)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", collector);
+	snprintf(buf, n, "%s/python", dirname(tmp));
+	if (access(buf, R_OK) == 0)
+		return 0;
+	fprintf(stderr, "skip record: error: --torch-ops: %s/sitecustomize.py not found (a broken "
+			"install?)\n",
+		buf);
+	return -1;
+}
 
 static int find_collector(char *buf, size_t n)
 {
@@ -407,6 +432,15 @@ static void set_child_env(const struct record_opts *o, const struct point *pt,
 	setenv("SKIP_RUN_ID", buf, 1);
 	setenv("SKIP_TRACE", o->trace_spec, 1);
 	unsetenv("SKIP_OUTPUT");
+	if (o->torch_ops) {
+		const char *pp = getenv("PYTHONPATH");
+		char *path = sk_xasprintf("%s%s%s", o->python_dir, pp && *pp ? ":" : "",
+					  pp ? pp : "");
+
+		setenv("PYTHONPATH", path, 1);
+		setenv("SKIP_TORCH_OPS", "1", 1);
+		free(path);
+	}
 	for (int i = 0; i < o->nsweeps; i++) {
 		char name[96];
 
@@ -601,6 +635,8 @@ int cmd_record(int argc, char **argv)
 		return err < 0 ? EXIT_OK : err;
 	if (find_collector(collector, sizeof(collector)))
 		return EXIT_ERR;
+	if (o.torch_ops && find_python_shim(collector, o.python_dir, sizeof(o.python_dir)))
+		return EXIT_ERR;
 	err = skip_store_create(o.output, o.force ? SKIP_STORE_OVERWRITE : 0, &db);
 	if (err == SKIP_E_EXISTS) {
 		fprintf(stderr, "skip record: error: %s exists; use -f to overwrite it or -o to "
@@ -626,6 +662,8 @@ int cmd_record(int argc, char **argv)
 		skip_store_meta_set(db, 0, 0, "trace", o.trace_spec);
 		snprintf(buf, sizeof(buf), "%ld", o.repeat);
 		skip_store_meta_set(db, 0, 0, "repeat", buf);
+		if (o.torch_ops)
+			skip_store_meta_set(db, 0, 0, "torch_ops", "on");
 	}
 
 	sa.sa_handler = on_parent_signal;

@@ -19,5 +19,10 @@ $(COLLECTOR_LIB): $(COLLECTOR_OBJS) $(COMMON_LIB) collector/exports.map
 $(COLLECTOR_AR): $(filter-out $(O)/obj/collector/inject.o,$(COLLECTOR_OBJS))
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-TARGETS += $(COLLECTOR_LIB)
+# The --torch-ops shim lives next to the collector: $(O)/python/sitecustomize.py.
+$(O)/python/sitecustomize.py: collector/python/sitecustomize.py
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
+TARGETS += $(COLLECTOR_LIB) $(O)/python/sitecustomize.py
 endif

@@ -1,0 +1,87 @@
+"""prefill.py: LLM prefill passes with random weights, for skip's batch-size sweeps.
+
+    python3 bench/llm/prefill.py [--model llama1b|gpt2|bert-base] [--batch B] [--seq S]
+                                 [--passes N] [--warmup W]
+
+Builds the model's architecture with random weights directly on the GPU in bf16 (nothing is
+downloaded), runs W warm-up passes, then N timed prefill passes, each inside the NVTX range
+"prefill" (torch.cuda.nvtx), and prints one line "APP prefill model=... batch=... ms=...".
+A prefill pass is one forward over (batch, seq) token ids without a KV cache; for the causal
+models only the last position's logits are computed, as generation does.
+
+Models (architecture only):
+  llama1b    Llama-3.2-1B: hidden 2048, 16 layers, 32 heads, 8 KV heads, intermediate 8192,
+             vocab 128256, tied embeddings
+  gpt2       GPT-2 small: hidden 768, 12 layers, 12 heads, vocab 50257
+  bert-base  BERT-base encoder: hidden 768, 12 layers, 12 heads, intermediate 3072
+"""
+import argparse
+import os
+import time
+
+import torch
+
+
+def build(name):
+    import transformers as tf
+    if name == "llama1b":
+        cfg = tf.LlamaConfig(hidden_size=2048, num_hidden_layers=16, num_attention_heads=32,
+                             num_key_value_heads=8, intermediate_size=8192, vocab_size=128256,
+                             tie_word_embeddings=True, max_position_embeddings=131072,
+                             rope_theta=500000.0)
+        cls, vocab = tf.LlamaForCausalLM, cfg.vocab_size
+    elif name == "gpt2":
+        cfg = tf.GPT2Config()
+        cls, vocab = tf.GPT2LMHeadModel, cfg.vocab_size
+    elif name == "bert-base":
+        cfg = tf.BertConfig()
+        cls, vocab = tf.BertModel, cfg.vocab_size
+    else:
+        raise SystemExit(f"prefill.py: unknown --model {name}")
+    torch.set_default_dtype(torch.bfloat16)
+    with torch.device("cuda"):
+        model = cls(cfg)
+    return model.eval(), vocab
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="llama1b")
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--seq", type=int, default=512)
+    ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3)
+    args = ap.parse_args()
+
+    torch.manual_seed(0)
+    model, vocab = build(args.model)
+    ids = torch.randint(0, vocab, (args.batch, args.seq), device="cuda")
+    kwargs = {} if args.model == "bert-base" else {"use_cache": False, "logits_to_keep": 1}
+
+    def prefill():
+        try:
+            return model(input_ids=ids, **kwargs)
+        except TypeError:  # an older transformers without logits_to_keep
+            kwargs.pop("logits_to_keep", None)
+            return model(input_ids=ids, **kwargs)
+
+    with torch.inference_mode():
+        for _ in range(args.warmup):
+            prefill()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(args.passes):
+            t0 = time.perf_counter()
+            torch.cuda.nvtx.range_push("prefill")
+            prefill()
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
+            times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    print(f"APP prefill model={args.model} batch={args.batch} seq={args.seq} "
+          f"passes={args.passes} ms={times[len(times) // 2]:.3f} min_ms={times[0]:.3f} "
+          f"param={os.environ.get('SKIP_PARAM_BATCH', '-')}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""skip record --torch-ops: PyTorch's own per-operator NVTX ranges, with no code change.
+
+skip record puts this folder first on PYTHONPATH and sets SKIP_TORCH_OPS=1. When a Python
+process imports torch, this turns on torch.autograd.profiler.emit_nvtx() - one NVTX range per
+ATen operator, which the collector records as operators - as soon as that process initializes
+CUDA (processes that never use CUDA are left alone: emit_nvtx synchronizes the device). Any
+other sitecustomize on the path still runs. Nothing is printed unless something fails.
+"""
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _warn(msg):
+    sys.stderr.write(f"skip: --torch-ops: {msg}\n")
+
+
+def _enable_after_cuda_init(torch):
+    orig = torch.cuda._lazy_init
+    state = {"done": False}
+
+    def lazy_init(*args, **kwargs):
+        orig(*args, **kwargs)
+        if state["done"]:
+            return
+        state["done"] = True
+        try:
+            ctx = torch.autograd.profiler.emit_nvtx(record_shapes=False)
+            ctx.__enter__()
+            torch._skip_emit_nvtx = ctx  # kept for the life of the process
+        except Exception as e:  # never break the program
+            _warn(f"could not enable emit_nvtx: {e}")
+    torch.cuda._lazy_init = lazy_init
+
+
+class _TorchHook(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("torch")
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def wrapped(module):
+            exec_module(module)
+            try:
+                _enable_after_cuda_init(module)
+            except Exception as e:
+                _warn(f"could not hook CUDA initialization: {e}")
+        spec.loader.exec_module = wrapped
+        return spec
+
+
+def _chain_next_sitecustomize():
+    """Run the sitecustomize that this one shadows, if any."""
+    for entry in sys.path:
+        if not entry or os.path.abspath(entry) == _HERE:
+            continue
+        candidate = os.path.join(entry, "sitecustomize.py")
+        if os.path.isfile(candidate):
+            try:
+                spec = importlib.util.spec_from_file_location("_skip_chained_sitecustomize",
+                                                              candidate)
+                spec.loader.exec_module(importlib.util.module_from_spec(spec))
+            except Exception as e:
+                _warn(f"{candidate}: {e}")
+            return
+
+
+if os.environ.get("SKIP_TORCH_OPS") == "1":
+    sys.meta_path.insert(0, _TorchHook())
+_chain_next_sitecustomize()

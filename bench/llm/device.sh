@@ -1,0 +1,65 @@
+#!/bin/sh
+# device.sh STEP...: the batch-size sweeps on the GPU machine (results under $OUT).
+#   build      make all bench, and the GPU test binary
+#   test       the collector's GPU tests (gpu_record)
+#   torchops   what --torch-ops costs: torch_loop.py under skip record with and without it,
+#              5 interleaved rounds
+#   MODEL      (llama1b, gpt2, bert-base) skip record --repeat 3 --sweep batch=1,...,128 of
+#              bench/llm/prefill.py, then trim.py, then gzip: $OUT/MODEL_sweep.skip.db.gz
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+BATCHES=${BATCHES:-1,2,4,8,16,32,64,128}
+REPEAT=${REPEAT:-3}
+
+step_build() {
+	rm -f build/tests/test_gpu
+	make -j"$(nproc)" all bench build/tests/test_gpu > "$OUT/build.log" 2>&1 ||
+		{ tail -30 "$OUT/build.log"; return 1; }
+	echo "build ok"
+}
+
+step_test() {
+	SKIP=$PWD/build/skip SKIP_APPS=$PWD/build/apps SKIP_SRC=$PWD \
+		build/tests/test_gpu --filter 'gpu_record/*' --jobs=1 --verbose > "$OUT/test-gpu.log" 2>&1
+	rc=$?
+	grep -E '^\[(FAIL|SKIP|----)\]|Synthesis|info\]' "$OUT/test-gpu.log" | head -60
+	return $rc
+}
+
+step_torchops() {
+	for r in 1 2 3 4 5; do
+		for v in plain ops; do
+			opt=""
+			[ $v = ops ] && opt=--torch-ops
+			# shellcheck disable=SC2086
+			build/skip record -q -f -o /tmp/to.skip.db $opt -- python3 bench/overhead/torch_loop.py \
+				--steps 2000 --ops 20 2>&1 | sed -n "s/^APP .*us_per_step=\([0-9.]*\).*/$r $v \1/p"
+		done
+	done | tee "$OUT/torchops.txt"
+	build/skip report --no-color --top 3 /tmp/to.skip.db | sed -n '1,3p;/Top operators/,$p' | head -12
+}
+
+sweep() {
+	model=$1
+	t0=$(date +%s)
+	build/skip record -q -f -o "$OUT/${model}_sweep.skip.db" --label "$model prefill" \
+		--repeat "$REPEAT" --sweep batch="$BATCHES" -- \
+		python3 bench/llm/prefill.py --model "$model" --batch '{batch}' 2>&1 |
+		grep -E '^APP|error|Error|skip:' | tee "$OUT/${model}_sweep.log"
+	echo "$model sweep: $(( $(date +%s) - t0 )) s"
+	python3 bench/llm/trim.py "$OUT/${model}_sweep.skip.db"
+	build/skip report --no-color --region prefill "$OUT/${model}_sweep.skip.db" | head -4
+	gzip -f "$OUT/${model}_sweep.skip.db"
+}
+
+for s in "$@"; do
+	echo "=== $s ($(date +%T))"
+	case $s in
+	build | test | torchops) "step_$s" || echo "=== $s FAILED" ;;
+	*) sweep "$s" ;;
+	esac
+done
+echo "=== done ($(date +%T))"

@@ -270,7 +270,8 @@ int sk_dag_build(struct skip_graph *g, struct sk_edge *e, int ne)
 	struct csr c = { 0 };
 	int m = 0, err;
 
-	qsort(e, (size_t)ne, sizeof(*e), cmp_edge);
+	if (ne > 1)
+		qsort(e, (size_t)ne, sizeof(*e), cmp_edge);
 	for (int i = 0; i < ne; i++) /* drop duplicates */
 		if (!m || e[i].from != e[m - 1].from || e[i].to != e[m - 1].to)
 			e[m++] = e[i];

@@ -134,7 +134,8 @@ int sk_streams_assign(const struct skip_graph *g, int nstreams, struct skip_plan
 		sorted[v] = v;
 		st.unassigned[v] = g->tasks[v].nsuccs;
 	}
-	qsort_r(sorted, (size_t)n, sizeof(int), cmp_level_tasks, (void *)g);
+	if (n > 1)
+		qsort_r(sorted, (size_t)n, sizeof(int), cmp_level_tasks, (void *)g);
 	p->nstreams = nstreams;
 	assign_levels(&st, sorted, deferred);
 	/* only streams that got a task count */

@@ -365,13 +365,13 @@ int main(int argc, char **argv)
 			json_row(o.json, rows[i], i + 1 == rows.size());
 		fprintf(o.json, "  ]%s\n", o.chain ? "," : "");
 	}
-	if (o.chain)
+	print_table(rows);
+	print_summary(rows, o);
+	if (o.chain) /* last, so that both tables end the output */
 		chain_bench(o.chain, o.chain_runs, o.json);
 	if (o.json) {
 		fprintf(o.json, "}\n");
 		fclose(o.json);
 	}
-	print_table(rows);
-	print_summary(rows, o);
 	return bad;
 }

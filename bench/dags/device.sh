@@ -1,0 +1,98 @@
+#!/bin/sh
+# device.sh: everything the bundled runtime needs from a GPU machine, in one call from the
+# repository root (H100, CUDA 13.0, no network; carry .deps/ for cJSON, SQLite and Criterion):
+#   1. build skip, the runtime tests, the GPU tests, the DAG modules and the driver
+#   2. the runtime's CPU unit tests, then its GPU tests (every executor on every DAG against
+#      the serial result, PDL edges, plan round trip, a bad plan refused)
+#   3. compute-sanitizer memcheck and racecheck on the whole suite at the small size
+#      (dagbench --check: every DAG, the hand-written version and E1-E4, one run each)
+#   4. the DAG-suite table (both sizes, interleaved rounds) and the 10,000-kernel chain
+# Logs and results go to $OUT (at most 7 files); the final tables are printed last. Each step
+# has its own time limit so the whole stays under ~9 minutes.
+#
+#   sh bench/dags/device.sh            (OUT defaults to ./device-out)
+set -u
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+J=$(nproc)
+B=${B:-build}
+SAN=$(command -v compute-sanitizer)
+for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+	"${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer/compute-sanitizer"; do
+	[ -n "$SAN" ] || { [ -x "$c" ] && SAN=$c; }
+done
+status=""
+T0=$(date +%s)
+
+note() { status="$status\n  $1"; echo "=== $1 ($(( $(date +%s) - T0 )) s)"; }
+
+{
+	nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
+	nvcc --version 2>/dev/null | tail -1 || ${CUDA_HOME:-/usr/local/cuda}/bin/nvcc --version | tail -1
+	uname -r; nproc; git log --oneline -1
+} > "$OUT/probe.txt" 2>&1
+cat "$OUT/probe.txt"
+
+# ---- 1. build ----------------------------------------------------------------------------------
+MODS=$(for f in bench/dags/kernels/*.cu; do n=$(basename "$f" .cu); echo "$B/dags/$n.fatbin"; done)
+# shellcheck disable=SC2086
+if timeout 300 make -j"$J" O=$B $B/skip $B/tests/test_runtime $B/tests/test_gpu $MODS \
+	$B/dags/dagbench > "$OUT/build.log" 2>&1; then
+	note "build: ok"
+else
+	tail -40 "$OUT/build.log"
+	note "build: FAILED (build.log)"
+	printf "%b\n" "$status"
+	exit 1
+fi
+
+# ---- 2. tests ----------------------------------------------------------------------------------
+{
+	echo "== CPU unit tests (runtime)"
+	timeout 120 $B/tests/test_runtime --jobs=4 2>&1 | tail -5
+	echo "== GPU tests (gpu_runtime)"
+	SKIP=$PWD/$B/skip SKIP_SRC=$PWD timeout 240 $B/tests/test_gpu --filter 'gpu_runtime/*' \
+		--jobs=1 --verbose 2>&1
+} > "$OUT/tests.log" 2>&1
+grep -E '^\[(FAIL|----)\]|gpu_runtime::|Synthesis' "$OUT/tests.log" | grep -v 'RUN ' | head -60
+if grep -qE 'Failing: [1-9]|Crashing: [1-9]' "$OUT/tests.log"; then
+	note "tests: FAILED (tests.log)"
+elif [ "$(grep -c 'Synthesis' "$OUT/tests.log")" != 2 ]; then
+	note "tests: did not finish (tests.log)"
+else
+	note "tests: $(grep Synthesis "$OUT/tests.log" | sed 's/.*Tested/Tested/' | tr '\n' ';')"
+fi
+
+# ---- 3. compute-sanitizer on the suite at small size --------------------------------------------
+for tool in memcheck racecheck; do
+	if [ -z "$SAN" ]; then
+		note "$tool: compute-sanitizer not found on this machine (skipped)"
+		continue
+	fi
+	timeout 150 "$SAN" --tool $tool --error-exitcode 99 --print-limit 20 \
+		$B/dags/dagbench --check --sizes small --modules $B/dags > "$OUT/$tool.log" 2>&1
+	rc=$?
+	summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)
+	case $rc in
+	0) note "$tool: clean ($summary)" ;;
+	124) note "$tool: TIMED OUT after 150 s ($tool.log)" ;;
+	*) note "$tool: exit $rc ($summary) ($tool.log)"; grep -m 20 -E '=+ (Invalid|Race|Error|.*hazard)' "$OUT/$tool.log" ;;
+	esac
+done
+
+# ---- 4. the DAG suite and the chain -------------------------------------------------------------
+timeout 330 $B/dags/dagbench --modules $B/dags --json "$OUT/dags.json" > "$OUT/dagbench.txt" 2>&1
+rc=$?
+case $rc in
+0) note "dagbench: ok (dagbench.txt, dags.json)" ;;
+124) note "dagbench: TIMED OUT after 330 s (partial dagbench.txt)" ;;
+*) note "dagbench: exit $rc (dagbench.txt)" ;;
+esac
+
+echo
+echo "=== summary ($(( $(date +%s) - T0 )) s)"
+printf "%b\n" "$status"
+echo
+sed -n '/^DAG suite:/,$p' "$OUT/dagbench.txt"
+[ -s "$OUT/dagbench.txt" ] && grep -q '^DAG suite:' "$OUT/dagbench.txt" || tail -30 "$OUT/dagbench.txt"

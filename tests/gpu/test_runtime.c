@@ -1,0 +1,158 @@
+/*
+ * test_runtime.c: the bundled runtime on a GPU, through `skip run`: every executor on every
+ * DAG of the suite (bench/dags, small size) gives the serial executor's results (--verify);
+ * programmatic-dependent-launch edges keep a dependent chain's results; a plan written by
+ * --emit-plan runs back; a plan that breaks a dependency is refused before anything runs.
+ *
+ * Run with `make test-gpu` (SKIP and SKIP_SRC come from the Makefile; the DAG modules are
+ * built next to skip, in $(O)/dags). Every test skips itself where no GPU is found.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "skip_common.h"
+
+static char tmp[256];
+
+static int gpu_present(void)
+{
+	return system("nvidia-smi -L >/dev/null 2>&1") == 0;
+}
+
+static void setup(void)
+{
+	char mods[1024], skip[1024];
+
+	if (!gpu_present())
+		cr_skip_test("no NVIDIA GPU found (nvidia-smi -L failed): GPU tests skipped");
+	cr_assert_not_null(getenv("SKIP"), "run through 'make test-gpu' (SKIP unset)");
+	cr_assert_not_null(getenv("SKIP_SRC"), "run through 'make test-gpu' (SKIP_SRC unset)");
+	snprintf(skip, sizeof(skip), "%s", getenv("SKIP"));
+	snprintf(mods, sizeof(mods), "%s/dags", dirname(skip));
+	setenv("SKIP_MODULE_PATH", mods, 1);
+	snprintf(tmp, sizeof(tmp), "/tmp/skip-rt-XXXXXX");
+	cr_assert_not_null(mkdtemp(tmp));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	if (tmp[0] && !getenv("SKIP_KEEP")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+		(void)!system(cmd);
+	}
+}
+
+TestSuite(gpu_runtime, .init = setup, .fini = teardown, .timeout = 300);
+
+/* `skip run SRC/bench/dags/WORKLOAD ARGS > TMP/out.json 2> TMP/err.txt`; the exit code. */
+static int skip_run(const char *workload, const char *args)
+{
+	char cmd[2048];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s run %s/bench/dags/%s %s > %s/out.json 2> %s/err.txt",
+		 getenv("SKIP"), getenv("SKIP_SRC"), workload, args, tmp, tmp);
+	rc = system(cmd);
+	snprintf(cmd, sizeof(cmd), "cat %s/err.txt >&2", tmp);
+	(void)!system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static char *slurp(const char *name)
+{
+	char path[512];
+	FILE *f;
+	char *buf = calloc(1, 1 << 20);
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	(void)!fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	return buf;
+}
+
+/* Every result of the last run is verified against the serial executor; returns how many. */
+static int all_verified(void)
+{
+	char *text = slurp("out.json");
+	cJSON *root = cJSON_Parse(text), *r;
+	int n = 0;
+
+	cr_assert_not_null(root, "skip run --json printed no JSON: %s", text);
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(root, "results"))
+	{
+		const cJSON *v = cJSON_GetObjectItem(r, "verified");
+		const cJSON *e = cJSON_GetObjectItem(r, "executor");
+
+		cr_assert(cJSON_IsTrue(v), "%s: not verified: %s", e ? e->valuestring : "?",
+			  cJSON_Print(r));
+		n++;
+	}
+	cJSON_Delete(root);
+	free(text);
+	return n;
+}
+
+ParameterizedTestParameters(gpu_runtime, every_executor_matches_serial)
+{
+	static const char *dags[] = { "vec.json", "bs.json", "ml.json", "hits.json",
+				      "img.json", "dl.json", "m1.json", "m2.json" };
+
+	return cr_make_param_array(const char *, dags, sizeof(dags) / sizeof(dags[0]));
+}
+
+ParameterizedTest(const char **dag, gpu_runtime, every_executor_matches_serial)
+{
+	cr_assert_eq(skip_run(*dag, "--size small --executor all --verify --iterations 3 --json"), 0);
+	cr_assert_eq(all_verified(), 4, "serial, streams, graph and window");
+}
+
+Test(gpu_runtime, pdl_edges_keep_the_results_of_a_dependent_chain)
+{
+	cr_assert_eq(skip_run("pdl.json", "--executor graph --pdl --verify --iterations 5 --json"), 0);
+	cr_assert_eq(all_verified(), 1);
+	cr_assert_eq(skip_run("pdl.json", "--executor serial --pdl --verify --iterations 5 --json"), 0);
+	cr_assert_eq(all_verified(), 1);
+}
+
+Test(gpu_runtime, an_emitted_plan_runs_back)
+{
+	char args[512];
+
+	snprintf(args, sizeof(args), "--size small --executor streams --emit-plan %s/p.json --dry-run",
+		 tmp);
+	cr_assert_eq(skip_run("m1.json", args), 0);
+	snprintf(args, sizeof(args), "--size small --plan %s/p.json --verify --json", tmp);
+	cr_assert_eq(skip_run("m1.json", args), 0);
+	cr_assert_eq(all_verified(), 1);
+}
+
+Test(gpu_runtime, a_plan_that_breaks_a_dependency_is_refused_before_running)
+{
+	char path[512], args[600];
+	FILE *f;
+	char *err;
+
+	snprintf(path, sizeof(path), "%s/bad.json", tmp);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("{\"skip_plan\": 1, \"executor\": \"streams\", \"events\": [],\n"
+	      " \"assignment\": {\"zero\": 0, \"square_x\": 1, \"square_y\": 2, \"reduce\": 0}}\n",
+	      f);
+	fclose(f);
+	snprintf(args, sizeof(args), "--size small --plan %s", path);
+	cr_assert_eq(skip_run("vec.json", args), 2);
+	err = slurp("err.txt");
+	cr_assert(strstr(err, "is not enforced"), "%s", err);
+	free(err);
+}

@@ -216,3 +216,33 @@ Test(runtime_workload, task_mistakes_are_named)
 			  "{\"name\": \"b\", \"kernel\": \"f\", \"grid\": 1, \"block\": 1, \"reads\": [\"x\"]}]}",
 		"cycle: a -> b -> a");
 }
+
+/* The suite's workload files (the tests run from the repository root) build the DAG shapes
+ * of papers.md section 5: task counts and widths counted by hand from the papers' figures
+ * (plus the zeroing task VEC, IMG and DL need because their reductions accumulate). */
+Test(runtime_workload, the_dag_suite_files_have_the_papers_shapes)
+{
+	static const struct {
+		const char *file;
+		int tasks, width;
+	} suite[] = {
+		{ "vec", 4, 3 },  { "bs", 10, 10 }, { "ml", 10, 2 }, { "hits", 30, 2 },
+		{ "img", 12, 4 }, { "dl", 9, 3 },   { "m1", 17, 8 }, { "m2", 14, 6 },
+		{ "pdl", 16, 1 },
+	};
+
+	for (size_t i = 0; i < sizeof(suite) / sizeof(suite[0]); i++) {
+		char path[128];
+		int err;
+
+		snprintf(path, sizeof(path), "bench/dags/%s.json", suite[i].file);
+		for (int s = 0; s < 2; s++) {
+			w = skip_workload_load(path, s ? "small" : "large", NULL, 0, NULL, &err);
+			cr_assert_not_null(w, "%s", skip_errmsg());
+			cr_assert_eq(skip_graph_ntasks(skip_workload_graph(w)), suite[i].tasks, "%s", path);
+			cr_assert_eq(skip_graph_width(skip_workload_graph(w)), suite[i].width, "%s", path);
+			skip_workload_free(w);
+			w = NULL;
+		}
+	}
+}

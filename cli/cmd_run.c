@@ -19,41 +19,41 @@
 #define MAX_SETS 32
 
 static const char help[] =
-	"usage: skip run WORKLOAD.json [--plan PLAN.json | --executor NAME] [options]\n"
-	"\n"
-	"Execute a task graph described by a workload file (a CUDA module, buffers, tasks) on\n"
-	"the GPU with the bundled runtime, and time it.\n"
-	"\n"
-	"  -e, --executor NAME   serial (E1, the reference), streams (E2, KeSCo stream plan and\n"
-	"                        events), graph (E3, CUDA graph), window (E4, ACS-style window\n"
-	"                        scheduler), or all (each in turn); default serial\n"
-	"  -p, --plan FILE       run the plan in FILE (schemas/plan.schema.json) instead\n"
-	"  -n, --iterations N    timed runs per executor (default 10)\n"
-	"      --warmup N        untimed runs before them (default 1)\n"
-	"      --verify          compare every executor's results with the serial executor's\n"
-	"      --json            print the results as JSON\n"
-	"  -s, --size NAME       use the workload's size preset NAME (its \"sizes\")\n"
-	"  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n"
-	"      --streams N       streams for streams/window (default: the DAG width, at most 16)\n"
-	"      --window W        window size for window, 1-64 (default 32)\n"
-	"      --pdl             programmatic dependent launch between tasks marked \"pdl\"\n"
-	"                        (graph and serial)\n"
-	"  -m, --module FILE     load this CUDA module instead of the workload's\n"
-	"      --emit-plan FILE  write the plan of each executor to FILE ('-': stdout)\n"
-	"      --dry-run         check the workload and the plan, print the plan, run nothing\n"
-	"  -d, --device N        CUDA device (default 0)\n"
-	"  -h, --help            show this help\n"
-	"\n"
-	"The workload's module is looked for next to it, then in each folder of\n"
-	"$SKIP_MODULE_PATH ('make bench' builds the DAG suite's modules into build/dags).\n"
-	"\n"
-	"Exit status: 0 ok; 1 when a run fails or --verify finds a difference; 2 for a usage\n"
-	"error, a bad workload or plan, or no usable GPU.\n"
-	"\n"
-	"Examples:\n"
-	"  skip run bench/dags/vec.json --size small --executor all --verify\n"
-	"  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
-	"  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n";
+    "usage: skip run WORKLOAD.json [--plan PLAN.json | --executor NAME] [options]\n"
+    "\n"
+    "Execute a task graph described by a workload file (a CUDA module, buffers, tasks) on\n"
+    "the GPU with the bundled runtime, and time it.\n"
+    "\n"
+    "  -e, --executor NAME   serial (E1, the reference), streams (E2, KeSCo stream plan and\n"
+    "                        events), graph (E3, CUDA graph), window (E4, ACS-style window\n"
+    "                        scheduler), or all (each in turn); default serial\n"
+    "  -p, --plan FILE       run the plan in FILE (schemas/plan.schema.json) instead\n"
+    "  -n, --iterations N    timed runs per executor (default 10)\n"
+    "      --warmup N        untimed runs before them (default 1)\n"
+    "      --verify          compare every executor's results with the serial executor's\n"
+    "      --json            print the results as JSON\n"
+    "  -s, --size NAME       use the workload's size preset NAME (its \"sizes\")\n"
+    "  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n"
+    "      --streams N       streams for streams/window (default: the DAG width, at most 16)\n"
+    "      --window W        window size for window, 1-64 (default 32)\n"
+    "      --pdl             programmatic dependent launch between tasks marked \"pdl\"\n"
+    "                        (graph and serial)\n"
+    "  -m, --module FILE     load this CUDA module instead of the workload's\n"
+    "      --emit-plan FILE  write the plan of each executor to FILE ('-': stdout)\n"
+    "      --dry-run         check the workload and the plan, print the plan, run nothing\n"
+    "  -d, --device N        CUDA device (default 0)\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "The workload's module is looked for next to it, then in each folder of\n"
+    "$SKIP_MODULE_PATH ('make bench' builds the DAG suite's modules into build/dags).\n"
+    "\n"
+    "Exit status: 0 ok; 1 when a run fails or --verify finds a difference; 2 for a usage\n"
+    "error, a bad workload or plan, or no usable GPU.\n"
+    "\n"
+    "Examples:\n"
+    "  skip run bench/dags/vec.json --size small --executor all --verify\n"
+    "  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
+    "  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n";
 
 struct run_opts {
 	const char *workload, *plan_file, *size, *module, *emit;
@@ -67,9 +67,9 @@ struct run_opts {
 /* One executor's outcome. */
 struct result {
 	struct skip_plan *plan;
-	double *ms;		/* [iterations] */
+	double *ms; /* [iterations] */
 	double median, min, max;
-	int verified;		/* -1 not checked, 0 differs, 1 matches */
+	int verified; /* -1 not checked, 0 differs, 1 matches */
 	char verify_msg[512];
 	int failed;
 	char fail_msg[512];
@@ -85,8 +85,8 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || *end || !*s || v < lo || v > hi)
-		return cli_usage_error("run", "%s takes a whole number from %d to %d; got '%s'", opt,
-				       lo, hi, s);
+		return cli_usage_error("run", "%s takes a whole number from %d to %d; got '%s'",
+				       opt, lo, hi, s);
 	*out = (int)v;
 	return 0;
 }
@@ -105,7 +105,7 @@ static int parse_set(struct run_opts *o, char *spec)
 	v = strtoll(eq + 1, &end, 10);
 	if (errno || *end || !eq[1])
 		return cli_usage_error("run", "--set %s: '%s' is not a whole number", spec, eq + 1);
-	o->sets[o->nsets++] = (struct skip_param){ spec, v };
+	o->sets[o->nsets++] = (struct skip_param){spec, v};
 	return 0;
 }
 
@@ -116,12 +116,30 @@ static int parse_executor(struct run_opts *o, const char *name)
 		return 0;
 	}
 	o->executor = skip_executor_parse(name);
-	return o->executor < 0 ? cli_usage_error("run", "%s", skip_errmsg()) : 0;
+	if (o->executor < 0)
+		return cli_usage_error(
+		    "run", "unknown executor '%s' (serial, streams, graph, window or all)", name);
+	return 0;
 }
+
+/* Long options without a short form. */
+enum { O_VERIFY = 256, O_JSON, O_PDL, O_DRY, O_WARMUP, O_STREAMS, O_WINDOW, O_EMIT };
 
 static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 {
 	switch (c) {
+	case O_VERIFY:
+		o->verify = 1;
+		return 0;
+	case O_JSON:
+		o->json = 1;
+		return 0;
+	case O_PDL:
+		o->popts.pdl = 1;
+		return 0;
+	case O_DRY:
+		o->dry_run = 1;
+		return 0;
 	case 'e':
 		return parse_executor(o, arg);
 	case 'p':
@@ -129,21 +147,21 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 		return 0;
 	case 'n':
 		return parse_int(optname, arg, 1, 1000000, &o->iterations);
-	case 'W':
+	case O_WARMUP:
 		return parse_int(optname, arg, 0, 1000000, &o->warmup);
 	case 's':
 		o->size = arg;
 		return 0;
 	case 'D':
 		return parse_set(o, arg);
-	case 'S':
+	case O_STREAMS:
 		return parse_int(optname, arg, 1, 64, &o->popts.nstreams);
-	case 'w':
+	case O_WINDOW:
 		return parse_int(optname, arg, 1, 64, &o->popts.window);
 	case 'm':
 		o->module = arg;
 		return 0;
-	case 'E':
+	case O_EMIT:
 		o->emit = arg;
 		return 0;
 	case 'd':
@@ -154,33 +172,40 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
-	enum { O_VERIFY = 256, O_JSON, O_PDL, O_DRY };
 	static const struct option opts[] = {
-		{ "executor", required_argument, NULL, 'e' },
-		{ "plan", required_argument, NULL, 'p' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, 'W' },
-		{ "verify", no_argument, NULL, O_VERIFY },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "size", required_argument, NULL, 's' },
-		{ "set", required_argument, NULL, 'D' },
-		{ "streams", required_argument, NULL, 'S' },
-		{ "window", required_argument, NULL, 'w' },
-		{ "pdl", no_argument, NULL, O_PDL },
-		{ "module", required_argument, NULL, 'm' },
-		{ "emit-plan", required_argument, NULL, 'E' },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "device", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"executor", required_argument, NULL, 'e'},
+	    {"plan", required_argument, NULL, 'p'},
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"warmup", required_argument, NULL, O_WARMUP},
+	    {"verify", no_argument, NULL, O_VERIFY},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"size", required_argument, NULL, 's'},
+	    {"set", required_argument, NULL, 'D'},
+	    {"streams", required_argument, NULL, O_STREAMS},
+	    {"window", required_argument, NULL, O_WINDOW},
+	    {"pdl", no_argument, NULL, O_PDL},
+	    {"module", required_argument, NULL, 'm'},
+	    {"emit-plan", required_argument, NULL, O_EMIT},
+	    {"dry-run", no_argument, NULL, O_DRY},
+	    {"device", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	int c, have_exec = 0;
+	int c, li, have_exec = 0;
 
-	*o = (struct run_opts){ .iterations = 10, .warmup = 1 };
+	*o = (struct run_opts){.iterations = 10, .warmup = 1};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":e:p:n:s:D:m:d:h", opts, NULL)) != -1) {
-		const char *name = argv[optind - 1];
+	while (li = -1, (c = getopt_long(argc, argv, ":e:p:n:s:D:m:d:h", opts, &li)) != -1) {
+		char name[32];
+
+		/* the option as typed, for messages: its long name, or the short one */
+		if (li >= 0)
+			snprintf(name, sizeof(name), "--%s", opts[li].name);
+		else if (c == '?' || c == ':')
+			snprintf(name, sizeof(name), "%s", argv[optind - 1]);
+		else
+			snprintf(name, sizeof(name), "-%c", c);
 
 		if (c == 'h') {
 			fputs(help, stdout);
@@ -188,11 +213,6 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		}
 		if (c == ':')
 			return cli_usage_error("run", "option '%s' needs a value", name);
-		if (c == O_VERIFY || c == O_JSON || c == O_PDL || c == O_DRY) {
-			*(c == O_VERIFY ? &o->verify : c == O_JSON ? &o->json
-				: c == O_PDL ? &o->popts.pdl : &o->dry_run) = 1;
-			continue;
-		}
 		have_exec |= c == 'e';
 		if (handle_opt(o, c, optarg, name))
 			return EXIT_USAGE;
@@ -211,7 +231,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 static char *read_text(const char *path)
 {
 	FILE *f = fopen(path, "rb");
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 	char buf[4096];
 	size_t n;
 
@@ -356,7 +376,7 @@ failed:
 /* The serial executor's results, the reference for --verify. */
 static int reference(struct skip_graph *g, struct skip_checkpoint **cp)
 {
-	struct skip_plan_opts po = { .executor = SKIP_EXEC_SERIAL };
+	struct skip_plan_opts po = {.executor = SKIP_EXEC_SERIAL};
 	struct skip_plan *p = NULL;
 	struct skip_exec *x = NULL;
 	int err = skip_plan_compute(g, &po, &p);
@@ -426,15 +446,19 @@ static void print_text(const struct run_opts *o, const struct skip_workload *w,
 		const struct result *r = &res[i];
 
 		if (r->failed) {
-			printf("  %-8s failed: %s\n", skip_executor_name(r->plan->executor), r->fail_msg);
+			printf("  %-8s failed: %s\n", skip_executor_name(r->plan->executor),
+			       r->fail_msg);
 			continue;
 		}
 		printf("  %-8s %10.4f %10.4f %10.4f  %s\n", skip_executor_name(r->plan->executor),
 		       r->median, r->min, r->max,
-		       r->verified < 0 ? "" : r->verified ? "ok" : r->verify_msg);
+		       r->verified < 0 ? ""
+		       : r->verified   ? "ok"
+				       : r->verify_msg);
 	}
-	printf("  (%d timed iterations after %d warm-up; host wall time, submission to completion)\n",
-	       o->iterations, o->warmup);
+	printf(
+	    "  (%d timed iterations after %d warm-up; host wall time, submission to completion)\n",
+	    o->iterations, o->warmup);
 }
 
 static cJSON *result_json(const struct run_opts *o, const struct result *r)
@@ -570,7 +594,8 @@ int cmd_run(int argc, char **argv)
 			rc = execute(&o, g, res, nres);
 		}
 	}
-	if ((!rc || rc == EXIT_ERR) && (o.dry_run || have_dev) && !(o.emit && !strcmp(o.emit, "-"))) {
+	if ((!rc || rc == EXIT_ERR) && (o.dry_run || have_dev) &&
+	    !(o.emit && !strcmp(o.emit, "-"))) {
 		if (o.json)
 			print_json(&o, w, g, have_dev ? dev : NULL, res, nres);
 		else

@@ -89,7 +89,8 @@ extern "C" __global__ void sk_compare(const void *a, const void *b, size_t n, in
 
 		switch (dtype) {
 		case DT_F32:
-			same = close_enough(((const float *)a)[i], ((const float *)b)[i], rtol, atol);
+			same =
+			    close_enough(((const float *)a)[i], ((const float *)b)[i], rtol, atol);
 			break;
 		case DT_F64:
 			same = close_enough(((const double *)a)[i], ((const double *)b)[i], rtol,

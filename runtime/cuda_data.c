@@ -73,7 +73,8 @@ static int reset_from_file(struct sk_cuda *c, struct sk_buffer *b)
 	if (e == cudaSuccess)
 		e = cudaStreamSynchronize(c->stream);
 	free(host);
-	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "buffer '%s': copying %s", b->name, b->init.path);
+	return e == cudaSuccess ? 0
+				: sk_cuda_fail(e, "buffer '%s': copying %s", b->name, b->init.path);
 }
 
 static int reset_buffer(struct sk_cuda *c, struct sk_buffer *b)
@@ -90,13 +91,13 @@ static int reset_buffer(struct sk_cuda *c, struct sk_buffer *b)
 		e = cudaMemsetAsync(b->dptr, 0, b->size, c->stream);
 		return e == cudaSuccess ? 0 : sk_cuda_fail(e, "buffer '%s': memset", b->name);
 	case SKIP_INIT_CONST: {
-		void *params[] = { &b->dptr, &b->size, &pat };
+		void *params[] = {&b->dptr, &b->size, &pat};
 
 		pat = const_pattern(b->dtype, b->init.value);
 		return sk_cuda_launch_builtin(c, c->fn_fill, b->size / 8 + 1, params);
 	}
 	case SKIP_INIT_RANDOM: {
-		void *params[] = { &b->dptr, &n, &dt, &seed, &b->init.lo, &b->init.hi };
+		void *params[] = {&b->dptr, &n, &dt, &seed, &b->init.lo, &b->init.hi};
 
 		return sk_cuda_launch_builtin(c, c->fn_random, n, params);
 	}
@@ -127,8 +128,8 @@ int skip_graph_reset(struct skip_graph *g)
 
 struct skip_checkpoint {
 	int nbufs;
-	void **copy;	/* [nbufs] NULL for buffers no task writes */
-	int *on_host;	/* [nbufs] copy is host memory */
+	void **copy;  /* [nbufs] NULL for buffers no task writes */
+	int *on_host; /* [nbufs] copy is host memory */
 };
 
 void skip_checkpoint_free(struct skip_checkpoint *cp)
@@ -254,7 +255,7 @@ static int compare_device(struct sk_cuda *c, const struct sk_buffer *b, const vo
 	size_t n = b->size / sk_dtype_size(b->dtype);
 	int dt = (int)b->dtype, err;
 	double rtol = b->rtol, atol = b->atol;
-	void *dptr = b->dptr, *params[] = { &dptr, &ref, &n, &dt, &rtol, &atol, &c->dres };
+	void *dptr = b->dptr, *params[] = {&dptr, &ref, &n, &dt, &rtol, &atol, &c->dres};
 	cudaError_t e;
 
 	res[0] = 0;
@@ -274,12 +275,14 @@ static int describe_mismatch(const struct sk_buffer *b, const void *ref, int ref
 			     const unsigned long long res[2], int nbad)
 {
 	size_t es = sk_dtype_size(b->dtype), n = b->size / es;
-	unsigned char x[8] = { 0 }, y[8] = { 0 };
+	unsigned char x[8] = {0}, y[8] = {0};
 	enum cudaMemcpyKind kind = ref_on_host ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost;
 
 	cudaMemcpy(x, (char *)b->dptr + res[1] * es, es, cudaMemcpyDeviceToHost);
 	cudaMemcpy(y, (const char *)ref + res[1] * es, es, kind);
-	return sk_fail(1, "buffer '%s': %llu of %zu elements differ from the reference (first at [%llu]: %.9g, expected %.9g)%s",
+	return sk_fail(1,
+		       "buffer '%s': %llu of %zu elements differ from the reference (first at "
+		       "[%llu]: %.9g, expected %.9g)%s",
 		       b->name, res[0], n, res[1], elem_value(b->dtype, x), elem_value(b->dtype, y),
 		       nbad > 1 ? "; other buffers differ too" : "");
 }
@@ -287,10 +290,12 @@ static int describe_mismatch(const struct sk_buffer *b, const void *ref, int ref
 int skip_graph_compare(struct skip_graph *g, const struct skip_checkpoint *cp)
 {
 	int nbad = 0, first = -1, err = 0;
-	unsigned long long res[2], first_res[2] = { 0, 0 };
+	unsigned long long res[2], first_res[2] = {0, 0};
 
 	if (!g || !g->cuda || !cp || cp->nbufs != g->nbufs)
-		return sk_fail(SKIP_E_INVAL, "compare: the graph is not loaded or the checkpoint is another graph's");
+		return sk_fail(
+		    SKIP_E_INVAL,
+		    "compare: the graph is not loaded or the checkpoint is another graph's");
 	cudaSetDevice(g->cuda->device);
 	for (int i = 0; i < g->nbufs && !err; i++) {
 		const struct sk_buffer *b = &g->bufs[i];

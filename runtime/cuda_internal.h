@@ -31,11 +31,11 @@ extern struct sk_driver sk_drv;
 /* Per graph, after skip_graph_load(). */
 struct sk_cuda {
 	int device;
-	CUmodule *mods;	   /* [g->nmodules] */
-	CUmodule builtin;  /* runtime/builtin.cu: fill, random, compare */
+	CUmodule *mods;	  /* [g->nmodules] */
+	CUmodule builtin; /* runtime/builtin.cu: fill, random, compare */
 	CUfunction fn_fill, fn_random, fn_compare;
-	cudaStream_t stream;	   /* for resets and comparisons */
-	unsigned long long *dres;  /* [2] device scratch: mismatch count, first index */
+	cudaStream_t stream;	  /* for resets and comparisons */
+	unsigned long long *dres; /* [2] device scratch: mismatch count, first index */
 };
 
 /* Select @device, making sure a driver and the device exist, and resolve sk_drv (once per

@@ -76,8 +76,8 @@ static int resolve_kernel(struct skip_graph *g, struct sk_cuda *c, struct sk_tas
 		r = sk_drv.module_get_function((CUfunction *)&t->fn, c->mods[t->kernel.module],
 					       t->kernel.name);
 		if (r != CUDA_SUCCESS)
-			return sk_cu_fail(r, "task '%s': kernel '%s' in %s", t->name, t->kernel.name,
-					  g->modules[t->kernel.module]);
+			return sk_cu_fail(r, "task '%s': kernel '%s' in %s", t->name,
+					  t->kernel.name, g->modules[t->kernel.module]);
 		break;
 	case SKIP_KERNEL_FUNCTION:
 		t->fn = t->kernel.function;
@@ -92,8 +92,9 @@ static int resolve_kernel(struct skip_graph *g, struct sk_cuda *c, struct sk_tas
 		r = sk_drv.func_set_attribute((CUfunction)t->fn,
 					      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 					      (int)t->shared_bytes);
-	return r == CUDA_SUCCESS ? 0 : sk_cu_fail(r, "task '%s': %u bytes of shared memory",
-						  t->name, t->shared_bytes);
+	return r == CUDA_SUCCESS ? 0
+				 : sk_cu_fail(r, "task '%s': %u bytes of shared memory", t->name,
+					      t->shared_bytes);
 }
 
 /* Where the driver can tell, the kernel's parameter count and sizes must match the task's. */
@@ -104,10 +105,12 @@ static int check_params(const struct sk_task *t)
 
 	if (!sk_drv.func_get_param_info)
 		return 0;
-	while (n <= t->nargs &&
-	       sk_drv.func_get_param_info((CUfunction)t->fn, (size_t)n, &off, &size) == CUDA_SUCCESS) {
+	while (n <= t->nargs && sk_drv.func_get_param_info((CUfunction)t->fn, (size_t)n, &off,
+							   &size) == CUDA_SUCCESS) {
 		if (n < t->nargs && size != t->args[n].size)
-			return sk_fail(SKIP_E_INVAL, "task '%s': argument %d is %zu bytes; the kernel's parameter %d is %zu bytes",
+			return sk_fail(SKIP_E_INVAL,
+				       "task '%s': argument %d is %zu bytes; the kernel's "
+				       "parameter %d is %zu bytes",
 				       t->name, n, t->args[n].size, n, size);
 		n++;
 	}
@@ -156,7 +159,8 @@ static int alloc_buffers(struct skip_graph *g)
 		e = cudaMalloc(&b->dptr, b->size);
 		if (e != cudaSuccess) {
 			b->dptr = NULL;
-			return sk_cuda_fail(e, "buffer '%s': allocating %zu bytes", b->name, b->size);
+			return sk_cuda_fail(e, "buffer '%s': allocating %zu bytes", b->name,
+					    b->size);
 		}
 	}
 	return 0;

@@ -65,9 +65,10 @@ struct csr {
 
 static void report_cycle(const struct skip_graph *g, const struct csr *c, const int *indeg)
 {
-	int n = g->ntasks, *seen = calloc((size_t)n, sizeof(int)), *path = malloc((size_t)n * sizeof(int));
+	int n = g->ntasks, *seen = calloc((size_t)n, sizeof(int)),
+	    *path = malloc((size_t)n * sizeof(int));
 	int v = 0, len = 0, start;
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 
 	while (v < n && !indeg[v])
 		v++;
@@ -98,7 +99,8 @@ out:
 static int topo_sort(struct skip_graph *g, const struct csr *c)
 {
 	int n = g->ntasks, nh = 0, k = 0, err = 0;
-	int *indeg = malloc((size_t)n * sizeof(int) + 1), *heap = malloc((size_t)n * sizeof(int) + 1);
+	int *indeg = malloc((size_t)n * sizeof(int) + 1),
+	    *heap = malloc((size_t)n * sizeof(int) + 1);
 
 	g->topo = malloc((size_t)n * sizeof(int) + 1);
 	if (!indeg || !heap || !g->topo) {
@@ -267,7 +269,7 @@ static int link_succs_levels(struct skip_graph *g)
 
 int sk_dag_build(struct skip_graph *g, struct sk_edge *e, int ne)
 {
-	struct csr c = { 0 };
+	struct csr c = {0};
 	int m = 0, err;
 
 	if (ne > 1)

@@ -21,12 +21,12 @@
 
 struct skip_exec {
 	struct skip_graph *g;
-	struct skip_plan p;	 /* copy of the plan (arrays owned) */
-	cudaStream_t *streams;	 /* [nstreams] */
+	struct skip_plan p;    /* copy of the plan (arrays owned) */
+	cudaStream_t *streams; /* [nstreams] */
 	int nstreams;
-	cudaEvent_t *events;	 /* [ntasks] streams: tasks others wait for, else NULL */
-	int *wstart, *widx;	 /* streams: waits of v are events widx[wstart[v]..wstart[v+1]) */
-	unsigned char *pdl;	 /* serial: launch with PDL */
+	cudaEvent_t *events; /* [ntasks] streams: tasks others wait for, else NULL */
+	int *wstart, *widx;  /* streams: waits of v are events widx[wstart[v]..wstart[v+1]) */
+	unsigned char *pdl;  /* serial: launch with PDL */
 	cudaGraph_t graph;
 	cudaGraphExec_t gexec;
 	struct sk_window *win;
@@ -77,7 +77,8 @@ static int sync_all(struct skip_exec *x)
 	return err;
 }
 
-/* ---- E1 --------------------------------------------------------------------------------------- */
+/* ---- E1 ---------------------------------------------------------------------------------------
+ */
 
 static int prepare_serial(struct skip_exec *x)
 {
@@ -89,7 +90,8 @@ static int prepare_serial(struct skip_exec *x)
 	for (int k = 1; x->p.pdl && k < g->ntasks; k++) {
 		int v = x->p.order[k], u = x->p.order[k - 1];
 
-		x->pdl[v] = (g->tasks[v].flags & SKIP_TASK_PDL) && (g->tasks[u].flags & SKIP_TASK_PDL);
+		x->pdl[v] =
+		    (g->tasks[v].flags & SKIP_TASK_PDL) && (g->tasks[u].flags & SKIP_TASK_PDL);
 	}
 	return make_streams(x, 1);
 }
@@ -106,7 +108,8 @@ static int run_serial(struct skip_exec *x)
 	return err;
 }
 
-/* ---- E2 --------------------------------------------------------------------------------------- */
+/* ---- E2 ---------------------------------------------------------------------------------------
+ */
 
 static int prepare_streams(struct skip_exec *x)
 {
@@ -146,17 +149,20 @@ static int run_streams(struct skip_exec *x)
 			e = cudaStreamWaitEvent(s, x->events[x->widx[i]], 0);
 			if (e != cudaSuccess)
 				return sk_cuda_fail(e, "task '%s': waiting for '%s'",
-						    x->g->tasks[v].name, x->g->tasks[x->widx[i]].name);
+						    x->g->tasks[v].name,
+						    x->g->tasks[x->widx[i]].name);
 		}
 		if ((err = sk_cuda_launch(&x->g->tasks[v], s, 0)))
 			return err;
 		if (x->events[v] && (e = cudaEventRecord(x->events[v], s)) != cudaSuccess)
-			return sk_cuda_fail(e, "task '%s': recording its event", x->g->tasks[v].name);
+			return sk_cuda_fail(e, "task '%s': recording its event",
+					    x->g->tasks[v].name);
 	}
 	return 0;
 }
 
-/* ---- E3 --------------------------------------------------------------------------------------- */
+/* ---- E3 ---------------------------------------------------------------------------------------
+ */
 
 static int add_nodes(struct skip_exec *x, cudaGraphNode_t *nodes)
 {
@@ -176,8 +182,8 @@ static int add_nodes(struct skip_exec *x, cudaGraphNode_t *nodes)
 		kp.blockDimZ = t->block[2];
 		kp.sharedMemBytes = t->shared_bytes;
 		kp.kernelParams = t->params;
-		r = sk_drv.graph_add_kernel_node((CUgraphNode *)&nodes[v], (CUgraph)x->graph, NULL, 0,
-						 &kp);
+		r = sk_drv.graph_add_kernel_node((CUgraphNode *)&nodes[v], (CUgraph)x->graph, NULL,
+						 0, &kp);
 		if (r != CUDA_SUCCESS)
 			return sk_cu_fail(r, "graph node for task '%s'", t->name);
 	}
@@ -234,7 +240,8 @@ static int prepare_graph(struct skip_exec *x)
 	return err;
 }
 
-/* ---- E4 --------------------------------------------------------------------------------------- */
+/* ---- E4 ---------------------------------------------------------------------------------------
+ */
 
 static int window_init(void *ctx, int worker)
 {
@@ -262,11 +269,13 @@ static int prepare_window(struct skip_exec *x)
 	int err = make_streams(x, x->p.nstreams);
 
 	if (!err)
-		x->win = sk_window_new(x->p.nstreams, x->p.window, window_task, window_init, x, &err);
+		x->win =
+		    sk_window_new(x->p.nstreams, x->p.window, window_task, window_init, x, &err);
 	return err;
 }
 
-/* ---- public ----------------------------------------------------------------------------------- */
+/* ---- public -----------------------------------------------------------------------------------
+ */
 
 struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip_plan *p, int *err)
 {
@@ -286,8 +295,7 @@ struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip_plan *p,
 	e = copy_plan(x, p);
 	if (!e) {
 		static int (*const prepare[SKIP_NEXECUTORS])(struct skip_exec *) = {
-			prepare_serial, prepare_streams, prepare_graph, prepare_window
-		};
+		    prepare_serial, prepare_streams, prepare_graph, prepare_window};
 
 		e = prepare[p->executor](x);
 	}

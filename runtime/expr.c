@@ -240,7 +240,7 @@ static int64_t parse_sum(struct parser *x)
 
 int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out)
 {
-	struct parser x = { text, text, ps, 0 };
+	struct parser x = {text, text, ps, 0};
 	int64_t v;
 
 	*out = 0;

@@ -146,7 +146,8 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 		return sk_fail(SKIP_E_INVAL, "buffer '%s': random range [%g, %g) is empty", name,
 			       init->lo, init->hi);
 	if (size % sk_dtype_size(dt))
-		return sk_fail(SKIP_E_INVAL, "buffer '%s': %zu bytes is not a whole number of %zu-byte elements",
+		return sk_fail(SKIP_E_INVAL,
+			       "buffer '%s': %zu bytes is not a whole number of %zu-byte elements",
 			       name, size, sk_dtype_size(dt));
 	if (grow((void **)&g->bufs, &g->capbufs, g->nbufs + 1, sizeof(*b)))
 		return SKIP_E_NOMEM;
@@ -191,7 +192,8 @@ int skip_graph_set_tolerance(struct skip_graph *g, int buffer, double rtol, doub
 	if (!g || buffer < 0 || buffer >= g->nbufs)
 		return sk_fail(SKIP_E_INVAL, "no buffer %d", buffer);
 	if (!(rtol >= 0) || !(atol >= 0))
-		return sk_fail(SKIP_E_INVAL, "buffer '%s': negative tolerance", g->bufs[buffer].name);
+		return sk_fail(SKIP_E_INVAL, "buffer '%s': negative tolerance",
+			       g->bufs[buffer].name);
 	g->bufs[buffer].rtol = rtol;
 	g->bufs[buffer].atol = atol;
 	return 0;
@@ -230,7 +232,8 @@ static int check_kernel(const struct skip_graph *g, const char *tname, const str
 	case SKIP_KERNEL_FUNCTION:
 		return k->function ? 0 : sk_fail(SKIP_E_INVAL, "task '%s': NULL CUfunction", tname);
 	case SKIP_KERNEL_SYMBOL:
-		return k->symbol ? 0 : sk_fail(SKIP_E_INVAL, "task '%s': NULL kernel symbol", tname);
+		return k->symbol ? 0
+				 : sk_fail(SKIP_E_INVAL, "task '%s': NULL kernel symbol", tname);
 	}
 	return sk_fail(SKIP_E_INVAL, "task '%s': unknown kernel kind", tname);
 }
@@ -254,7 +257,9 @@ static int copy_args(const struct skip_graph *g, const char *tname, struct sk_ta
 				return sk_fail(SKIP_E_INVAL, "task '%s': argument %d: no buffer %d",
 					       tname, i, a->buffer);
 			if (a->offset >= g->bufs[a->buffer].size)
-				return sk_fail(SKIP_E_INVAL, "task '%s': argument %d: offset %zu is past the end of buffer '%s' (%zu bytes)",
+				return sk_fail(SKIP_E_INVAL,
+					       "task '%s': argument %d: offset %zu is past the end "
+					       "of buffer '%s' (%zu bytes)",
 					       tname, i, a->offset, g->bufs[a->buffer].name,
 					       g->bufs[a->buffer].size);
 			o->buffer = a->buffer;
@@ -264,7 +269,8 @@ static int copy_args(const struct skip_graph *g, const char *tname, struct sk_ta
 		}
 		if (a->kind != SKIP_ARG_VALUE || !a->value || a->size == 0 ||
 		    a->size > SK_MAX_ARG_BYTES)
-			return sk_fail(SKIP_E_INVAL, "task '%s': argument %d: a value of 1 to %d bytes expected",
+			return sk_fail(SKIP_E_INVAL,
+				       "task '%s': argument %d: a value of 1 to %d bytes expected",
 				       tname, i, SK_MAX_ARG_BYTES);
 		o->value = malloc(a->size);
 		if (!o->value)
@@ -293,12 +299,16 @@ static int copy_access(struct skip_graph *g, const char *tname, struct sk_task *
 				       a.buffer);
 		b = &g->bufs[a.buffer];
 		if (a.mode == 0 || (a.mode & ~(unsigned)SKIP_READ_WRITE))
-			return sk_fail(SKIP_E_INVAL, "task '%s': access %d to '%s': mode must be read, write or both",
-				       tname, i, b->name);
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "task '%s': access %d to '%s': mode must be read, write or both", tname,
+			    i, b->name);
 		if (a.offset >= b->size || (a.size && a.size > b->size - a.offset))
-			return sk_fail(SKIP_E_INVAL, "task '%s': access %d: bytes [%zu, %zu) are outside buffer '%s' (%zu bytes)",
-				       tname, i, a.offset, a.offset + (a.size ? a.size : 1), b->name,
-				       b->size);
+			return sk_fail(SKIP_E_INVAL,
+				       "task '%s': access %d: bytes [%zu, %zu) are outside buffer "
+				       "'%s' (%zu bytes)",
+				       tname, i, a.offset, a.offset + (a.size ? a.size : 1),
+				       b->name, b->size);
 		if (!a.size)
 			a.size = b->size - a.offset;
 		t->access[i] = a;
@@ -315,8 +325,8 @@ static int check_shape(const char *tname, const unsigned *grid, const unsigned *
 	if (!grid[0] && !grid[1] && !grid[2])
 		return sk_fail(SKIP_E_INVAL, "task '%s': empty grid", tname);
 	if (threads > 1024)
-		return sk_fail(SKIP_E_INVAL, "task '%s': %llu threads per block (at most 1024)", tname,
-			       threads);
+		return sk_fail(SKIP_E_INVAL, "task '%s': %llu threads per block (at most 1024)",
+			       tname, threads);
 	return 0;
 }
 
@@ -335,7 +345,8 @@ int skip_graph_add_task(struct skip_graph *g, const struct skip_task_desc *d)
 	name = d->name && *d->name ? d->name : auto_name;
 	if (skip_graph_find_task(g, name) >= 0)
 		return sk_fail(SKIP_E_INVAL, "task '%s' defined twice", name);
-	if ((err = check_kernel(g, name, &d->kernel)) || (err = check_shape(name, d->grid, d->block)))
+	if ((err = check_kernel(g, name, &d->kernel)) ||
+	    (err = check_shape(name, d->grid, d->block)))
 		return err;
 	if (grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof(*t)))
 		return SKIP_E_NOMEM;
@@ -378,7 +389,7 @@ int skip_graph_add_edge(struct skip_graph *g, int from, int to)
 	if (grow((void **)&g->explicit_edges, &g->capexplicit, g->nexplicit + 1,
 		 sizeof(struct sk_edge)))
 		return SKIP_E_NOMEM;
-	g->explicit_edges[g->nexplicit++] = (struct sk_edge){ from, to };
+	g->explicit_edges[g->nexplicit++] = (struct sk_edge){from, to};
 	return 0;
 }
 
@@ -450,7 +461,7 @@ static int push_edge(struct edge_vec *e, int from, int to)
 {
 	if (grow((void **)&e->v, &e->cap, e->n + 1, sizeof(*e->v)))
 		return SKIP_E_NOMEM;
-	e->v[e->n++] = (struct sk_edge){ from, to };
+	e->v[e->n++] = (struct sk_edge){from, to};
 	return 0;
 }
 
@@ -478,7 +489,7 @@ static int scan_back(const struct acc_list *l, int t, const struct skip_access *
 
 static int record_access(struct acc_list *l, int t, const struct skip_access *a)
 {
-	struct acc_rec r = { t, a->offset, a->offset + a->size, a->mode };
+	struct acc_rec r = {t, a->offset, a->offset + a->size, a->mode};
 
 	if (grow((void **)&l->all, &l->capall, l->nall + 1, sizeof(r)))
 		return SKIP_E_NOMEM;
@@ -535,7 +546,7 @@ static void unfinalize(struct skip_graph *g)
 
 int skip_graph_finalize(struct skip_graph *g)
 {
-	struct edge_vec e = { 0 };
+	struct edge_vec e = {0};
 	int err = check_open(g);
 
 	if (err)

@@ -23,20 +23,20 @@
 
 struct sk_buffer {
 	char *name;
-	size_t size;		     /* bytes */
+	size_t size; /* bytes */
 	enum skip_dtype dtype;
 	struct skip_buffer_init init; /* init.path owned */
-	double rtol, atol;	     /* comparison tolerance (floats) */
-	int registered;		     /* dptr is the caller's */
-	int written;		     /* some task writes it */
-	void *dptr;		     /* device address, after load */
+	double rtol, atol;	      /* comparison tolerance (floats) */
+	int registered;		      /* dptr is the caller's */
+	int written;		      /* some task writes it */
+	void *dptr;		      /* device address, after load */
 };
 
 struct sk_arg {
 	enum skip_arg_kind kind;
-	size_t size;   /* bytes of the value (BUFFER: sizeof(void *)) */
-	int buffer;    /* BUFFER */
-	size_t offset; /* BUFFER */
+	size_t size;	      /* bytes of the value (BUFFER: sizeof(void *)) */
+	int buffer;	      /* BUFFER */
+	size_t offset;	      /* BUFFER */
 	unsigned char *value; /* VALUE: owned copy */
 };
 
@@ -55,8 +55,8 @@ struct sk_task {
 	int *succs, nsuccs;
 	int level;
 	/* device side, after load */
-	void *fn;	      /* CUfunction */
-	void **params;	      /* [nargs] pointers into argblob */
+	void *fn;      /* CUfunction */
+	void **params; /* [nargs] pointers into argblob */
 	unsigned char *argblob;
 };
 
@@ -74,8 +74,8 @@ struct skip_graph {
 	struct sk_edge *explicit_edges;
 	int nexplicit, capexplicit;
 	int finalized;
-	int *topo;	 /* [ntasks] a topological order (smallest id first among ready) */
-	int nedges;	 /* reduced */
+	int *topo;  /* [ntasks] a topological order (smallest id first among ready) */
+	int nedges; /* reduced */
 	int width;
 	uint64_t *reach; /* [ntasks * words] reach[v] bit u: u ->* v (u != v); NULL if too big */
 	int reach_words;

@@ -9,7 +9,8 @@
 static int unsupported(void)
 {
 	return sk_fail(SKIP_E_UNSUPPORTED,
-		       "this skip was built without the CUDA toolkit: the executors are unavailable (rebuild with CUDA_HOME set)");
+		       "this skip was built without the CUDA toolkit: the executors are "
+		       "unavailable (rebuild with CUDA_HOME set)");
 }
 
 int skip_runtime_has_cuda(void)

@@ -15,7 +15,7 @@
 
 #include "internal.h"
 
-static const char *const exec_names[SKIP_NEXECUTORS] = { "serial", "streams", "graph", "window" };
+static const char *const exec_names[SKIP_NEXECUTORS] = {"serial", "streams", "graph", "window"};
 
 const char *skip_executor_name(enum skip_executor e)
 {
@@ -145,9 +145,12 @@ static int check_order(const struct skip_graph *g, const struct skip_plan *p, in
 			int q = g->tasks[v].preds[i];
 
 			if (pos[q] > pos[v])
-				return sk_fail(SKIP_E_INVAL, "plan: order: '%s' is launched before '%s', which it depends on (a cycle with the dependency %s -> %s)",
-					       g->tasks[v].name, g->tasks[q].name, g->tasks[q].name,
-					       g->tasks[v].name);
+				return sk_fail(
+				    SKIP_E_INVAL,
+				    "plan: order: '%s' is launched before '%s', which it depends "
+				    "on (a cycle with the dependency %s -> %s)",
+				    g->tasks[v].name, g->tasks[q].name, g->tasks[q].name,
+				    g->tasks[v].name);
 		}
 	return 0;
 }
@@ -163,7 +166,9 @@ static int check_events(const struct skip_graph *g, const struct skip_plan *p, c
 			return sk_fail(SKIP_E_INVAL, "plan: events[%d]: '%s' waits for itself", i,
 				       g->tasks[a].name);
 		if (pos[a] > pos[b])
-			return sk_fail(SKIP_E_INVAL, "plan: events[%d]: '%s' waits for '%s', which is launched after it: that makes a cycle with the launch order",
+			return sk_fail(SKIP_E_INVAL,
+				       "plan: events[%d]: '%s' waits for '%s', which is launched "
+				       "after it: that makes a cycle with the launch order",
 				       i, g->tasks[b].name, g->tasks[a].name);
 	}
 	return 0;
@@ -193,7 +198,8 @@ static int *sort_events_by_target(const struct skip_plan *p, int n, int **start)
 static int check_enforced(const struct skip_graph *g, const struct skip_plan *p)
 {
 	int n = g->ntasks, S = p->nstreams, err = 0, *st = NULL;
-	int *vc = calloc((size_t)n * (size_t)S + 1, sizeof(int)), *tail = malloc((size_t)S * sizeof(int));
+	int *vc = calloc((size_t)n * (size_t)S + 1, sizeof(int)),
+	    *tail = malloc((size_t)S * sizeof(int));
 	int *count = calloc((size_t)S, sizeof(int)), *spos = malloc((size_t)n * sizeof(int) + 1);
 	int *idx = sort_events_by_target(p, n, &st);
 
@@ -221,9 +227,12 @@ static int check_enforced(const struct skip_graph *g, const struct skip_plan *p)
 			int q = g->tasks[v].preds[i];
 
 			if (cv[p->stream[q]] < spos[q])
-				err = sk_fail(SKIP_E_INVAL, "plan: the dependency %s -> %s is not enforced: '%s' runs on stream %d, '%s' on stream %d, and no event orders them",
-					      g->tasks[q].name, g->tasks[v].name, g->tasks[q].name,
-					      p->stream[q], g->tasks[v].name, x);
+				err = sk_fail(
+				    SKIP_E_INVAL,
+				    "plan: the dependency %s -> %s is not enforced: '%s' runs on "
+				    "stream %d, '%s' on stream %d, and no event orders them",
+				    g->tasks[q].name, g->tasks[v].name, g->tasks[q].name,
+				    p->stream[q], g->tasks[v].name, x);
 		}
 	}
 out:
@@ -247,8 +256,10 @@ static int check_streams(const struct skip_graph *g, const struct skip_plan *p, 
 			       p->nstreams);
 	for (int v = 0; v < g->ntasks; v++)
 		if (p->stream[v] < 0 || p->stream[v] >= p->nstreams)
-			return sk_fail(SKIP_E_INVAL, "plan: task '%s' is on stream %d; the plan has streams 0..%d",
-				       g->tasks[v].name, p->stream[v], p->nstreams - 1);
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "plan: task '%s' is on stream %d; the plan has streams 0..%d",
+			    g->tasks[v].name, p->stream[v], p->nstreams - 1);
 	if (p->nevents < 0 || (p->nevents && !p->events))
 		return sk_fail(SKIP_E_INVAL, "plan: bad event list");
 	err = check_events(g, p, pos);
@@ -268,8 +279,10 @@ int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p)
 				      SK_MAX_STREAMS, p->nstreams);
 		for (int v = 0; v < g->ntasks && !err; v++)
 			if (p->stream[v] < 0 || p->stream[v] >= p->nstreams)
-				err = sk_fail(SKIP_E_INVAL, "plan: task '%s' is on stream %d; the plan has streams 0..%d",
-					      g->tasks[v].name, p->stream[v], p->nstreams - 1);
+				err = sk_fail(
+				    SKIP_E_INVAL,
+				    "plan: task '%s' is on stream %d; the plan has streams 0..%d",
+				    g->tasks[v].name, p->stream[v], p->nstreams - 1);
 	}
 	free(pos);
 	return err;
@@ -286,10 +299,10 @@ int skip_plan_validate(const struct skip_graph *g, const struct skip_plan *p)
 	if (p->ntasks != g->ntasks)
 		return sk_fail(SKIP_E_INVAL, "plan: made for %d tasks, the graph has %d", p->ntasks,
 			       g->ntasks);
-	if (p->executor == SKIP_EXEC_WINDOW &&
-	    (p->window < 1 || p->window > SK_MAX_WINDOW || p->nstreams < 1 ||
-	     p->nstreams > SK_MAX_STREAMS))
-		return sk_fail(SKIP_E_INVAL, "plan: window must be 1..%d and streams 1..%d (got %d and %d)",
+	if (p->executor == SKIP_EXEC_WINDOW && (p->window < 1 || p->window > SK_MAX_WINDOW ||
+						p->nstreams < 1 || p->nstreams > SK_MAX_STREAMS))
+		return sk_fail(SKIP_E_INVAL,
+			       "plan: window must be 1..%d and streams 1..%d (got %d and %d)",
 			       SK_MAX_WINDOW, SK_MAX_STREAMS, p->window, p->nstreams);
 	pos = malloc((size_t)g->ntasks * sizeof(int) + 1);
 	if (!pos)

@@ -15,9 +15,21 @@
 #define SK_PLAN_VERSION 1
 
 static const char *const known_keys[] = {
-	"skip_plan", "executor", "streams", "order", "assignment", "events", "pdl", "window",
-	"events_before_pruning", "events_after_step_b", "events_after_pruning", "comment",
-	"workload", "stats", NULL,
+    "skip_plan",
+    "executor",
+    "streams",
+    "order",
+    "assignment",
+    "events",
+    "pdl",
+    "window",
+    "events_before_pruning",
+    "events_after_step_b",
+    "events_after_pruning",
+    "comment",
+    "workload",
+    "stats",
+    NULL,
 };
 
 static int task_ref(const struct skip_graph *g, const cJSON *item, const char *where)
@@ -28,7 +40,8 @@ static int task_ref(const struct skip_graph *g, const cJSON *item, const char *w
 		return sk_fail(SKIP_E_INVAL, "plan: %s: a task name (string) expected", where);
 	t = skip_graph_find_task(g, item->valuestring);
 	if (t < 0)
-		return sk_fail(SKIP_E_INVAL, "plan: %s: unknown task '%s'", where, item->valuestring);
+		return sk_fail(SKIP_E_INVAL, "plan: %s: unknown task '%s'", where,
+			       item->valuestring);
 	return t;
 }
 
@@ -40,8 +53,8 @@ static int get_int(const cJSON *root, const char *key, int lo, int hi, int *out)
 		return 0;
 	if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int)it->valuedouble ||
 	    it->valueint < lo || it->valueint > hi)
-		return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be a whole number from %d to %d", key,
-			       lo, hi);
+		return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be a whole number from %d to %d",
+			       key, lo, hi);
 	*out = it->valueint;
 	return 1;
 }
@@ -86,12 +99,14 @@ static int parse_assignment(const struct skip_graph *g, const cJSON *obj, struct
 		int t = skip_graph_find_task(g, it->string);
 
 		if (t < 0) {
-			err = sk_fail(SKIP_E_INVAL, "plan: assignment: unknown task '%s'", it->string);
+			err = sk_fail(SKIP_E_INVAL, "plan: assignment: unknown task '%s'",
+				      it->string);
 			break;
 		}
 		if (!cJSON_IsNumber(it) || it->valueint < 0 || it->valueint >= SK_MAX_STREAMS ||
 		    it->valuedouble != (double)it->valueint) {
-			err = sk_fail(SKIP_E_INVAL, "plan: assignment: '%s': a stream number 0..%d expected",
+			err = sk_fail(SKIP_E_INVAL,
+				      "plan: assignment: '%s': a stream number 0..%d expected",
 				      it->string, SK_MAX_STREAMS - 1);
 			break;
 		}
@@ -116,7 +131,8 @@ static int parse_events(const struct skip_graph *g, const cJSON *arr, struct ski
 	int k = 0, n = cJSON_GetArraySize(arr);
 
 	if (!cJSON_IsArray(arr))
-		return sk_fail(SKIP_E_INVAL, "plan: \"events\" must be an array of {\"from\", \"to\"}");
+		return sk_fail(SKIP_E_INVAL,
+			       "plan: \"events\" must be an array of {\"from\", \"to\"}");
 	p->events = calloc((size_t)n + 1, sizeof(*p->events));
 	if (!p->events)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
@@ -130,7 +146,7 @@ static int parse_events(const struct skip_graph *g, const cJSON *arr, struct ski
 		snprintf(where, sizeof(where), "events[%d].to", k);
 		if ((b = task_ref(g, cJSON_GetObjectItemCaseSensitive(it, "to"), where)) < 0)
 			return b;
-		p->events[k++] = (struct skip_plan_event){ a, b };
+		p->events[k++] = (struct skip_plan_event){a, b};
 	}
 	p->nevents = n;
 	return 0;
@@ -164,10 +180,12 @@ static int parse_header(const cJSON *root, struct skip_plan_opts *o)
 	if (check_keys(root))
 		return SKIP_E_INVAL;
 	if (!cJSON_IsNumber(v) || v->valueint != SK_PLAN_VERSION)
-		return sk_fail(SKIP_E_INVAL, "plan: \"skip_plan\": %d (the format version) expected",
+		return sk_fail(SKIP_E_INVAL,
+			       "plan: \"skip_plan\": %d (the format version) expected",
 			       SK_PLAN_VERSION);
 	if (!cJSON_IsString(e))
-		return sk_fail(SKIP_E_INVAL, "plan: \"executor\" (serial, streams, graph or window) is missing");
+		return sk_fail(SKIP_E_INVAL,
+			       "plan: \"executor\" (serial, streams, graph or window) is missing");
 	if ((x = skip_executor_parse(e->valuestring)) < 0)
 		return sk_fail(SKIP_E_INVAL, "plan: %s", skip_errmsg());
 	o->executor = x;
@@ -193,7 +211,8 @@ static int apply(const struct skip_graph *g, const cJSON *root, const struct ski
 		return err;
 	if (p->executor != SKIP_EXEC_STREAMS) {
 		if (assign || events)
-			return sk_fail(SKIP_E_INVAL, "plan: \"%s\" applies to the streams executor only",
+			return sk_fail(SKIP_E_INVAL,
+				       "plan: \"%s\" applies to the streams executor only",
 				       assign ? "assignment" : "events");
 		return skip_plan_validate(g, p);
 	}
@@ -215,7 +234,7 @@ static int apply(const struct skip_graph *g, const cJSON *root, const struct ski
 
 int skip_plan_from_json(const struct skip_graph *g, const char *text, struct skip_plan **out)
 {
-	struct skip_plan_opts o = { 0 };
+	struct skip_plan_opts o = {0};
 	struct skip_plan *p = NULL;
 	cJSON *root = cJSON_Parse(text);
 	int err;

@@ -63,10 +63,10 @@ enum skip_init_kind {
 
 struct skip_buffer_init {
 	enum skip_init_kind kind;
-	double value;	   /* CONST */
-	double lo, hi;	   /* RANDOM range */
-	uint64_t seed;	   /* RANDOM */
-	const char *path;  /* FILE (copied) */
+	double value;	  /* CONST */
+	double lo, hi;	  /* RANDOM range */
+	uint64_t seed;	  /* RANDOM */
+	const char *path; /* FILE (copied) */
 };
 
 /* ---- tasks ---------------------------------------------------------------------------- */
@@ -102,10 +102,10 @@ enum skip_access_mode { SKIP_READ = 1, SKIP_WRITE = 2, SKIP_READ_WRITE = 3 };
 
 /* A byte range of a buffer that a task reads and/or writes. */
 struct skip_access {
-	int buffer;	     /* buffer id */
-	size_t offset;	     /* first byte */
-	size_t size;	     /* bytes; 0 = from offset to the end of the buffer */
-	unsigned mode;	     /* enum skip_access_mode bits */
+	int buffer;    /* buffer id */
+	size_t offset; /* first byte */
+	size_t size;   /* bytes; 0 = from offset to the end of the buffer */
+	unsigned mode; /* enum skip_access_mode bits */
 };
 
 enum skip_task_flags {
@@ -116,16 +116,16 @@ enum skip_task_flags {
 };
 
 struct skip_task_desc {
-	const char *name;		   /* unique; copied; NULL gives "t<id>" */
+	const char *name; /* unique; copied; NULL gives "t<id>" */
 	struct skip_kernel kernel;
-	unsigned grid[3];		   /* blocks; 0 entries count as 1 */
-	unsigned block[3];		   /* threads per block; 0 entries count as 1 */
-	unsigned shared_bytes;		   /* dynamic shared memory per block */
-	const struct skip_arg *args;	   /* copied */
+	unsigned grid[3];	     /* blocks; 0 entries count as 1 */
+	unsigned block[3];	     /* threads per block; 0 entries count as 1 */
+	unsigned shared_bytes;	     /* dynamic shared memory per block */
+	const struct skip_arg *args; /* copied */
 	int nargs;
-	const struct skip_access *access;  /* copied */
+	const struct skip_access *access; /* copied */
 	int naccess;
-	unsigned flags;			   /* enum skip_task_flags */
+	unsigned flags; /* enum skip_task_flags */
 };
 
 /* ---- graph ---------------------------------------------------------------------------- */
@@ -140,12 +140,12 @@ SKIP_API void skip_graph_free(struct skip_graph *g);
 /* A buffer of @size_bytes the runtime allocates at load time. Returns its id (>= 0) or
  * SKIP_E_INVAL (empty or duplicate name, size 0) / SKIP_E_NOMEM. @init may be NULL (NONE). */
 SKIP_API int skip_graph_add_buffer(struct skip_graph *g, const char *name, size_t size_bytes,
-			  enum skip_dtype dtype, const struct skip_buffer_init *init);
+				   enum skip_dtype dtype, const struct skip_buffer_init *init);
 /* A buffer at a device pointer the caller owns (it must outlive the graph's executors).
  * Returns its id or a negative code. @init as for skip_graph_add_buffer(). */
 SKIP_API int skip_graph_register_buffer(struct skip_graph *g, const char *name, void *dev_ptr,
-			       size_t size_bytes, enum skip_dtype dtype,
-			       const struct skip_buffer_init *init);
+					size_t size_bytes, enum skip_dtype dtype,
+					const struct skip_buffer_init *init);
 /* Comparison tolerance used by skip_graph_compare() for a float buffer:
  * |a - b| <= atol + rtol * |b|. Defaults: rtol 1e-5, atol 1e-6 (f32); 1e-12, 1e-12 (f64). */
 SKIP_API int skip_graph_set_tolerance(struct skip_graph *g, int buffer, double rtol, double atol);
@@ -207,16 +207,16 @@ struct skip_plan_event {
 
 struct skip_plan {
 	enum skip_executor executor;
-	int ntasks;		      /* = skip_graph_ntasks() */
-	int *order;		      /* [ntasks] launch (submission) order, a topological order */
-	int nstreams;		      /* streams: streams used; window: the stream pool size */
-	int *stream;		      /* [ntasks] stream of each task (streams); NULL otherwise */
+	int ntasks;   /* = skip_graph_ntasks() */
+	int *order;   /* [ntasks] launch (submission) order, a topological order */
+	int nstreams; /* streams: streams used; window: the stream pool size */
+	int *stream;  /* [ntasks] stream of each task (streams); NULL otherwise */
 	struct skip_plan_event *events; /* [nevents] (streams) */
-	int nevents;		      /* after pruning */
-	int events_unpruned;	      /* before pruning (step a); -1 when loaded without them */
-	int events_step_b;	      /* after pruning step b; -1 when unknown */
-	int pdl;		      /* graph, serial: programmatic edges where both tasks allow */
-	int window;		      /* window: W pending launches (1..64) */
+	int nevents;			/* after pruning */
+	int events_unpruned;		/* before pruning (step a); -1 when loaded without them */
+	int events_step_b;		/* after pruning step b; -1 when unknown */
+	int pdl;    /* graph, serial: programmatic edges where both tasks allow */
+	int window; /* window: W pending launches (1..64) */
 };
 
 struct skip_plan_opts {
@@ -235,7 +235,7 @@ struct skip_plan_opts {
  * Returns 0 and *out (free with skip_plan_free()), or a negative code.
  */
 SKIP_API int skip_plan_compute(const struct skip_graph *g, const struct skip_plan_opts *opts,
-		      struct skip_plan **out);
+			       struct skip_plan **out);
 /*
  * Check that @p fits @g: sizes match, order is a permutation and a topological order, streams
  * in range, events refer to tasks launched in the right order, and every dependency is
@@ -248,7 +248,8 @@ SKIP_API int skip_plan_validate(const struct skip_graph *g, const struct skip_pl
  * plan without "events" gets them computed from its assignment (with pruning). Returns 0 and
  * *out, or SKIP_E_INVAL with skip_errmsg() naming the JSON member at fault.
  */
-SKIP_API int skip_plan_from_json(const struct skip_graph *g, const char *text, struct skip_plan **out);
+SKIP_API int skip_plan_from_json(const struct skip_graph *g, const char *text,
+				 struct skip_plan **out);
 /* The plan as JSON text (caller frees), or NULL on out-of-memory. */
 SKIP_API char *skip_plan_to_json(const struct skip_graph *g, const struct skip_plan *p);
 SKIP_API void skip_plan_free(struct skip_plan *p);
@@ -315,8 +316,8 @@ struct skip_param {
  * unknown buffer 'z'" style messages.
  */
 SKIP_API struct skip_workload *skip_workload_load(const char *path, const char *size,
-					 const struct skip_param *params, int nparams,
-					 const char *module, int *err);
+						  const struct skip_param *params, int nparams,
+						  const char *module, int *err);
 SKIP_API void skip_workload_free(struct skip_workload *w);
 /* The graph (borrowed; freed with the workload). */
 SKIP_API struct skip_graph *skip_workload_graph(struct skip_workload *w);

@@ -31,10 +31,10 @@ struct assign_state {
 	const struct skip_graph *g;
 	struct skip_plan *p;
 	int S;
-	int *tail;	   /* [S] last task on each stream, -1 when empty */
-	int *unassigned;   /* [n] successors not yet assigned */
-	int k;		   /* tasks placed so far */
-	int rr;		   /* round-robin cursor for deferred tasks */
+	int *tail;	 /* [S] last task on each stream, -1 when empty */
+	int *unassigned; /* [n] successors not yet assigned */
+	int k;		 /* tasks placed so far */
+	int rr;		 /* round-robin cursor for deferred tasks */
 };
 
 static void place(struct assign_state *st, int v, int s)
@@ -118,9 +118,10 @@ static void assign_levels(struct assign_state *st, const int *sorted, int *defer
 
 int sk_streams_assign(const struct skip_graph *g, int nstreams, struct skip_plan *p)
 {
-	struct assign_state st = { .g = g, .p = p, .S = nstreams };
+	struct assign_state st = {.g = g, .p = p, .S = nstreams};
 	int n = g->ntasks, err = 0;
-	int *sorted = malloc((size_t)n * sizeof(int) + 1), *deferred = malloc((size_t)n * sizeof(int) + 1);
+	int *sorted = malloc((size_t)n * sizeof(int) + 1),
+	    *deferred = malloc((size_t)n * sizeof(int) + 1);
 
 	st.tail = malloc((size_t)nstreams * sizeof(int));
 	st.unassigned = malloc((size_t)n * sizeof(int) + 1);
@@ -156,10 +157,11 @@ struct event_state {
 	const struct skip_graph *g;
 	struct skip_plan *p;
 	int S;
-	int *spos;    /* [n] 1-based position of each task on its stream */
-	int *last;    /* [S] step b: index of the kept predecessor per stream, for one task */
-	int *seen;    /* [S * S] step c: seen[x*S + s] = latest position on s some task on x waited for */
-	int cap;      /* of p->events */
+	int *spos; /* [n] 1-based position of each task on its stream */
+	int *last; /* [S] step b: index of the kept predecessor per stream, for one task */
+	int *seen; /* [S * S] step c: seen[x*S + s] = latest position on s some task on x waited for
+		    */
+	int cap;   /* of p->events */
 };
 
 static int push_event(struct event_state *st, int from, int to)
@@ -175,7 +177,7 @@ static int push_event(struct event_state *st, int from, int to)
 		p->events = ne;
 		st->cap = ncap;
 	}
-	p->events[p->nevents++] = (struct skip_plan_event){ from, to };
+	p->events[p->nevents++] = (struct skip_plan_event){from, to};
 	return 0;
 }
 
@@ -218,7 +220,7 @@ static int task_events(struct event_state *st, int v)
 
 int sk_streams_events(const struct skip_graph *g, struct skip_plan *p)
 {
-	struct event_state st = { .g = g, .p = p, .S = p->nstreams };
+	struct event_state st = {.g = g, .p = p, .S = p->nstreams};
 	int n = g->ntasks, S = p->nstreams, err = 0;
 	int *count = calloc((size_t)S, sizeof(int));
 

@@ -156,7 +156,7 @@ struct sk_window *sk_window_new(int nworkers, int window, sk_window_run_fn run,
 		struct worker_arg *a = malloc(sizeof(*a));
 
 		if (a)
-			*a = (struct worker_arg){ w, i };
+			*a = (struct worker_arg){w, i};
 		if (!a || pthread_create(&w->threads[i], NULL, worker_main, a)) {
 			free(a);
 			*err = sk_fail(SKIP_E_NOMEM, "window: cannot start worker thread %d", i);
@@ -179,7 +179,7 @@ static void enter(struct sk_window *w, int task)
 	for (int i = 0; i < w->W; i++)
 		if (w->slots[i].state != SLOT_FREE && conflicts(w->g, w->slots[i].task, task))
 			up |= 1ULL << i;
-	w->slots[s] = (struct slot){ task, SLOT_PENDING, up };
+	w->slots[s] = (struct slot){task, SLOT_PENDING, up};
 	if (++w->in_window > w->max_pending)
 		w->max_pending = w->in_window;
 	if (!up)

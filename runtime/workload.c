@@ -42,7 +42,8 @@ static int wfail(const struct wctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return sk_fail(SKIP_E_INVAL, "%s: %s%s%s", c->w->path, c->where, *c->where ? ": " : "", msg);
+	return sk_fail(SKIP_E_INVAL, "%s: %s%s%s", c->w->path, c->where, *c->where ? ": " : "",
+		       msg);
 }
 
 static int check_members(const struct wctx *c, const cJSON *obj, const char *const *keys)
@@ -151,8 +152,8 @@ static int load_params(struct wctx *c, const cJSON *root, const char *size,
 	c->where[0] = '\0';
 	for (int i = 0; i < nover; i++) {
 		if (!sk_params_find(&c->w->params, over[i].name))
-			return wfail(c, "--set %s: the workload has no parameter \"%s\"", over[i].name,
-				     over[i].name);
+			return wfail(c, "--set %s: the workload has no parameter \"%s\"",
+				     over[i].name, over[i].name);
 		if (sk_params_set(&c->w->params, over[i].name, over[i].value))
 			return SKIP_E_NOMEM;
 	}
@@ -161,7 +162,7 @@ static int load_params(struct wctx *c, const cJSON *root, const char *size,
 
 /* ---- buffers ------------------------------------------------------------------------------ */
 
-static const char *const dtype_names[] = { "u8", "i32", "u32", "i64", "u64", "f32", "f64", NULL };
+static const char *const dtype_names[] = {"u8", "i32", "u32", "i64", "u64", "f32", "f64", NULL};
 
 static int parse_dtype(const struct wctx *c, const cJSON *v, enum skip_dtype *out)
 {
@@ -191,7 +192,7 @@ static char *relative_to(const struct skip_workload *w, const char *path)
 
 static int parse_random(const struct wctx *c, const cJSON *r, struct skip_buffer_init *in)
 {
-	static const char *const keys[] = { "seed", "min", "max", NULL };
+	static const char *const keys[] = {"seed", "min", "max", NULL};
 	int64_t seed = 0;
 
 	if (check_members(c, r, keys))
@@ -218,7 +219,7 @@ static int parse_random(const struct wctx *c, const cJSON *r, struct skip_buffer
 static int parse_init(const struct wctx *c, const cJSON *v, struct skip_buffer_init *in,
 		      char **path_out)
 {
-	static const char *const keys[] = { "constant", "random", "file", NULL };
+	static const char *const keys[] = {"constant", "random", "file", NULL};
 	const cJSON *x;
 
 	memset(in, 0, sizeof(*in));
@@ -230,7 +231,8 @@ static int parse_init(const struct wctx *c, const cJSON *v, struct skip_buffer_i
 		return 0;
 	}
 	if (!cJSON_IsObject(v) || cJSON_GetArraySize(v) != 1 || check_members(c, v, keys))
-		return wfail(c, "\"init\": \"zeros\", \"none\", {\"constant\": X}, {\"random\": {...}} or {\"file\": PATH} expected");
+		return wfail(c, "\"init\": \"zeros\", \"none\", {\"constant\": X}, {\"random\": "
+				"{...}} or {\"file\": PATH} expected");
 	if ((x = cJSON_GetObjectItemCaseSensitive(v, "constant"))) {
 		in->kind = SKIP_INIT_CONST;
 		return eval_real(c, x, "constant", &in->value);
@@ -248,7 +250,7 @@ static int parse_init(const struct wctx *c, const cJSON *v, struct skip_buffer_i
 
 static int parse_tolerance(const struct wctx *c, const cJSON *v, int id)
 {
-	static const char *const keys[] = { "rtol", "atol", NULL };
+	static const char *const keys[] = {"rtol", "atol", NULL};
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(v, "rtol");
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(v, "atol");
 	struct sk_buffer *b = &c->w->g->bufs[id];
@@ -259,8 +261,8 @@ static int parse_tolerance(const struct wctx *c, const cJSON *v, int id)
 		return wfail(c, "tolerance: numbers expected");
 	return skip_graph_set_tolerance(c->w->g, id, r ? r->valuedouble : b->rtol,
 					a ? a->valuedouble : b->atol)
-		       ? wfail(c, "%s", skip_errmsg())
-		       : 0;
+		   ? wfail(c, "%s", skip_errmsg())
+		   : 0;
 }
 
 static int buffer_size(const struct wctx *c, const cJSON *b, enum skip_dtype dt, size_t *size)
@@ -271,8 +273,7 @@ static int buffer_size(const struct wctx *c, const cJSON *b, enum skip_dtype dt,
 
 	if (!count == !bytes)
 		return wfail(c, "give either \"count\" (elements) or \"size\" (bytes)");
-	if (eval_range(c, count ? count : bytes, count ? "count" : "size", 1,
-		       INT64_MAX / 8, &v))
+	if (eval_range(c, count ? count : bytes, count ? "count" : "size", 1, INT64_MAX / 8, &v))
 		return SKIP_E_INVAL;
 	*size = (size_t)v * (count ? sk_dtype_size(dt) : 1);
 	return 0;
@@ -280,8 +281,8 @@ static int buffer_size(const struct wctx *c, const cJSON *b, enum skip_dtype dt,
 
 static int load_buffer(struct wctx *c, const cJSON *b)
 {
-	static const char *const keys[] = { "name", "type", "count", "size", "init", "tolerance",
-					    "comment", NULL };
+	static const char *const keys[] = {"name", "type",	"count",   "size",
+					   "init", "tolerance", "comment", NULL};
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(b, "name");
 	const cJSON *tol = cJSON_GetObjectItemCaseSensitive(b, "tolerance");
 	struct skip_buffer_init init;
@@ -328,7 +329,7 @@ static int load_buffers(struct wctx *c, const cJSON *arr)
 
 /* ---- tasks -------------------------------------------------------------------------------- */
 
-#define SK_MAX_TASK_ARGS 64
+#define SK_MAX_TASK_ARGS   64
 #define SK_MAX_TASK_ACCESS 64
 
 /* Storage for one task's arguments while it is added (skip_graph_add_task copies them). */
@@ -346,7 +347,7 @@ struct task_build {
 
 static int parse_dims(const struct wctx *c, const cJSON *v, const char *what, unsigned dims[3])
 {
-	static const int64_t max[3] = { 2147483647, 65535, 65535 };
+	static const int64_t max[3] = {2147483647, 65535, 65535};
 	int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 1;
 
 	dims[0] = dims[1] = dims[2] = 1;
@@ -377,8 +378,8 @@ static int buffer_ref(const struct wctx *c, const cJSON *v, const char *what)
 
 static int parse_arg(const struct wctx *c, const cJSON *a, int i, struct task_build *tb)
 {
-	static const char *const kinds[] = { "i32", "u32", "i64", "u64", "f32", "f64", NULL };
-	static const size_t sizes[] = { 4, 4, 8, 8, 4, 8 };
+	static const char *const kinds[] = {"i32", "u32", "i64", "u64", "f32", "f64", NULL};
+	static const size_t sizes[] = {4, 4, 8, 8, 4, 8};
 	struct skip_arg *o = &tb->args[i];
 	const cJSON *buf = cJSON_GetObjectItemCaseSensitive(a, "buffer");
 	char what[32];
@@ -387,17 +388,20 @@ static int parse_arg(const struct wctx *c, const cJSON *a, int i, struct task_bu
 
 	snprintf(what, sizeof(what), "args[%d]", i);
 	if (!cJSON_IsObject(a) || cJSON_GetArraySize(a) < 1)
-		return wfail(c, "%s: {\"buffer\": NAME} or {\"i32\"|\"u32\"|\"i64\"|\"u64\"|\"f32\"|\"f64\": VALUE} expected", what);
+		return wfail(c,
+			     "%s: {\"buffer\": NAME} or "
+			     "{\"i32\"|\"u32\"|\"i64\"|\"u64\"|\"f32\"|\"f64\": VALUE} expected",
+			     what);
 	if (buf) {
 		const cJSON *off = cJSON_GetObjectItemCaseSensitive(a, "offset");
 		int id = buffer_ref(c, buf, what);
 
 		if (id < 0 || (off && eval_range(c, off, what, 0, INT64_MAX, &iv)))
 			return SKIP_E_INVAL;
-		*o = (struct skip_arg){ .kind = SKIP_ARG_BUFFER, .buffer = id, .offset = (size_t)iv };
+		*o = (struct skip_arg){.kind = SKIP_ARG_BUFFER, .buffer = id, .offset = (size_t)iv};
 		return cJSON_GetArraySize(a) == 1 + (off != NULL)
-			       ? 0
-			       : wfail(c, "%s: only \"buffer\" and \"offset\" go together", what);
+			   ? 0
+			   : wfail(c, "%s: only \"buffer\" and \"offset\" go together", what);
 	}
 	for (int k = 0; kinds[k]; k++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, kinds[k]);
@@ -416,8 +420,8 @@ static int parse_arg(const struct wctx *c, const cJSON *a, int i, struct task_bu
 			tb->vals[i].f32 = (float)fv;
 		else
 			tb->vals[i].f64 = fv;
-		*o = (struct skip_arg){ .kind = SKIP_ARG_VALUE, .value = &tb->vals[i],
-					.size = sizes[k] };
+		*o = (struct skip_arg){
+		    .kind = SKIP_ARG_VALUE, .value = &tb->vals[i], .size = sizes[k]};
 		return 0;
 	}
 	return wfail(c, "%s: unknown argument kind \"%s\"", what, a->child->string);
@@ -431,10 +435,13 @@ static int parse_access_list(const struct wctx *c, const cJSON *arr, unsigned mo
 	if (!arr)
 		return 0;
 	if (!cJSON_IsArray(arr))
-		return wfail(c, "\"%s\": an array of buffer names or {\"buffer\", \"offset\", \"size\"} expected", what);
+		return wfail(c,
+			     "\"%s\": an array of buffer names or {\"buffer\", \"offset\", "
+			     "\"size\"} expected",
+			     what);
 	cJSON_ArrayForEach(it, arr)
 	{
-		static const char *const keys[] = { "buffer", "offset", "size", NULL };
+		static const char *const keys[] = {"buffer", "offset", "size", NULL};
 		struct skip_access *a = &tb->acc[tb->d.naccess];
 		int64_t off = 0, size = 0;
 		int id;
@@ -446,14 +453,15 @@ static int parse_access_list(const struct wctx *c, const cJSON *arr, unsigned mo
 			const cJSON *s = cJSON_GetObjectItemCaseSensitive(it, "size");
 
 			if (check_members(c, it, keys) ||
-			    (id = buffer_ref(c, cJSON_GetObjectItemCaseSensitive(it, "buffer"), what)) < 0 ||
+			    (id = buffer_ref(c, cJSON_GetObjectItemCaseSensitive(it, "buffer"),
+					     what)) < 0 ||
 			    (o && eval_range(c, o, what, 0, INT64_MAX, &off)) ||
 			    (s && eval_range(c, s, what, 1, INT64_MAX, &size)))
 				return SKIP_E_INVAL;
 		} else if ((id = buffer_ref(c, it, what)) < 0) {
 			return SKIP_E_INVAL;
 		}
-		*a = (struct skip_access){ id, (size_t)off, (size_t)size, mode };
+		*a = (struct skip_access){id, (size_t)off, (size_t)size, mode};
 		tb->d.naccess++;
 	}
 	return 0;
@@ -464,8 +472,8 @@ static void default_access(struct task_build *tb)
 {
 	for (int i = 0; i < tb->d.nargs && tb->d.naccess < SK_MAX_TASK_ACCESS; i++)
 		if (tb->args[i].kind == SKIP_ARG_BUFFER)
-			tb->acc[tb->d.naccess++] = (struct skip_access){ tb->args[i].buffer, 0, 0,
-									 SKIP_READ_WRITE };
+			tb->acc[tb->d.naccess++] =
+			    (struct skip_access){tb->args[i].buffer, 0, 0, SKIP_READ_WRITE};
 }
 
 static int parse_task_body(const struct wctx *c, const cJSON *t, struct task_build *tb)
@@ -507,8 +515,8 @@ static int parse_task_body(const struct wctx *c, const cJSON *t, struct task_bui
 
 static int load_task(struct wctx *c, const cJSON *t)
 {
-	static const char *const keys[] = { "name", "kernel", "grid", "block", "shared", "args",
-					    "reads", "writes", "after", "pdl", "comment", NULL };
+	static const char *const keys[] = {"name",  "kernel", "grid",  "block", "shared",  "args",
+					   "reads", "writes", "after", "pdl",	"comment", NULL};
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(t, "kernel");
 	struct task_build *tb;
@@ -524,8 +532,8 @@ static int load_task(struct wctx *c, const cJSON *t)
 	if (!tb)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	tb->d.name = name->valuestring;
-	tb->d.kernel = (struct skip_kernel){ .kind = SKIP_KERNEL_MODULE, .module = 0,
-					     .name = kernel->valuestring };
+	tb->d.kernel = (struct skip_kernel){
+	    .kind = SKIP_KERNEL_MODULE, .module = 0, .name = kernel->valuestring};
 	id = parse_task_body(c, t, tb);
 	if (!id && (id = skip_graph_add_task(c->w->g, &tb->d)) < 0)
 		wfail(c, "%s", skip_errmsg());
@@ -599,7 +607,8 @@ static int resolve_module(struct wctx *c, const char *name, const char *forced)
 		const char *end = strchr(sp, ':');
 		size_t len = end ? (size_t)(end - sp) : strlen(sp);
 
-		if (len && snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, sp, name) < (int)sizeof(buf) &&
+		if (len &&
+		    snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, sp, name) < (int)sizeof(buf) &&
 		    file_exists(buf)) {
 			free(path);
 			path = strdup(buf);
@@ -617,8 +626,9 @@ static int resolve_module(struct wctx *c, const char *name, const char *forced)
 static int load_root(struct wctx *c, const cJSON *root, const char *size,
 		     const struct skip_param *over, int nover, const char *module)
 {
-	static const char *const keys[] = { "skip_workload", "name", "description", "module",
-					    "params", "sizes", "buffers", "tasks", "comment", NULL };
+	static const char *const keys[] = {"skip_workload", "name",  "description", "module",
+					   "params",	    "sizes", "buffers",	    "tasks",
+					   "comment",	    NULL};
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "skip_workload");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
 	const cJSON *mod = cJSON_GetObjectItemCaseSensitive(root, "module");
@@ -703,7 +713,7 @@ struct skip_workload *skip_workload_load(const char *path, const char *size,
 					 const struct skip_param *params, int nparams,
 					 const char *module, int *err)
 {
-	struct wctx c = { 0 };
+	struct wctx c = {0};
 	cJSON *root = NULL;
 	char *text = slurp(path, err);
 

@@ -88,19 +88,19 @@ static double run_variant(struct skip_graph *g, const struct variant *v, int n, 
 int chain_bench(int n, int runs, FILE *json)
 {
 	static const struct variant vs[] = {
-		{ "serial (E1)", SKIP_EXEC_SERIAL, 0, "stream 3.0-3.5" },
-		{ "serial+PDL (E1)", SKIP_EXEC_SERIAL, 1, "stream+PDL 2.5-3.0" },
-		{ "streams (E2)", SKIP_EXEC_STREAMS, 0, "stream 3.0-3.5" },
-		{ "graph (E3)", SKIP_EXEC_GRAPH, 0, "graph 0.80" },
-		{ "graph+PDL (E3)", SKIP_EXEC_GRAPH, 1, "PDL 0.51" },
-		{ "window (E4)", SKIP_EXEC_WINDOW, 0, "launch+sync 8.6-9.9" },
+	    {"serial (E1)", SKIP_EXEC_SERIAL, 0, "stream 3.0-3.5"},
+	    {"serial+PDL (E1)", SKIP_EXEC_SERIAL, 1, "stream+PDL 2.5-3.0"},
+	    {"streams (E2)", SKIP_EXEC_STREAMS, 0, "stream 3.0-3.5"},
+	    {"graph (E3)", SKIP_EXEC_GRAPH, 0, "graph 0.80"},
+	    {"graph+PDL (E3)", SKIP_EXEC_GRAPH, 1, "PDL 0.51"},
+	    {"window (E4)", SKIP_EXEC_WINDOW, 0, "launch+sync 8.6-9.9"},
 	};
 	struct skip_graph *plain = build(n, 0), *pdl = build(n, 1);
 	double us[6];
 
 	for (int i = 0; i < 6; i++)
-		us[i] = run_variant(vs[i].pdl ? pdl : plain, &vs[i],
-				    n, vs[i].exec == SKIP_EXEC_WINDOW ? std::max(1, runs / 4) : runs);
+		us[i] = run_variant(vs[i].pdl ? pdl : plain, &vs[i], n,
+				    vs[i].exec == SKIP_EXEC_WINDOW ? std::max(1, runs / 4) : runs);
 	printf("\nDependent chain of %d empty kernels (grid 1 x 32), per-task cost, median of %d "
 	       "runs (host wall time, submission to completion, divided by %d)\n",
 	       n, runs, n);
@@ -108,7 +108,8 @@ int chain_bench(int n, int runs, FILE *json)
 	for (int i = 0; i < 6; i++)
 		printf("  %-18s %9.3f   %s\n", vs[i].name, us[i], vs[i].floor);
 	if (json) {
-		fprintf(json, "  \"chain\": {\"tasks\": %d, \"runs\": %d, \"us_per_task\": {", n, runs);
+		fprintf(json, "  \"chain\": {\"tasks\": %d, \"runs\": %d, \"us_per_task\": {", n,
+			runs);
 		for (int i = 0; i < 6; i++)
 			fprintf(json, "%s\"%s\": %.4f", i ? ", " : "", vs[i].name, us[i]);
 		fprintf(json, "}}\n");

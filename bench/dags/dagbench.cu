@@ -24,13 +24,13 @@
 
 #define NV 5 /* serial, hand, E2, E3, E4 */
 
-static const struct hand_dag *const dags[] = { &hand_vec, &hand_bs, &hand_ml, &hand_hits,
-					       &hand_img, &hand_dl, &hand_m1, &hand_m2 };
-static const char *const vnames[NV] = { "serial", "hand", "E2", "E3", "E4" };
+static const struct hand_dag *const dags[] = {&hand_vec, &hand_bs, &hand_ml, &hand_hits,
+					      &hand_img, &hand_dl, &hand_m1, &hand_m2};
+static const char *const vnames[NV] = {"serial", "hand", "E2", "E3", "E4"};
 
 struct opts {
 	std::string dir = "bench/dags", modules;
-	std::vector<std::string> only, sizes = { "large", "small" };
+	std::vector<std::string> only, sizes = {"large", "small"};
 	int rounds = 5, iters = 0, chain = 10000, chain_runs = 10, check = 0;
 	FILE *json = NULL;
 };
@@ -38,7 +38,7 @@ struct opts {
 struct row {
 	std::string dag, size;
 	int tasks, width, events, events_unpruned;
-	double ms[NV];	      /* median over rounds */
+	double ms[NV];		/* median over rounds */
 	std::string verify[NV]; /* "ok" or the difference */
 };
 
@@ -89,9 +89,9 @@ static double run_once(struct bench *b, int v)
 static void setup(struct bench *b, const struct opts &o, const struct hand_dag *hd,
 		  const std::string &size)
 {
-	static const enum skip_executor ex[NV] = { SKIP_EXEC_SERIAL, SKIP_EXEC_SERIAL,
-						   SKIP_EXEC_STREAMS, SKIP_EXEC_GRAPH,
-						   SKIP_EXEC_WINDOW };
+	static const enum skip_executor ex[NV] = {SKIP_EXEC_SERIAL, SKIP_EXEC_SERIAL,
+						  SKIP_EXEC_STREAMS, SKIP_EXEC_GRAPH,
+						  SKIP_EXEC_WINDOW};
 	std::string path = o.dir + "/" + hd->name + ".json";
 	std::string mod = o.modules + "/" + hd->name + ".fatbin";
 	int err;
@@ -189,10 +189,12 @@ static void time_rounds(struct bench *b, const struct opts &o, int iters, struct
 
 static void print_table(const std::vector<row> &rows)
 {
-	printf("\nDAG suite: median over interleaved rounds of the per-round median; host wall time "
-	       "per iteration, first launch to completion; speedup = serial / variant\n");
+	printf(
+	    "\nDAG suite: median over interleaved rounds of the per-round median; host wall time "
+	    "per iteration, first launch to completion; speedup = serial / variant\n");
 	printf("  %-5s %-6s %5s %5s %10s %7s %7s %7s %7s  %-9s %s\n", "DAG", "size", "tasks",
-	       "width", "serial ms", "hand", "E2", "E3", "E4", "E2 events", "E2|E3 >= hand, verify");
+	       "width", "serial ms", "hand", "E2", "E3", "E4", "E2 events",
+	       "E2|E3 >= hand, verify");
 	for (const row &r : rows) {
 		double best = std::max(r.ms[0] / r.ms[2], r.ms[0] / r.ms[3]);
 		bool ok = true;
@@ -222,7 +224,8 @@ static void print_summary(const std::vector<row> &rows, const struct opts &o)
 				n++;
 			}
 		if (n)
-			printf("  %s: mean speedup over serial of the better of E2/E3 %.2fx, hand-written "
+			printf("  %s: mean speedup over serial of the better of E2/E3 %.2fx, "
+			       "hand-written "
 			       "%.2fx, over %d DAGs (HuntKT, A100, its sizes: 1.69x; tiny inputs: "
 			       "1.35x)\n",
 			       size.c_str(), sum / n, sum_hand / n, n);
@@ -236,8 +239,9 @@ static void print_summary(const std::vector<row> &rows, const struct opts &o)
 
 static void json_row(FILE *f, const row &r, bool last)
 {
-	fprintf(f, "    {\"dag\": \"%s\", \"size\": \"%s\", \"tasks\": %d, \"width\": %d, "
-		   "\"events\": %d, \"events_before_pruning\": %d, \"ms\": {",
+	fprintf(f,
+		"    {\"dag\": \"%s\", \"size\": \"%s\", \"tasks\": %d, \"width\": %d, "
+		"\"events\": %d, \"events_before_pruning\": %d, \"ms\": {",
 		r.dag.c_str(), r.size.c_str(), r.tasks, r.width, r.events, r.events_unpruned);
 	for (int v = 0; v < NV; v++)
 		fprintf(f, "%s\"%s\": %.5f", v ? ", " : "", vnames[v], r.ms[v]);
@@ -286,7 +290,8 @@ static void parse(int argc, char **argv, struct opts &o)
 			continue;
 		}
 		if (!v) {
-			fprintf(stderr, "dagbench: %s needs a value (see the top of dagbench.cu)\n", a);
+			fprintf(stderr, "dagbench: %s needs a value (see the top of dagbench.cu)\n",
+				a);
 			exit(2);
 		}
 		i++;
@@ -351,7 +356,8 @@ int main(int argc, char **argv)
 			r.events_unpruned = b.plan[2]->events_unpruned;
 			bad |= verify(&b, &r);
 			time_rounds(&b, o, o.iters ? o.iters : size == "small" ? 20 : 3, &r);
-			printf("  %-5s %-6s serial %9.3f ms  hand %6.2fx  E2 %6.2fx  E3 %6.2fx  E4 %6.2fx\n",
+			printf("  %-5s %-6s serial %9.3f ms  hand %6.2fx  E2 %6.2fx  E3 %6.2fx  E4 "
+			       "%6.2fx\n",
 			       r.dag.c_str(), r.size.c_str(), r.ms[0], r.ms[0] / r.ms[1],
 			       r.ms[0] / r.ms[2], r.ms[0] / r.ms[3], r.ms[0] / r.ms[4]);
 			fflush(stdout);

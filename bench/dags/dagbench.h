@@ -27,7 +27,7 @@ extern "C" {
 	} while (0)
 
 #define HAND_STREAMS 16
-#define HAND_EVENTS 64
+#define HAND_EVENTS  64
 
 struct hand {
 	struct skip_workload *w;
@@ -69,7 +69,7 @@ struct hand_dag {
 };
 
 extern const struct hand_dag hand_vec, hand_bs, hand_ml, hand_hits, hand_img, hand_dl, hand_m1,
-	hand_m2;
+    hand_m2;
 
 /* chain.cu: the dependent chain of empty kernels. */
 int chain_bench(int n, int runs, FILE *json);

@@ -105,23 +105,26 @@ static int all_verified(void)
 
 ParameterizedTestParameters(gpu_runtime, every_executor_matches_serial)
 {
-	static const char *dags[] = { "vec.json", "bs.json", "ml.json", "hits.json",
-				      "img.json", "dl.json", "m1.json", "m2.json" };
+	static const char *dags[] = {"vec.json", "bs.json", "ml.json", "hits.json",
+				     "img.json", "dl.json", "m1.json", "m2.json"};
 
 	return cr_make_param_array(const char *, dags, sizeof(dags) / sizeof(dags[0]));
 }
 
 ParameterizedTest(const char **dag, gpu_runtime, every_executor_matches_serial)
 {
-	cr_assert_eq(skip_run(*dag, "--size small --executor all --verify --iterations 3 --json"), 0);
+	cr_assert_eq(skip_run(*dag, "--size small --executor all --verify --iterations 3 --json"),
+		     0);
 	cr_assert_eq(all_verified(), 4, "serial, streams, graph and window");
 }
 
 Test(gpu_runtime, pdl_edges_keep_the_results_of_a_dependent_chain)
 {
-	cr_assert_eq(skip_run("pdl.json", "--executor graph --pdl --verify --iterations 5 --json"), 0);
+	cr_assert_eq(skip_run("pdl.json", "--executor graph --pdl --verify --iterations 5 --json"),
+		     0);
 	cr_assert_eq(all_verified(), 1);
-	cr_assert_eq(skip_run("pdl.json", "--executor serial --pdl --verify --iterations 5 --json"), 0);
+	cr_assert_eq(skip_run("pdl.json", "--executor serial --pdl --verify --iterations 5 --json"),
+		     0);
 	cr_assert_eq(all_verified(), 1);
 }
 
@@ -129,8 +132,8 @@ Test(gpu_runtime, an_emitted_plan_runs_back)
 {
 	char args[512];
 
-	snprintf(args, sizeof(args), "--size small --executor streams --emit-plan %s/p.json --dry-run",
-		 tmp);
+	snprintf(args, sizeof(args),
+		 "--size small --executor streams --emit-plan %s/p.json --dry-run", tmp);
 	cr_assert_eq(skip_run("m1.json", args), 0);
 	snprintf(args, sizeof(args), "--size small --plan %s/p.json --verify --json", tmp);
 	cr_assert_eq(skip_run("m1.json", args), 0);

@@ -11,8 +11,9 @@ static void run(struct hand *h)
 	for (int i = 0; i < 10; i++) {
 		snprintf(sp, sizeof(sp), "spot%d", i);
 		snprintf(ca, sizeof(ca), "call%d", i);
-		bs_price<<<b, t, 0, h->s[i]>>>((const double *)hbuf(h, sp), (double *)hbuf(h, ca), n);
+		bs_price<<<b, t, 0, h->s[i]>>>((const double *)hbuf(h, sp), (double *)hbuf(h, ca),
+					       n);
 	}
 }
 
-const struct hand_dag hand_bs = { "bs", run, 10 };
+const struct hand_dag hand_bs = {"bs", run, 10};

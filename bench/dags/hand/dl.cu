@@ -33,4 +33,4 @@ static void run(struct hand *h)
 	dl_dot<<<b, t, 0, h->s[0]>>>(HF(h, "z"), HF(h, "w"), HF(h, "res"), 2 * half);
 }
 
-const struct hand_dag hand_dl = { "dl", run, 2 };
+const struct hand_dag hand_dl = {"dl", run, 2};

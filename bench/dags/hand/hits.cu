@@ -32,4 +32,4 @@ static void run(struct hand *h)
 	}
 }
 
-const struct hand_dag hand_hits = { "hits", run, 2 };
+const struct hand_dag hand_hits = {"hits", run, 2};

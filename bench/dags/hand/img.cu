@@ -8,7 +8,8 @@ static void run(struct hand *h)
 {
 	int n = (int)hparam(h, "N"), b = (int)hparam(h, "BLOCKS"), t = (int)hparam(h, "THREADS");
 	long nn = (long)n * n;
-	float *img = HF(h, "image"), *b1 = HF(h, "blur1"), *b2 = HF(h, "blur2"), *b3 = HF(h, "blur3");
+	float *img = HF(h, "image"), *b1 = HF(h, "blur1"), *b2 = HF(h, "blur2"),
+	      *b3 = HF(h, "blur3");
 	float *m1 = HF(h, "mask1"), *m2 = HF(h, "mask2"), *mx = HF(h, "mx"), *mn = HF(h, "mn");
 	cudaStream_t *s = h->s;
 
@@ -30,4 +31,4 @@ static void run(struct hand *h)
 	img_combine<<<b, t, 0, s[1]>>>(HF(h, "image2"), b1, m1, HF(h, "image3"), nn);
 }
 
-const struct hand_dag hand_img = { "img", run, 4 };
+const struct hand_dag hand_img = {"img", run, 4};

@@ -21,14 +21,15 @@ static void run(struct hand *h)
 		snprintf(c, sizeof(c), "g%d", 2 * j + 1);
 		snprintf(d, sizeof(d), "r%d", j);
 		join(h, 2 * j, 2 * j + 1, j);
-		m_add_bias_residual2<<<b, t, 0, h->s[2 * j]>>>(HF(h, a), HF(h, c), bias, HF(h, d), n, hh);
+		m_add_bias_residual2<<<b, t, 0, h->s[2 * j]>>>(HF(h, a), HF(h, c), bias, HF(h, d),
+							       n, hh);
 		snprintf(a, sizeof(a), "h%d", j);
 		m_add_bias_gelu<<<b, t, 0, h->s[2 * j]>>>(HF(h, d), bias, HF(h, a), n, hh);
 	}
 	for (int j = 1; j < 4; j++)
 		join(h, 0, 2 * j, 4 + j);
 	m_average4<<<b, t, 0, h->s[0]>>>(HF(h, "h0"), HF(h, "h1"), HF(h, "h2"), HF(h, "h3"),
-					   HF(h, "out"), n);
+					 HF(h, "out"), n);
 }
 
-const struct hand_dag hand_m1 = { "m1", run, 8 };
+const struct hand_dag hand_m1 = {"m1", run, 8};

@@ -15,7 +15,8 @@ static void run(struct hand *h)
 		snprintf(s, sizeof(s), "s%d", i);
 		snprintf(q, sizeof(q), "q%d", i);
 		m_add_bias_silu<<<b, t, 0, h->s[i]>>>(HF(h, in), bias, HF(h, s), n, hh);
-		m_add_bias_gated_relu<<<b, t, 0, h->s[i]>>>(HF(h, s), HF(h, in), bias, HF(h, q), n, hh);
+		m_add_bias_gated_relu<<<b, t, 0, h->s[i]>>>(HF(h, s), HF(h, in), bias, HF(h, q), n,
+							    hh);
 	}
 	for (int k = 0; k < 2; k++) {
 		snprintf(q, sizeof(q), "q%d", 3 * k);
@@ -25,8 +26,8 @@ static void run(struct hand *h)
 		join(h, 3 * k, 3 * k + 1, 2 * k);
 		join(h, 3 * k, 3 * k + 2, 2 * k + 1);
 		m_add_bias_residual3<<<b, t, 0, h->s[3 * k]>>>(HF(h, q), HF(h, q1), HF(h, q2), bias,
-								 HF(h, s), n, hh);
+							       HF(h, s), n, hh);
 	}
 }
 
-const struct hand_dag hand_m2 = { "m2", run, 6 };
+const struct hand_dag hand_m2 = {"m2", run, 6};

@@ -24,4 +24,4 @@ static void run(struct hand *h)
 	ml_argmax<<<b, t, 0, s0>>>(r1, r2, (int *)hbuf(h, "out"), rows, c);
 }
 
-const struct hand_dag hand_ml = { "ml", run, 2 };
+const struct hand_dag hand_ml = {"ml", run, 2};

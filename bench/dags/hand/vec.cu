@@ -15,4 +15,4 @@ static void run(struct hand *h)
 	vec_reduce<<<b, t, 0, h->s[0]>>>(HF(h, "x2"), HF(h, "y2"), HF(h, "res"), n);
 }
 
-const struct hand_dag hand_vec = { "vec", run, 2 };
+const struct hand_dag hand_vec = {"vec", run, 2};

@@ -14,12 +14,12 @@
 
 /* for (long i = ...; i < n; i += stride): every element exactly once, on any grid. */
 #define GRID_LOOP(i, n)                                                                            \
-	for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < (long)(n);                 \
+	for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < (long)(n);                  \
 	     i += (long)gridDim.x * blockDim.x)
 
 /* One warp per item: item w of n. */
 #define WARP_LOOP(w, n)                                                                            \
-	for (long w = ((long)blockIdx.x * blockDim.x + threadIdx.x) / 32; w < (long)(n);          \
+	for (long w = ((long)blockIdx.x * blockDim.x + threadIdx.x) / 32; w < (long)(n);           \
 	     w += (long)gridDim.x * blockDim.x / 32)
 
 static __device__ __forceinline__ float warp_sum(float v)

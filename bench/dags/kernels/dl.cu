@@ -62,7 +62,8 @@ extern "C" __global__ void dl_pool(const float *__restrict__ in, float *__restri
 
 		for (int dy = -r; dy <= r; dy++)
 			for (int dx = -r; dx <= r; dx++) {
-				int yy = min(max(y + dy, 0), n - 1), xx = min(max(x + dx, 0), n - 1);
+				int yy = min(max(y + dy, 0), n - 1),
+				    xx = min(max(x + dx, 0), n - 1);
 
 				s += plane[(long)yy * n + xx];
 			}

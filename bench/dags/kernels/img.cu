@@ -45,10 +45,12 @@ extern "C" __global__ void img_sobel(const float *__restrict__ in, float *__rest
 	GRID_LOOP(i, (long)n * n)
 	{
 		int y = (int)(i / n), x = (int)(i % n);
-		float gx = px(in, n, y - 1, x + 1) + 2 * px(in, n, y, x + 1) + px(in, n, y + 1, x + 1) -
-			   px(in, n, y - 1, x - 1) - 2 * px(in, n, y, x - 1) - px(in, n, y + 1, x - 1);
-		float gy = px(in, n, y + 1, x - 1) + 2 * px(in, n, y + 1, x) + px(in, n, y + 1, x + 1) -
-			   px(in, n, y - 1, x - 1) - 2 * px(in, n, y - 1, x) - px(in, n, y - 1, x + 1);
+		float gx = px(in, n, y - 1, x + 1) + 2 * px(in, n, y, x + 1) +
+			   px(in, n, y + 1, x + 1) - px(in, n, y - 1, x - 1) -
+			   2 * px(in, n, y, x - 1) - px(in, n, y + 1, x - 1);
+		float gy = px(in, n, y + 1, x - 1) + 2 * px(in, n, y + 1, x) +
+			   px(in, n, y + 1, x + 1) - px(in, n, y - 1, x - 1) -
+			   2 * px(in, n, y - 1, x) - px(in, n, y - 1, x + 1);
 
 		out[i] = sqrtf(gx * gx + gy * gy);
 	}

@@ -23,8 +23,8 @@ extern "C" __global__ void m_add_bias_gelu(const float *__restrict__ in,
 
 extern "C" __global__ void m_add_bias_residual2(const float *__restrict__ a,
 						const float *__restrict__ b,
-						const float *__restrict__ bias, float *__restrict__ out,
-						long n, int h)
+						const float *__restrict__ bias,
+						float *__restrict__ out, long n, int h)
 {
 #pragma unroll 4
 	GRID_LOOP(i, n)

@@ -36,8 +36,8 @@ extern "C" __global__ void m_add_bias_gated_relu(const float *__restrict__ s,
 extern "C" __global__ void m_add_bias_residual3(const float *__restrict__ a,
 						const float *__restrict__ b,
 						const float *__restrict__ c,
-						const float *__restrict__ bias, float *__restrict__ out,
-						long n, int h)
+						const float *__restrict__ bias,
+						float *__restrict__ out, long n, int h)
 {
 #pragma unroll 4
 	GRID_LOOP(i, n)

@@ -80,8 +80,8 @@ extern "C" __global__ void ml_softmax(float *r, long rows, int classes)
 	}
 }
 
-extern "C" __global__ void ml_rowmax(const float *__restrict__ r1, float *__restrict__ m,
-				     long rows, int classes)
+extern "C" __global__ void ml_rowmax(const float *__restrict__ r1, float *__restrict__ m, long rows,
+				     int classes)
 {
 	GRID_LOOP(i, rows)
 	{

@@ -7,8 +7,8 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void pdl_step(const float *__restrict__ in, float *__restrict__ out,
-				    long n, float k)
+extern "C" __global__ void pdl_step(const float *__restrict__ in, float *__restrict__ out, long n,
+				    float k)
 {
 #if __CUDA_ARCH__ >= 900
 	cudaGridDependencySynchronize();

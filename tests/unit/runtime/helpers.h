@@ -33,7 +33,7 @@ static inline int helper_buf(struct skip_graph *g, const char *name)
 static inline int helper_task(struct skip_graph *g, const char *name, const char *spec)
 {
 	struct skip_access acc[16];
-	struct skip_task_desc d = { 0 };
+	struct skip_task_desc d = {0};
 	char buf[256], *save = NULL;
 	int n = 0, id;
 
@@ -45,17 +45,19 @@ static inline int helper_task(struct skip_graph *g, const char *name, const char
 
 		cr_assert_not_null(colon, "bad spec token '%s'", tok);
 		*colon = '\0';
-		mode = !strcmp(tok, "r") ? SKIP_READ : !strcmp(tok, "w") ? SKIP_WRITE : SKIP_READ_WRITE;
+		mode = !strcmp(tok, "r")   ? SKIP_READ
+		       : !strcmp(tok, "w") ? SKIP_WRITE
+					   : SKIP_READ_WRITE;
 		at = strchr(colon + 1, '@');
 		if (at) {
 			*at = '\0';
 			off = strtoul(at + 1, &at, 10);
 			size = strtoul(at + 1, NULL, 10);
 		}
-		acc[n++] = (struct skip_access){ helper_buf(g, colon + 1), off, size, mode };
+		acc[n++] = (struct skip_access){helper_buf(g, colon + 1), off, size, mode};
 	}
 	d.name = name;
-	d.kernel = (struct skip_kernel){ .kind = SKIP_KERNEL_SYMBOL, .symbol = &helper_symbol };
+	d.kernel = (struct skip_kernel){.kind = SKIP_KERNEL_SYMBOL, .symbol = &helper_symbol};
 	d.grid[0] = d.block[0] = 1;
 	d.access = acc;
 	d.naccess = n;

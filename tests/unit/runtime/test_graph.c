@@ -161,16 +161,16 @@ Test(runtime_graph, levels_are_longest_paths_and_width_the_widest_level)
 
 static struct skip_task_desc desc(const char *name, const struct skip_access *acc, int n)
 {
-	struct skip_task_desc d = { .name = name, .access = acc, .naccess = n };
+	struct skip_task_desc d = {.name = name, .access = acc, .naccess = n};
 
-	d.kernel = (struct skip_kernel){ .kind = SKIP_KERNEL_SYMBOL, .symbol = &helper_symbol };
+	d.kernel = (struct skip_kernel){.kind = SKIP_KERNEL_SYMBOL, .symbol = &helper_symbol};
 	d.grid[0] = d.block[0] = 1;
 	return d;
 }
 
 Test(runtime_graph, an_access_outside_its_buffer_is_rejected)
 {
-	struct skip_access acc = { helper_buf(g, "X"), 1000, 100, SKIP_READ };
+	struct skip_access acc = {helper_buf(g, "X"), 1000, 100, SKIP_READ};
 	struct skip_task_desc d = desc("a", &acc, 1);
 
 	cr_assert_eq(skip_graph_add_task(g, &d), SKIP_E_INVAL);
@@ -179,7 +179,7 @@ Test(runtime_graph, an_access_outside_its_buffer_is_rejected)
 
 Test(runtime_graph, unknown_buffers_names_and_kernels_are_rejected)
 {
-	struct skip_access acc = { 7, 0, 0, SKIP_READ };
+	struct skip_access acc = {7, 0, 0, SKIP_READ};
 	struct skip_task_desc d = desc("a", &acc, 1);
 
 	cr_assert_eq(skip_graph_add_task(g, &d), SKIP_E_INVAL);
@@ -236,7 +236,7 @@ static int oracle_conflict(const struct skip_graph *gr, int i, int j)
 
 static void random_graph(uint64_t seed)
 {
-	static const char *const bufs[] = { "A", "B", "C" };
+	static const char *const bufs[] = {"A", "B", "C"};
 	uint64_t s = seed * 2654435761ULL + 1;
 
 	for (int t = 0; t < RN; t++) {
@@ -245,7 +245,7 @@ static void random_graph(uint64_t seed)
 
 		for (int k = 0; k < n; k++) {
 			int off = helper_below(&s, 16) * 64, len = 64 * (1 + helper_below(&s, 4));
-			static const char *const modes[] = { "r", "w", "rw" };
+			static const char *const modes[] = {"r", "w", "rw"};
 
 			if (off + len > HELPER_BUF_BYTES)
 				len = HELPER_BUF_BYTES - off;
@@ -261,7 +261,7 @@ static void random_graph(uint64_t seed)
 Test(runtime_graph, random_graphs_order_exactly_the_conflicting_pairs)
 {
 	for (uint64_t seed = 1; seed <= 400; seed++) {
-		int reach[RN][RN] = { { 0 } };
+		int reach[RN][RN] = {{0}};
 
 		skip_graph_free(g);
 		g = skip_graph_new(NULL);
@@ -278,6 +278,7 @@ Test(runtime_graph, random_graphs_order_exactly_the_conflicting_pairs)
 		for (int i = 0; i < RN; i++)
 			for (int j = 0; j < RN; j++)
 				cr_assert_eq(skip_graph_depends(g, i, j), i < j && reach[i][j],
-					     "seed %llu: t%d -> t%d", (unsigned long long)seed, i, j);
+					     "seed %llu: t%d -> t%d", (unsigned long long)seed, i,
+					     j);
 	}
 }

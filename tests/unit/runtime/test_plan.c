@@ -52,7 +52,8 @@ Test(runtime_plan, malformed_headers_are_named)
 	rejects("[1, 2]", "plan: not a JSON object");
 	rejects("{\"executor\": \"serial\"}", "\"skip_plan\": 1 (the format version) expected");
 	rejects("{\"skip_plan\": 2, \"executor\": \"serial\"}", "\"skip_plan\": 1");
-	rejects("{" HEAD "\"pdl\": true}", "\"executor\" (serial, streams, graph or window) is missing");
+	rejects("{" HEAD "\"pdl\": true}",
+		"\"executor\" (serial, streams, graph or window) is missing");
 	rejects("{" HEAD "\"executor\": \"gpu\"}", "unknown executor 'gpu'");
 	rejects("{" HEAD "\"executor\": \"serial\", \"stream\": 2}", "unknown member \"stream\"");
 	rejects("{" HEAD "\"executor\": \"graph\", \"pdl\": 1}", "\"pdl\" must be true or false");
@@ -70,8 +71,9 @@ Test(runtime_plan, orders_must_name_every_task_once_in_dependency_order)
 		"\"order\" names 2 tasks; the workload has 4");
 	rejects("{" HEAD "\"executor\": \"serial\", \"order\": [\"a\", \"a\", \"c\", \"d\"]}",
 		"order: task 'a' appears twice");
-	rejects("{" HEAD "\"executor\": \"graph\", \"order\": [\"c\", \"a\", \"b\", \"d\"]}",
-		"'c' is launched before 'a', which it depends on (a cycle with the dependency a -> c)");
+	rejects(
+	    "{" HEAD "\"executor\": \"graph\", \"order\": [\"c\", \"a\", \"b\", \"d\"]}",
+	    "'c' is launched before 'a', which it depends on (a cycle with the dependency a -> c)");
 	rejects("{" HEAD "\"executor\": \"serial\", \"order\": \"a b c d\"}",
 		"\"order\" must be an array of task names");
 	accepts("{" HEAD "\"executor\": \"serial\", \"order\": [\"b\", \"a\", \"c\", \"d\"]}");
@@ -80,7 +82,8 @@ Test(runtime_plan, orders_must_name_every_task_once_in_dependency_order)
 
 Test(runtime_plan, assignments_must_cover_every_task_with_a_valid_stream)
 {
-	rejects("{" HEAD "\"executor\": \"streams\", \"assignment\": {\"a\": 0, \"b\": 1, \"c\": 0}}",
+	rejects("{" HEAD
+		"\"executor\": \"streams\", \"assignment\": {\"a\": 0, \"b\": 1, \"c\": 0}}",
 		"assignment: task 'd' has no stream");
 	rejects("{" HEAD "\"executor\": \"streams\", \"assignment\": {\"q\": 0}}",
 		"assignment: unknown task 'q'");
@@ -98,19 +101,25 @@ Test(runtime_plan, events_must_exist_go_forward_and_enforce_every_dependency)
 	const char *assign = "\"assignment\": {\"a\": 0, \"b\": 1, \"c\": 0, \"d\": 0}, ";
 	char json[512];
 
-	snprintf(json, sizeof(json), "{" HEAD "\"executor\": \"streams\", %s \"events\": []}", assign);
-	rejects(json, "the dependency b -> c is not enforced: 'b' runs on stream 1, 'c' on stream 0, "
-		      "and no event orders them");
-	snprintf(json, sizeof(json),
-		 "{" HEAD "\"executor\": \"streams\", %s \"events\": [{\"from\": \"c\", \"to\": \"b\"}]}",
+	snprintf(json, sizeof(json), "{" HEAD "\"executor\": \"streams\", %s \"events\": []}",
 		 assign);
-	rejects(json, "events[0]: 'b' waits for 'c', which is launched after it: that makes a cycle");
+	rejects(json,
+		"the dependency b -> c is not enforced: 'b' runs on stream 1, 'c' on stream 0, "
+		"and no event orders them");
 	snprintf(json, sizeof(json),
-		 "{" HEAD "\"executor\": \"streams\", %s \"events\": [{\"from\": \"zz\", \"to\": \"c\"}]}",
+		 "{" HEAD
+		 "\"executor\": \"streams\", %s \"events\": [{\"from\": \"c\", \"to\": \"b\"}]}",
+		 assign);
+	rejects(json,
+		"events[0]: 'b' waits for 'c', which is launched after it: that makes a cycle");
+	snprintf(json, sizeof(json),
+		 "{" HEAD
+		 "\"executor\": \"streams\", %s \"events\": [{\"from\": \"zz\", \"to\": \"c\"}]}",
 		 assign);
 	rejects(json, "plan: events[0].from: unknown task 'zz'");
 	snprintf(json, sizeof(json),
-		 "{" HEAD "\"executor\": \"streams\", %s \"events\": [{\"from\": \"b\", \"to\": \"c\"}]}",
+		 "{" HEAD
+		 "\"executor\": \"streams\", %s \"events\": [{\"from\": \"b\", \"to\": \"c\"}]}",
 		 assign);
 	accepts(json);
 	cr_assert_eq(p->nevents, 1);
@@ -119,7 +128,9 @@ Test(runtime_plan, events_must_exist_go_forward_and_enforce_every_dependency)
 
 Test(runtime_plan, an_assignment_without_events_gets_them_computed)
 {
-	accepts("{" HEAD "\"executor\": \"streams\", \"assignment\": {\"a\": 1, \"b\": 0, \"c\": 1, \"d\": 0}}");
+	accepts(
+	    "{" HEAD
+	    "\"executor\": \"streams\", \"assignment\": {\"a\": 1, \"b\": 0, \"c\": 1, \"d\": 0}}");
 	cr_assert_eq(p->nstreams, 2);
 	/* c on s1 waits for b (s0); d on s0 waits for c (s1) */
 	cr_assert_eq(p->nevents, 2);
@@ -131,7 +142,7 @@ Test(runtime_plan, an_assignment_without_events_gets_them_computed)
 
 Test(runtime_plan, a_written_plan_reads_back_the_same)
 {
-	struct skip_plan_opts o = { .executor = SKIP_EXEC_STREAMS, .nstreams = 2 };
+	struct skip_plan_opts o = {.executor = SKIP_EXEC_STREAMS, .nstreams = 2};
 	struct skip_plan *q = NULL;
 	char *text;
 

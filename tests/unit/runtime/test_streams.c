@@ -30,7 +30,7 @@ TestSuite(runtime_streams, .init = setup, .fini = teardown);
 
 static void plan(int nstreams)
 {
-	struct skip_plan_opts o = { .executor = SKIP_EXEC_STREAMS, .nstreams = nstreams };
+	struct skip_plan_opts o = {.executor = SKIP_EXEC_STREAMS, .nstreams = nstreams};
 
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_plan_compute(g, &o, &p), 0, "%s", skip_errmsg());
@@ -264,7 +264,7 @@ static void random_dag(uint64_t seed)
 
 static void check_happens_before(uint64_t seed)
 {
-	int hb[RN][RN] = { { 0 } }, last[64];
+	int hb[RN][RN] = {{0}}, last[64];
 
 	for (int s = 0; s < 64; s++)
 		last[s] = -1;

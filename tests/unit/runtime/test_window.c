@@ -22,9 +22,9 @@ struct cpu_ctx {
 	long start[MAXT], end[MAXT];
 	atomic_int runs[MAXT];
 	uint64_t seed;
-	int fail_task;		 /* this task returns an error; -1 for none */
-	int slow_task;		 /* this task sleeps 20 ms; -1 for none */
-	int rendezvous;		 /* tasks 0 and 1 wait for each other to start */
+	int fail_task;	/* this task returns an error; -1 for none */
+	int slow_task;	/* this task sleeps 20 ms; -1 for none */
+	int rendezvous; /* tasks 0 and 1 wait for each other to start */
 	atomic_int started[2];
 	atomic_int rendezvous_ok;
 };
@@ -70,7 +70,7 @@ static int cpu_run(void *ctxp, int worker, int task)
 	if (c->rendezvous && task < 2)
 		meet(c, task);
 	if (task == c->slow_task)
-		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	jitter(helper_rand(&h));
 	c->end[task] = atomic_fetch_add(&c->clock, 1);
 	return task == c->fail_task ? -5 : 0;
@@ -117,7 +117,8 @@ static int must_order(int i, int j)
 		for (int y = 0; y < b->naccess; y++) {
 			const struct skip_access *p = &a->access[x], *q = &b->access[y];
 
-			if (p->buffer == q->buffer && (p->mode & SKIP_WRITE || q->mode & SKIP_WRITE) &&
+			if (p->buffer == q->buffer &&
+			    (p->mode & SKIP_WRITE || q->mode & SKIP_WRITE) &&
 			    p->offset < q->offset + q->size && q->offset < p->offset + p->size)
 				return 1;
 		}
@@ -126,7 +127,7 @@ static int must_order(int i, int j)
 
 static void random_graph(uint64_t seed, int n)
 {
-	static const char *const modes[] = { "r", "w", "rw", "r" };
+	static const char *const modes[] = {"r", "w", "rw", "r"};
 	uint64_t s = seed * 0xd1342543de82ef95ULL + 3;
 
 	for (int t = 0; t < n; t++) {
@@ -153,12 +154,14 @@ static void random_graph(uint64_t seed, int n)
 static void check_run(uint64_t seed, int W, int nw)
 {
 	for (int i = 0; i < g->ntasks; i++) {
-		cr_assert_eq(atomic_load(&ctx->runs[i]), 1, "seed %llu W %d workers %d: t%d ran %d times",
+		cr_assert_eq(atomic_load(&ctx->runs[i]), 1,
+			     "seed %llu W %d workers %d: t%d ran %d times",
 			     (unsigned long long)seed, W, nw, i, atomic_load(&ctx->runs[i]));
 		for (int j = i + 1; j < g->ntasks; j++)
 			if (must_order(i, j))
 				cr_assert_lt(ctx->end[i], ctx->start[j],
-					     "seed %llu W %d workers %d: t%d [%ld, %ld] and t%d [%ld, %ld] conflict but overlap or are reordered",
+					     "seed %llu W %d workers %d: t%d [%ld, %ld] and t%d "
+					     "[%ld, %ld] conflict but overlap or are reordered",
 					     (unsigned long long)seed, W, nw, i, ctx->start[i],
 					     ctx->end[i], j, ctx->start[j], ctx->end[j]);
 	}
@@ -166,7 +169,7 @@ static void check_run(uint64_t seed, int W, int nw)
 
 Test(runtime_window, random_graphs_never_run_conflicting_tasks_out_of_order)
 {
-	static const int windows[] = { 1, 2, 3, 8, 32, 64 }, workers[] = { 1, 2, 3, 4, 8 };
+	static const int windows[] = {1, 2, 3, 8, 32, 64}, workers[] = {1, 2, 3, 4, 8};
 	struct sk_window *w[6][5];
 	int err, cases = 0;
 

@@ -45,7 +45,8 @@ static const char *write_file(const char *name, const char *text)
 
 #define HEAD "{\"skip_workload\": 1, \"name\": \"t\", \"module\": \"m.fatbin\", "
 #define BUFS "\"buffers\": [{\"name\": \"x\", \"type\": \"f32\", \"count\": 256}], "
-#define TASK(body) "\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"grid\": 1, \"block\": 32" body "}]}"
+#define TASK(body)                                                                                 \
+	"\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"grid\": 1, \"block\": 32" body "}]}"
 
 static void rejects(const char *text, const char *msg)
 {
@@ -60,20 +61,26 @@ static void rejects(const char *text, const char *msg)
 	cr_assert(strstr(skip_errmsg(), "w.json: "), "the file is named: %s", skip_errmsg());
 }
 
-static const char good[] =
-	"{\"skip_workload\": 1, \"name\": \"demo\", \"module\": \"m.fatbin\",\n"
-	" \"params\": {\"N\": 1000, \"B\": \"cdiv(N, 256)\"},\n"
-	" \"sizes\": {\"small\": {\"N\": 100}},\n"
-	" \"buffers\": [\n"
-	"  {\"name\": \"x\", \"type\": \"f32\", \"count\": \"N\", \"init\": {\"random\": {\"seed\": 3, \"min\": -1, \"max\": 1}}},\n"
-	"  {\"name\": \"y\", \"type\": \"f64\", \"count\": \"N\", \"init\": \"zeros\", \"tolerance\": {\"rtol\": 0.001}},\n"
-	"  {\"name\": \"raw\", \"size\": 64, \"init\": {\"constant\": 7}}],\n"
-	" \"tasks\": [\n"
-	"  {\"name\": \"a\", \"kernel\": \"fa\", \"grid\": \"B\", \"block\": [32, 4], \"shared\": 1024,\n"
-	"   \"args\": [{\"buffer\": \"x\"}, {\"buffer\": \"y\", \"offset\": 8}, {\"i32\": \"N\"}, {\"f64\": 0.5}],\n"
-	"   \"reads\": [\"x\"], \"writes\": [{\"buffer\": \"y\", \"offset\": 0, \"size\": \"8*N/2\"}]},\n"
-	"  {\"name\": \"b\", \"kernel\": \"fb\", \"grid\": 1, \"block\": 1, \"args\": [{\"buffer\": \"raw\"}], \"pdl\": true},\n"
-	"  {\"name\": \"c\", \"kernel\": \"fc\", \"grid\": 1, \"block\": 1, \"reads\": [\"y\"], \"after\": [\"b\"]}]}\n";
+static const char good[] = "{\"skip_workload\": 1, \"name\": \"demo\", \"module\": \"m.fatbin\",\n"
+			   " \"params\": {\"N\": 1000, \"B\": \"cdiv(N, 256)\"},\n"
+			   " \"sizes\": {\"small\": {\"N\": 100}},\n"
+			   " \"buffers\": [\n"
+			   "  {\"name\": \"x\", \"type\": \"f32\", \"count\": \"N\", \"init\": "
+			   "{\"random\": {\"seed\": 3, \"min\": -1, \"max\": 1}}},\n"
+			   "  {\"name\": \"y\", \"type\": \"f64\", \"count\": \"N\", \"init\": "
+			   "\"zeros\", \"tolerance\": {\"rtol\": 0.001}},\n"
+			   "  {\"name\": \"raw\", \"size\": 64, \"init\": {\"constant\": 7}}],\n"
+			   " \"tasks\": [\n"
+			   "  {\"name\": \"a\", \"kernel\": \"fa\", \"grid\": \"B\", \"block\": "
+			   "[32, 4], \"shared\": 1024,\n"
+			   "   \"args\": [{\"buffer\": \"x\"}, {\"buffer\": \"y\", \"offset\": 8}, "
+			   "{\"i32\": \"N\"}, {\"f64\": 0.5}],\n"
+			   "   \"reads\": [\"x\"], \"writes\": [{\"buffer\": \"y\", \"offset\": 0, "
+			   "\"size\": \"8*N/2\"}]},\n"
+			   "  {\"name\": \"b\", \"kernel\": \"fb\", \"grid\": 1, \"block\": 1, "
+			   "\"args\": [{\"buffer\": \"raw\"}], \"pdl\": true},\n"
+			   "  {\"name\": \"c\", \"kernel\": \"fc\", \"grid\": 1, \"block\": 1, "
+			   "\"reads\": [\"y\"], \"after\": [\"b\"]}]}\n";
 
 Test(runtime_workload, a_valid_file_builds_its_graph)
 {
@@ -109,13 +116,14 @@ Test(runtime_workload, a_valid_file_builds_its_graph)
 	cr_assert_eq(b->access[0].mode, SKIP_READ_WRITE);
 	cr_assert(b->flags & SKIP_TASK_PDL);
 	cr_assert_str_eq(helper_preds(g, "c"), "a b");
-	cr_assert(strstr(g->modules[0], dir), "the module is next to the workload: %s", g->modules[0]);
+	cr_assert(strstr(g->modules[0], dir), "the module is next to the workload: %s",
+		  g->modules[0]);
 }
 
 Test(runtime_workload, size_presets_and_overrides_change_parameters)
 {
 	const char *path = write_file("good.json", good);
-	struct skip_param set = { "N", 512 };
+	struct skip_param set = {"N", 512};
 	int err;
 
 	w = skip_workload_load(path, "small", NULL, 0, NULL, &err);
@@ -130,11 +138,13 @@ Test(runtime_workload, size_presets_and_overrides_change_parameters)
 	skip_workload_free(w);
 	w = skip_workload_load(path, "huge", NULL, 0, NULL, &err);
 	cr_assert_null(w);
-	cr_assert(strstr(skip_errmsg(), "sizes: no size \"huge\" in this workload"), "%s", skip_errmsg());
+	cr_assert(strstr(skip_errmsg(), "sizes: no size \"huge\" in this workload"), "%s",
+		  skip_errmsg());
 	set.name = "M";
 	w = skip_workload_load(path, NULL, &set, 1, NULL, &err);
 	cr_assert_null(w);
-	cr_assert(strstr(skip_errmsg(), "--set M: the workload has no parameter \"M\""), "%s", skip_errmsg());
+	cr_assert(strstr(skip_errmsg(), "--set M: the workload has no parameter \"M\""), "%s",
+		  skip_errmsg());
 }
 
 Test(runtime_workload, the_module_is_searched_in_skip_module_path)
@@ -163,8 +173,10 @@ Test(runtime_workload, top_level_mistakes_are_named)
 	w = skip_workload_load("/nonexistent/w.json", NULL, NULL, 0, NULL, &err);
 	cr_assert_eq(err, SKIP_E_NOTFOUND);
 	rejects("{\"skip_workload\": 1,", "not valid JSON");
-	rejects("{\"module\": \"m\", " BUFS TASK(""), "\"skip_workload\": 1 (the format version) expected");
-	rejects("{\"skip_workload\": 1, " BUFS TASK(""), "\"module\" (a cubin, fatbin or PTX file) is missing");
+	rejects("{\"module\": \"m\", " BUFS TASK(""),
+		"\"skip_workload\": 1 (the format version) expected");
+	rejects("{\"skip_workload\": 1, " BUFS TASK(""),
+		"\"module\" (a cubin, fatbin or PTX file) is missing");
 	rejects(HEAD "\"extra\": 1, " BUFS TASK(""), "unknown member \"extra\"");
 	rejects(HEAD "\"buffers\": {}, " TASK(""), "buffers: a non-empty array expected");
 	rejects(HEAD BUFS "\"tasks\": []}", "tasks: a non-empty array expected");
@@ -176,19 +188,23 @@ Test(runtime_workload, buffer_mistakes_are_named)
 {
 	rejects(HEAD "\"buffers\": [{\"type\": \"f32\", \"count\": 4}], " TASK(""),
 		"buffers[0]: \"name\" (a string) is missing");
-	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"type\": \"float\", \"count\": 4}], " TASK(""),
+	rejects(HEAD
+		"\"buffers\": [{\"name\": \"x\", \"type\": \"float\", \"count\": 4}], " TASK(""),
 		"buffers[0] (\"x\"): \"type\": one of u8, i32, u32, i64, u64, f32, f64 expected");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4, \"size\": 4}], " TASK(""),
 		"give either \"count\" (elements) or \"size\" (bytes)");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 0}], " TASK(""),
 		"count = 0 is outside 1..");
-	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4, \"init\": \"ones\"}], " TASK(""),
+	rejects(HEAD
+		"\"buffers\": [{\"name\": \"x\", \"count\": 4, \"init\": \"ones\"}], " TASK(""),
 		"\"init\": \"zeros\", \"none\", {\"constant\": X}");
-	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4, \"init\": {\"random\": {\"min\": 2, \"max\": 1}}}], " TASK(""),
+	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4, \"init\": {\"random\": "
+		     "{\"min\": 2, \"max\": 1}}}], " TASK(""),
 		"random: min 2 must be below max 1");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"type\": \"f64\", \"size\": 12}], " TASK(""),
 		"12 bytes is not a whole number of 8-byte elements");
-	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4}, {\"name\": \"x\", \"count\": 4}], " TASK(""),
+	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4}, {\"name\": \"x\", \"count\": "
+		     "4}], " TASK(""),
 		"buffers[1] (\"x\"): buffer 'x' defined twice");
 }
 
@@ -196,25 +212,35 @@ Test(runtime_workload, task_mistakes_are_named)
 {
 	rejects(HEAD BUFS TASK(", \"args\": [{\"buffer\": \"z\"}]"),
 		"tasks[0] (\"k\"): args[0]: unknown buffer 'z'");
-	rejects(HEAD BUFS TASK(", \"reads\": [\"x\", \"q\"]"), "tasks[0] (\"k\"): reads: unknown buffer 'q'");
-	rejects(HEAD BUFS TASK(", \"args\": [{\"i16\": 3}]"), "args[0]: unknown argument kind \"i16\"");
-	rejects(HEAD BUFS TASK(", \"args\": [{\"i32\": 1, \"f32\": 2}]"), "args[0]: one value per argument");
+	rejects(HEAD BUFS TASK(", \"reads\": [\"x\", \"q\"]"),
+		"tasks[0] (\"k\"): reads: unknown buffer 'q'");
+	rejects(HEAD BUFS TASK(", \"args\": [{\"i16\": 3}]"),
+		"args[0]: unknown argument kind \"i16\"");
+	rejects(HEAD BUFS TASK(", \"args\": [{\"i32\": 1, \"f32\": 2}]"),
+		"args[0]: one value per argument");
 	rejects(HEAD BUFS "\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"block\": 1}]}",
 		"\"grid\" is missing");
 	rejects(HEAD BUFS "\"tasks\": [{\"name\": \"k\", \"grid\": 1, \"block\": 1}]}",
 		"\"kernel\" (the function's name in the module) is missing");
-	rejects(HEAD BUFS "\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"grid\": 1, \"block\": [32, 64]}]}",
-		"task 'k': 2048 threads per block (at most 1024)");
-	rejects(HEAD BUFS "\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"grid\": [1, 70000], \"block\": 1}]}",
+	rejects(
+	    HEAD BUFS
+	    "\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"grid\": 1, \"block\": [32, 64]}]}",
+	    "task 'k': 2048 threads per block (at most 1024)");
+	rejects(HEAD BUFS "\"tasks\": [{\"name\": \"k\", \"kernel\": \"f\", \"grid\": [1, 70000], "
+			  "\"block\": 1}]}",
 		"grid = 70000 is outside 1..65535");
-	rejects(HEAD BUFS TASK(", \"writes\": [{\"buffer\": \"x\", \"offset\": 1020, \"size\": 8}]"),
-		"bytes [1020, 1028) are outside buffer 'x' (1024 bytes)");
+	rejects(
+	    HEAD BUFS TASK(", \"writes\": [{\"buffer\": \"x\", \"offset\": 1020, \"size\": 8}]"),
+	    "bytes [1020, 1028) are outside buffer 'x' (1024 bytes)");
 	rejects(HEAD BUFS TASK(", \"after\": [\"nobody\"]"), "after: unknown task 'nobody'");
 	rejects(HEAD BUFS TASK(", \"pdl\": \"yes\""), "\"pdl\": true or false expected");
 	rejects(HEAD BUFS TASK(", \"color\": 1"), "tasks[0] (\"k\"): unknown member \"color\"");
-	rejects(HEAD BUFS "\"tasks\": [{\"name\": \"a\", \"kernel\": \"f\", \"grid\": 1, \"block\": 1, \"writes\": [\"x\"], \"after\": [\"b\"]},"
-			  "{\"name\": \"b\", \"kernel\": \"f\", \"grid\": 1, \"block\": 1, \"reads\": [\"x\"]}]}",
-		"cycle: a -> b -> a");
+	rejects(
+	    HEAD BUFS
+	    "\"tasks\": [{\"name\": \"a\", \"kernel\": \"f\", \"grid\": 1, \"block\": 1, "
+	    "\"writes\": [\"x\"], \"after\": [\"b\"]},"
+	    "{\"name\": \"b\", \"kernel\": \"f\", \"grid\": 1, \"block\": 1, \"reads\": [\"x\"]}]}",
+	    "cycle: a -> b -> a");
 }
 
 /* The suite's workload files (the tests run from the repository root) build the DAG shapes
@@ -226,9 +252,8 @@ Test(runtime_workload, the_dag_suite_files_have_the_papers_shapes)
 		const char *file;
 		int tasks, width;
 	} suite[] = {
-		{ "vec", 4, 3 },  { "bs", 10, 10 }, { "ml", 10, 2 }, { "hits", 30, 2 },
-		{ "img", 12, 4 }, { "dl", 9, 3 },   { "m1", 17, 8 }, { "m2", 14, 6 },
-		{ "pdl", 16, 1 },
+	    {"vec", 4, 3}, {"bs", 10, 10}, {"ml", 10, 2}, {"hits", 30, 2}, {"img", 12, 4},
+	    {"dl", 9, 3},  {"m1", 17, 8},  {"m2", 14, 6}, {"pdl", 16, 1},
 	};
 
 	for (size_t i = 0; i < sizeof(suite) / sizeof(suite[0]); i++) {
@@ -239,8 +264,10 @@ Test(runtime_workload, the_dag_suite_files_have_the_papers_shapes)
 		for (int s = 0; s < 2; s++) {
 			w = skip_workload_load(path, s ? "small" : "large", NULL, 0, NULL, &err);
 			cr_assert_not_null(w, "%s", skip_errmsg());
-			cr_assert_eq(skip_graph_ntasks(skip_workload_graph(w)), suite[i].tasks, "%s", path);
-			cr_assert_eq(skip_graph_width(skip_workload_graph(w)), suite[i].width, "%s", path);
+			cr_assert_eq(skip_graph_ntasks(skip_workload_graph(w)), suite[i].tasks,
+				     "%s", path);
+			cr_assert_eq(skip_graph_width(skip_workload_graph(w)), suite[i].width, "%s",
+				     path);
 			skip_workload_free(w);
 			w = NULL;
 		}

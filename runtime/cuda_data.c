@@ -124,7 +124,7 @@ int skip_graph_reset(struct skip_graph *g)
 	return err;
 }
 
-/* ---- checkpoints ---------------------------------------------------------------------------- */
+/* ---- checkpoints ----------------------------------------------------------------------------- */
 
 struct skip_checkpoint {
 	int nbufs;
@@ -147,20 +147,24 @@ void skip_checkpoint_free(struct skip_checkpoint *cp)
 	free(cp);
 }
 
-static int copy_out(struct skip_checkpoint *cp, int i, const struct sk_buffer *b)
+/* On the graph's stream: a device-to-device cudaMemcpy may return before the copy is done,
+ * and the next reset (on that stream) must not overwrite the buffer under it. */
+static int copy_out(struct sk_cuda *c, struct skip_checkpoint *cp, int i, const struct sk_buffer *b)
 {
 	cudaError_t e = cudaMalloc(&cp->copy[i], b->size);
+	enum cudaMemcpyKind kind = cudaMemcpyDeviceToDevice;
 
-	if (e == cudaSuccess) {
-		e = cudaMemcpy(cp->copy[i], b->dptr, b->size, cudaMemcpyDeviceToDevice);
-		return e == cudaSuccess ? 0 : sk_cuda_fail(e, "checkpoint of '%s'", b->name);
+	if (e != cudaSuccess) {
+		cudaGetLastError(); /* out of device memory: keep the copy on the host */
+		cp->copy[i] = malloc(b->size);
+		if (!cp->copy[i])
+			return sk_fail(SKIP_E_NOMEM, "checkpoint of '%s': out of memory", b->name);
+		cp->on_host[i] = 1;
+		kind = cudaMemcpyDeviceToHost;
 	}
-	cudaGetLastError(); /* out of device memory: keep the copy on the host */
-	cp->copy[i] = malloc(b->size);
-	if (!cp->copy[i])
-		return sk_fail(SKIP_E_NOMEM, "checkpoint of '%s': out of memory", b->name);
-	cp->on_host[i] = 1;
-	e = cudaMemcpy(cp->copy[i], b->dptr, b->size, cudaMemcpyDeviceToHost);
+	e = cudaMemcpyAsync(cp->copy[i], b->dptr, b->size, kind, c->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(c->stream);
 	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "checkpoint of '%s'", b->name);
 }
 
@@ -182,7 +186,7 @@ int skip_graph_checkpoint(struct skip_graph *g, struct skip_checkpoint **out)
 	cp->nbufs = g->nbufs;
 	for (int i = 0; i < g->nbufs && !err; i++)
 		if (g->bufs[i].written)
-			err = copy_out(cp, i, &g->bufs[i]);
+			err = copy_out(g->cuda, cp, i, &g->bufs[i]);
 	if (err) {
 		skip_checkpoint_free(cp);
 		return err;

@@ -14,7 +14,7 @@
 
 #include "cuda_internal.h"
 
-/* ---- modules and kernels ------------------------------------------------------------------ */
+/* ---- modules and kernels --------------------------------------------------------------------- */
 
 static int read_file(const char *path, char **out)
 {
@@ -69,23 +69,26 @@ static int load_modules(struct skip_graph *g, struct sk_cuda *c)
 static int resolve_kernel(struct skip_graph *g, struct sk_cuda *c, struct sk_task *t)
 {
 	CUresult r = CUDA_SUCCESS;
+	CUfunction f = NULL;
+	cudaFunction_t rf = NULL;
 	cudaError_t e;
 
 	switch (t->kernel.kind) {
 	case SKIP_KERNEL_MODULE:
-		r = sk_drv.module_get_function((CUfunction *)&t->fn, c->mods[t->kernel.module],
-					       t->kernel.name);
+		r = sk_drv.module_get_function(&f, c->mods[t->kernel.module], t->kernel.name);
 		if (r != CUDA_SUCCESS)
 			return sk_cu_fail(r, "task '%s': kernel '%s' in %s", t->name,
 					  t->kernel.name, g->modules[t->kernel.module]);
+		t->fn = f;
 		break;
 	case SKIP_KERNEL_FUNCTION:
 		t->fn = t->kernel.function;
 		break;
 	case SKIP_KERNEL_SYMBOL:
-		e = cudaGetFuncBySymbol((cudaFunction_t *)&t->fn, t->kernel.symbol);
+		e = cudaGetFuncBySymbol(&rf, t->kernel.symbol);
 		if (e != cudaSuccess)
 			return sk_cuda_fail(e, "task '%s': kernel symbol", t->name);
+		t->fn = rf; /* cudaFunction_t and CUfunction are the same type */
 		break;
 	}
 	if (t->shared_bytes > 48 * 1024)
@@ -97,16 +100,19 @@ static int resolve_kernel(struct skip_graph *g, struct sk_cuda *c, struct sk_tas
 					      t->shared_bytes);
 }
 
-/* Where the driver can tell, the kernel's parameter count and sizes must match the task's. */
+/* Where the driver can tell, the kernel's parameter count and sizes must match the task's.
+ * cuFuncGetParamInfo answers CUDA_ERROR_INVALID_VALUE past the last parameter; any other
+ * failure on the first one means it cannot tell (an old driver, an old cubin): no check. */
 static int check_params(const struct sk_task *t)
 {
 	size_t off, size;
+	CUresult r = CUDA_SUCCESS;
 	int n = 0;
 
 	if (!sk_drv.func_get_param_info)
 		return 0;
-	while (n <= t->nargs && sk_drv.func_get_param_info((CUfunction)t->fn, (size_t)n, &off,
-							   &size) == CUDA_SUCCESS) {
+	while (n <= t->nargs && (r = sk_drv.func_get_param_info((CUfunction)t->fn, (size_t)n, &off,
+								&size)) == CUDA_SUCCESS) {
 		if (n < t->nargs && size != t->args[n].size)
 			return sk_fail(SKIP_E_INVAL,
 				       "task '%s': argument %d is %zu bytes; the kernel's "
@@ -114,6 +120,8 @@ static int check_params(const struct sk_task *t)
 				       t->name, n, t->args[n].size, n, size);
 		n++;
 	}
+	if (n == 0 && r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
+		return 0;
 	if (n != t->nargs)
 		return sk_fail(SKIP_E_INVAL, "task '%s': %d arguments given; the kernel takes %s%d",
 			       t->name, t->nargs, n > t->nargs ? "more than " : "",
@@ -146,7 +154,7 @@ static int layout_args(struct skip_graph *g, struct sk_task *t)
 	return 0;
 }
 
-/* ---- load / unload ------------------------------------------------------------------------ */
+/* ---- load / unload --------------------------------------------------------------------------- */
 
 static int alloc_buffers(struct skip_graph *g)
 {

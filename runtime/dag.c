@@ -21,7 +21,7 @@ static int cmp_edge(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
-/* ---- a binary min-heap of task ids ------------------------------------------------------- */
+/* ---- a binary min-heap of task ids ----------------------------------------------------------- */
 
 static void heap_push(int *h, int *n, int v)
 {
@@ -55,7 +55,7 @@ static int heap_pop(int *h, int *n)
 	return top;
 }
 
-/* ---- order and cycles -------------------------------------------------------------------- */
+/* ---- order and cycles ------------------------------------------------------------------------ */
 
 /* CSR adjacency of the deduplicated edges: preds of v are pl[ps[v] .. ps[v+1]). */
 struct csr {
@@ -161,7 +161,7 @@ static int build_csr(const struct skip_graph *g, const struct sk_edge *e, int ne
 	return 0;
 }
 
-/* ---- reachability and reduction ---------------------------------------------------------- */
+/* ---- reachability and reduction -------------------------------------------------------------- */
 
 static int compute_reach(struct skip_graph *g, const struct csr *c)
 {

@@ -77,8 +77,7 @@ static int sync_all(struct skip_exec *x)
 	return err;
 }
 
-/* ---- E1 ---------------------------------------------------------------------------------------
- */
+/* ---- E1 -------------------------------------------------------------------------------------- */
 
 static int prepare_serial(struct skip_exec *x)
 {
@@ -108,8 +107,7 @@ static int run_serial(struct skip_exec *x)
 	return err;
 }
 
-/* ---- E2 ---------------------------------------------------------------------------------------
- */
+/* ---- E2 -------------------------------------------------------------------------------------- */
 
 static int prepare_streams(struct skip_exec *x)
 {
@@ -161,8 +159,7 @@ static int run_streams(struct skip_exec *x)
 	return 0;
 }
 
-/* ---- E3 ---------------------------------------------------------------------------------------
- */
+/* ---- E3 -------------------------------------------------------------------------------------- */
 
 static int add_nodes(struct skip_exec *x, cudaGraphNode_t *nodes)
 {
@@ -225,8 +222,7 @@ static int prepare_graph(struct skip_exec *x)
 
 	if (!nodes)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	e = cudaGraphCreate(&x->graph, 0);
-	if (!err && e != cudaSuccess)
+	if (!err && (e = cudaGraphCreate(&x->graph, 0)) != cudaSuccess)
 		err = sk_cuda_fail(e, "cudaGraphCreate");
 	if (!err)
 		err = add_nodes(x, nodes);
@@ -240,8 +236,7 @@ static int prepare_graph(struct skip_exec *x)
 	return err;
 }
 
-/* ---- E4 ---------------------------------------------------------------------------------------
- */
+/* ---- E4 -------------------------------------------------------------------------------------- */
 
 static int window_init(void *ctx, int worker)
 {
@@ -274,8 +269,7 @@ static int prepare_window(struct skip_exec *x)
 	return err;
 }
 
-/* ---- public -----------------------------------------------------------------------------------
- */
+/* ---- public ---------------------------------------------------------------------------------- */
 
 struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip_plan *p, int *err)
 {
@@ -350,8 +344,10 @@ void skip_exec_free(struct skip_exec *x)
 	for (int v = 0; x->events && v < x->g->ntasks; v++)
 		if (x->events[v])
 			cudaEventDestroy(x->events[v]);
-	for (int i = 0; i < x->nstreams; i++)
-		cudaStreamSynchronize(x->streams[i]), cudaStreamDestroy(x->streams[i]);
+	for (int i = 0; i < x->nstreams; i++) {
+		cudaStreamSynchronize(x->streams[i]);
+		cudaStreamDestroy(x->streams[i]);
+	}
 	free(x->streams);
 	free(x->events);
 	free(x->wstart);

@@ -17,7 +17,7 @@
 
 #include "internal.h"
 
-/* ---- small helpers --------------------------------------------------------------------- */
+/* ---- small helpers --------------------------------------------------------------------------- */
 
 static int grow(void **v, int *cap, int need, size_t elem)
 {
@@ -72,7 +72,7 @@ size_t sk_dtype_size(enum skip_dtype t)
 	}
 }
 
-/* ---- graph lifetime -------------------------------------------------------------------- */
+/* ---- graph lifetime -------------------------------------------------------------------------- */
 
 struct skip_graph *skip_graph_new(int *err)
 {
@@ -120,7 +120,7 @@ void skip_graph_free(struct skip_graph *g)
 	free(g);
 }
 
-/* ---- buffers --------------------------------------------------------------------------- */
+/* ---- buffers --------------------------------------------------------------------------------- */
 
 static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum skip_dtype dt,
 		      const struct skip_buffer_init *init, void *dptr)
@@ -218,7 +218,7 @@ int skip_graph_add_module(struct skip_graph *g, const char *path)
 	return g->nmodules++;
 }
 
-/* ---- tasks ----------------------------------------------------------------------------- */
+/* ---- tasks ----------------------------------------------------------------------------------- */
 
 static int check_kernel(const struct skip_graph *g, const char *tname, const struct skip_kernel *k)
 {
@@ -439,7 +439,7 @@ int sk_tasks_conflict(const struct sk_task *a, const struct sk_task *b)
 	return 0;
 }
 
-/* ---- derivation ------------------------------------------------------------------------ */
+/* ---- derivation ------------------------------------------------------------------------------ */
 
 struct acc_rec {
 	int task;
@@ -566,7 +566,7 @@ int skip_graph_finalize(struct skip_graph *g)
 	return err;
 }
 
-/* ---- queries --------------------------------------------------------------------------- */
+/* ---- queries --------------------------------------------------------------------------------- */
 
 int skip_graph_ntasks(const struct skip_graph *g)
 {

@@ -82,7 +82,7 @@ struct skip_graph {
 	struct sk_cuda *cuda; /* device state, NULL before load */
 };
 
-/* ---- graph.c / dag.c --------------------------------------------------------------------- */
+/* ---- graph.c / dag.c ------------------------------------------------------------------------- */
 
 /* Nonzero when ranges [a, a+as) and [b, b+bs) overlap. */
 static inline int sk_overlap(size_t a, size_t as, size_t b, size_t bs)
@@ -98,7 +98,7 @@ int sk_has_explicit_edge(const struct skip_graph *g, int from, int to);
  * duplicates). Returns 0, SKIP_E_INVAL (cycle, with the path in skip_errmsg()) or NOMEM. */
 int sk_dag_build(struct skip_graph *g, struct sk_edge *edges, int nedges);
 
-/* ---- streams.c ------------------------------------------------------------------------- */
+/* ---- streams.c ------------------------------------------------------------------------------- */
 
 /* Assign streams and launch order (KeSCo/HuntKT). Fills p->order, p->stream, p->nstreams. */
 int sk_streams_assign(const struct skip_graph *g, int nstreams, struct skip_plan *p);
@@ -106,7 +106,7 @@ int sk_streams_assign(const struct skip_graph *g, int nstreams, struct skip_plan
  * p->nevents, p->events_unpruned, p->events_step_b. */
 int sk_streams_events(const struct skip_graph *g, struct skip_plan *p);
 
-/* ---- plan.c ---------------------------------------------------------------------------- */
+/* ---- plan.c ---------------------------------------------------------------------------------- */
 
 struct skip_plan *sk_plan_alloc(int ntasks, int with_streams);
 /* The order is a topological permutation and (streams) every stream is in range; events and
@@ -115,7 +115,7 @@ int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p);
 /* Positions in p->order: pos[task]. Caller frees. */
 int *sk_plan_positions(const struct skip_plan *p);
 
-/* ---- window.c: the ACS-SW style scheduler, backend-agnostic ----------------------------- */
+/* ---- window.c: the ACS-SW style scheduler, backend-agnostic ---------------------------------- */
 
 /*
  * Run task @task on worker @worker and return when it has completed (GPU: launch on the
@@ -142,7 +142,7 @@ int sk_window_run(struct sk_window *w, const struct skip_graph *g, const int *or
 void sk_window_stats(const struct sk_window *w, int *max_running, int *max_pending);
 void sk_window_free(struct sk_window *w);
 
-/* ---- expr.c: integer expressions over workload parameters ------------------------------- */
+/* ---- expr.c: integer expressions over workload parameters ------------------------------------ */
 
 struct sk_params {
 	char **names;
@@ -160,7 +160,7 @@ void sk_params_fini(struct sk_params *ps);
  */
 int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out);
 
-/* ---- cuda_*.c --------------------------------------------------------------------------- */
+/* ---- cuda_*.c -------------------------------------------------------------------------------- */
 
 /* Release the device state of @g (buffers, modules, functions). */
 void sk_cuda_unload(struct skip_graph *g);

@@ -122,7 +122,7 @@ int skip_plan_compute(const struct skip_graph *g, const struct skip_plan_opts *o
 	return 0;
 }
 
-/* ---- validation ---------------------------------------------------------------------------- */
+/* ---- validation ------------------------------------------------------------------------------ */
 
 static int check_order(const struct skip_graph *g, const struct skip_plan *p, int *pos)
 {

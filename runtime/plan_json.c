@@ -259,7 +259,7 @@ int skip_plan_from_json(const struct skip_graph *g, const char *text, struct ski
 	return 0;
 }
 
-/* ---- writing -------------------------------------------------------------------------------- */
+/* ---- writing --------------------------------------------------------------------------------- */
 
 static int add_names(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
 {

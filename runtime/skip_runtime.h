@@ -38,7 +38,7 @@
 
 #include "skip_common.h"
 
-/* ---- buffers -------------------------------------------------------------------------- */
+/* ---- buffers --------------------------------------------------------------------------------- */
 
 /* Element type of a buffer: decides how random/constant contents are written and how
  * results are compared (floats with a tolerance, everything else exactly). */
@@ -69,7 +69,7 @@ struct skip_buffer_init {
 	const char *path; /* FILE (copied) */
 };
 
-/* ---- tasks ---------------------------------------------------------------------------- */
+/* ---- tasks ----------------------------------------------------------------------------------- */
 
 enum skip_kernel_kind {
 	SKIP_KERNEL_MODULE,   /* function `name` in module `module` (skip_graph_add_module) */
@@ -128,7 +128,7 @@ struct skip_task_desc {
 	unsigned flags; /* enum skip_task_flags */
 };
 
-/* ---- graph ---------------------------------------------------------------------------- */
+/* ---- graph ----------------------------------------------------------------------------------- */
 
 struct skip_graph;
 
@@ -185,7 +185,7 @@ SKIP_API int skip_graph_width(const struct skip_graph *g);
 /* After finalize: nonzero when @b must run after @a (a path a -> ... -> b exists). */
 SKIP_API int skip_graph_depends(const struct skip_graph *g, int a, int b);
 
-/* ---- plans ---------------------------------------------------------------------------- */
+/* ---- plans ----------------------------------------------------------------------------------- */
 
 enum skip_executor {
 	SKIP_EXEC_SERIAL,  /* E1: one stream, topological order */
@@ -254,7 +254,7 @@ SKIP_API int skip_plan_from_json(const struct skip_graph *g, const char *text,
 SKIP_API char *skip_plan_to_json(const struct skip_graph *g, const struct skip_plan *p);
 SKIP_API void skip_plan_free(struct skip_plan *p);
 
-/* ---- device side (needs CUDA) --------------------------------------------------------- */
+/* ---- device side (needs CUDA) ---------------------------------------------------------------- */
 
 /* Nonzero when this build of the library has the CUDA executors. */
 SKIP_API int skip_runtime_has_cuda(void);
@@ -297,7 +297,7 @@ SKIP_API struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip
 SKIP_API int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns);
 SKIP_API void skip_exec_free(struct skip_exec *x);
 
-/* ---- workload files ------------------------------------------------------------------- */
+/* ---- workload files -------------------------------------------------------------------------- */
 
 struct skip_workload;
 

@@ -107,7 +107,7 @@ static int eval_real(const struct wctx *c, const cJSON *v, const char *what, dou
 	return err;
 }
 
-/* ---- params ------------------------------------------------------------------------------- */
+/* ---- params ---------------------------------------------------------------------------------- */
 
 static int load_param_object(struct wctx *c, const cJSON *obj)
 {
@@ -160,7 +160,7 @@ static int load_params(struct wctx *c, const cJSON *root, const char *size,
 	return 0;
 }
 
-/* ---- buffers ------------------------------------------------------------------------------ */
+/* ---- buffers --------------------------------------------------------------------------------- */
 
 static const char *const dtype_names[] = {"u8", "i32", "u32", "i64", "u64", "f32", "f64", NULL};
 
@@ -327,7 +327,7 @@ static int load_buffers(struct wctx *c, const cJSON *arr)
 	return 0;
 }
 
-/* ---- tasks -------------------------------------------------------------------------------- */
+/* ---- tasks ----------------------------------------------------------------------------------- */
 
 #define SK_MAX_TASK_ARGS   64
 #define SK_MAX_TASK_ACCESS 64
@@ -588,7 +588,7 @@ static int load_tasks(struct wctx *c, const cJSON *arr)
 	return 0;
 }
 
-/* ---- the file ------------------------------------------------------------------------------ */
+/* ---- the file -------------------------------------------------------------------------------- */
 
 static int file_exists(const char *path)
 {

@@ -75,7 +75,7 @@ struct result {
 	char fail_msg[512];
 };
 
-/* ---- options ---------------------------------------------------------------------------- */
+/* ---- options --------------------------------------------------------------------------------- */
 
 static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 {
@@ -226,7 +226,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return 0;
 }
 
-/* ---- plans ------------------------------------------------------------------------------- */
+/* ---- plans ----------------------------------------------------------------------------------- */
 
 static char *read_text(const char *path)
 {
@@ -303,7 +303,7 @@ static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 	return 0;
 }
 
-/* ---- running ------------------------------------------------------------------------------ */
+/* ---- running --------------------------------------------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -394,7 +394,7 @@ static int reference(struct skip_graph *g, struct skip_checkpoint **cp)
 	return err;
 }
 
-/* ---- output ------------------------------------------------------------------------------- */
+/* ---- output ---------------------------------------------------------------------------------- */
 
 static double graph_bytes(const struct skip_graph *g)
 {
@@ -525,7 +525,7 @@ static void print_json(const struct run_opts *o, const struct skip_workload *w,
 	cJSON_Delete(root);
 }
 
-/* ---- the command ---------------------------------------------------------------------------- */
+/* ---- the command ----------------------------------------------------------------------------- */
 
 /* Load, verify and time every plan; returns the exit code. */
 static int execute(const struct run_opts *o, struct skip_graph *g, struct result *res, int nres)
@@ -587,7 +587,9 @@ int cmd_run(int argc, char **argv)
 	if (!rc && !o.dry_run) {
 		err = skip_runtime_probe(o.device, dev, sizeof(dev));
 		if (err) {
-			fprintf(stderr, "skip run: no GPU to run on: %s\n", skip_errmsg());
+			fprintf(
+			    stderr, "skip run: %s%s\n",
+			    err == SKIP_E_UNSUPPORTED ? "" : "no GPU to run on: ", skip_errmsg());
 			rc = EXIT_USAGE;
 		} else {
 			have_dev = 1;

@@ -185,7 +185,7 @@ static void time_rounds(struct bench *b, const struct opts &o, int iters, struct
 		r->ms[v] = median(rounds[v]);
 }
 
-/* ---- output -------------------------------------------------------------------------------- */
+/* ---- output ---------------------------------------------------------------------------------- */
 
 static void print_table(const std::vector<row> &rows)
 {

@@ -157,7 +157,7 @@ Test(runtime_graph, levels_are_longest_paths_and_width_the_widest_level)
 	cr_assert_eq(skip_graph_width(g), 2);
 }
 
-/* ---- rejected input --------------------------------------------------------------------- */
+/* ---- rejected input -------------------------------------------------------------------------- */
 
 static struct skip_task_desc desc(const char *name, const struct skip_access *acc, int n)
 {
@@ -215,7 +215,7 @@ Test(runtime_graph, a_finalized_graph_takes_no_more_tasks)
 	cr_assert_eq(skip_graph_finalize(g), SKIP_E_INVAL);
 }
 
-/* ---- random graphs against a brute-force oracle ------------------------------------------- */
+/* ---- random graphs against a brute-force oracle ---------------------------------------------- */
 
 #define RN 24 /* tasks */
 

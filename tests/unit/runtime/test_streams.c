@@ -244,7 +244,7 @@ Test(runtime_streams, step_c_drops_a_wait_an_earlier_task_already_made)
 	cr_assert_eq(skip_plan_validate(g, p), 0, "%s", skip_errmsg());
 }
 
-/* ---- random DAGs: every dependency ordered by stream order and events --------------------- */
+/* ---- random DAGs: every dependency ordered by stream order and events ------------------------ */
 
 #define RN 20
 

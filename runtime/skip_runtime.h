@@ -162,7 +162,8 @@ SKIP_API int skip_graph_add_edge(struct skip_graph *g, int from, int to);
 
 /*
  * Derive the dependencies and close the graph for changes. Returns 0, SKIP_E_INVAL with
- * "cycle: a -> b -> a" when the explicit edges make a cycle, or SKIP_E_NOMEM.
+ * "cycle: a -> b -> a" when the explicit edges make a cycle, or SKIP_E_NOMEM; on failure the
+ * graph stays open as it was.
  */
 SKIP_API int skip_graph_finalize(struct skip_graph *g);
 
@@ -276,8 +277,11 @@ SKIP_API int skip_graph_reset(struct skip_graph *g);
 /* Device address of a buffer after load (NULL before). */
 SKIP_API void *skip_graph_buffer_ptr(const struct skip_graph *g, int buffer);
 
-/* Device copies of every buffer some task writes, taken by skip_graph_checkpoint(). */
+/* Copies of every buffer some task writes (on the device; on the host for a buffer the device
+ * has no room to copy). */
 struct skip_checkpoint;
+/* Take a checkpoint of @g's current contents into *@out (the caller frees it with
+ * skip_checkpoint_free(), before the graph). 0 or a negative code, *@out NULL on failure. */
 SKIP_API int skip_graph_checkpoint(struct skip_graph *g, struct skip_checkpoint **out);
 /*
  * Compare the written buffers with @cp (floats within tolerance, the rest exactly). Returns 0
@@ -285,6 +289,7 @@ SKIP_API int skip_graph_checkpoint(struct skip_graph *g, struct skip_checkpoint 
  * first differing element), or a negative code.
  */
 SKIP_API int skip_graph_compare(struct skip_graph *g, const struct skip_checkpoint *cp);
+/* Release a checkpoint's copies. NULL is a no-op. */
 SKIP_API void skip_checkpoint_free(struct skip_checkpoint *cp);
 
 /* An executor: a plan bound to a loaded graph, with its streams, events or graph made. */
@@ -295,6 +300,8 @@ SKIP_API struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip
 /* Run the graph once and wait for it; *@elapsed_ns (may be NULL) gets the host wall time from
  * the first submission to completion. 0 or a negative code. */
 SKIP_API int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns);
+/* Wait for the executor's work, then release its streams, events, graph and threads. NULL is a
+ * no-op. */
 SKIP_API void skip_exec_free(struct skip_exec *x);
 
 /* ---- workload files -------------------------------------------------------------------------- */

@@ -70,7 +70,10 @@ for tool in memcheck racecheck; do
 		note "$tool: compute-sanitizer not found on this machine (skipped)"
 		continue
 	fi
-	timeout 150 "$SAN" --tool $tool --error-exitcode 99 --print-limit 20 \
+	# --report-api-errors no: the runtime asks cuFuncGetParamInfo for the parameter after
+	# each kernel's last, to check argument counts, and CUDA_ERROR_INVALID_VALUE is the
+	# expected answer; every other CUDA error already fails dagbench itself.
+	timeout 150 "$SAN" --tool $tool --error-exitcode 99 --print-limit 20 --report-api-errors no \
 		$B/dags/dagbench --check --sizes small --modules $B/dags > "$OUT/$tool.log" 2>&1
 	rc=$?
 	summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)

@@ -184,9 +184,11 @@ static char *relative_to(const struct skip_workload *w, const char *path)
 
 	if (path[0] == '/' || !w->dir)
 		return strdup(path);
-	out = malloc(strlen(w->dir) + strlen(path) + 2);
+	size_t n = strlen(w->dir) + strlen(path) + 2;
+
+	out = malloc(n);
 	if (out)
-		sprintf(out, "%s/%s", w->dir, path);
+		snprintf(out, n, "%s/%s", w->dir, path);
 	return out;
 }
 

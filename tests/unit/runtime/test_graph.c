@@ -282,3 +282,29 @@ Test(runtime_graph, random_graphs_order_exactly_the_conflicting_pairs)
 					     j);
 	}
 }
+
+Test(runtime_graph, registered_buffers_and_loaded_functions_are_accepted)
+{
+	static char fake_device_memory[64], fake_function;
+	struct skip_access acc;
+	struct skip_arg arg;
+	struct skip_task_desc d;
+	int b = skip_graph_register_buffer(g, "mine", fake_device_memory, 64, SKIP_DT_U8, NULL);
+
+	cr_assert_geq(b, 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_graph_buffer_ptr(g, b), fake_device_memory);
+	cr_assert_eq(skip_graph_register_buffer(g, "null", NULL, 64, SKIP_DT_U8, NULL),
+		     SKIP_E_INVAL);
+	acc = (struct skip_access){b, 16, 16, SKIP_WRITE};
+	arg = (struct skip_arg){.kind = SKIP_ARG_BUFFER, .buffer = b, .offset = 16};
+	d = desc("f", &acc, 1);
+	d.kernel = (struct skip_kernel){.kind = SKIP_KERNEL_FUNCTION, .function = &fake_function};
+	d.args = &arg;
+	d.nargs = 1;
+	cr_assert_eq(skip_graph_add_task(g, &d), 0, "%s", skip_errmsg());
+	arg.offset = 64;
+	d.name = "g";
+	cr_assert_eq(skip_graph_add_task(g, &d), SKIP_E_INVAL, "an argument past the buffer's end");
+	finalize();
+	cr_assert_eq(g->tasks[0].access[0].size, 16);
+}

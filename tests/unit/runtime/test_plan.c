@@ -176,3 +176,25 @@ Test(runtime_plan, executor_names_round_trip)
 		cr_assert_eq(skip_executor_parse(skip_executor_name((enum skip_executor)e)), e);
 	cr_assert_eq(skip_executor_parse("Serial"), SKIP_E_INVAL);
 }
+
+Test(runtime_plan, window_and_graph_plans_keep_their_options)
+{
+	struct skip_plan_opts o = {.executor = SKIP_EXEC_WINDOW, .window = 8, .nstreams = 3};
+	struct skip_plan *q = NULL;
+	char *text;
+
+	cr_assert_eq(skip_plan_compute(g, &o, &q), 0);
+	cr_assert_eq(q->window, 8);
+	cr_assert_eq(q->nstreams, 3);
+	text = skip_plan_to_json(g, q);
+	accepts(text);
+	cr_assert_eq(p->window, 8);
+	cr_assert_eq(p->nstreams, 3);
+	free(text);
+	skip_plan_free(q);
+	accepts("{" HEAD "\"executor\": \"graph\", \"pdl\": true}");
+	cr_assert(p->pdl);
+	accepts("{" HEAD "\"executor\": \"window\"}");
+	cr_assert_eq(p->window, 32, "the default window");
+	cr_assert_eq(p->nstreams, 2, "the default pool: the DAG's width");
+}

@@ -4,11 +4,12 @@
 #   1. build skip, the runtime tests, the GPU tests, the DAG modules and the driver
 #   2. the runtime's CPU unit tests, then its GPU tests (every executor on every DAG against
 #      the serial result, PDL edges, plan round trip, a bad plan refused)
-#   3. compute-sanitizer memcheck and racecheck on the whole suite at the small size
+#   3. the DAG-suite table (both sizes, interleaved rounds) and the 10,000-kernel chain
+#   4. compute-sanitizer memcheck and racecheck on the whole suite at the small size
 #      (dagbench --check: every DAG, the hand-written version and E1-E4, one run each)
-#   4. the DAG-suite table (both sizes, interleaved rounds) and the 10,000-kernel chain
-# Logs and results go to $OUT (at most 7 files); the final tables are printed last. Each step
-# has its own time limit so the whole stays under ~9 minutes.
+# Logs and results go to $OUT (at most 7 files); the summary and the tables are printed last.
+# Every step gets a time limit out of one budget (DEADLINE seconds, default 530), so the
+# whole stays under 9 minutes; what a step could not finish in time is said in the summary.
 #
 #   sh bench/dags/device.sh            (OUT defaults to ./device-out)
 set -u
@@ -24,8 +25,16 @@ for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
 done
 status=""
 T0=$(date +%s)
+DEADLINE=${DEADLINE:-530}
 
 note() { status="$status\n  $1"; echo "=== $1 ($(( $(date +%s) - T0 )) s)"; }
+# limit CAP RESERVE: at most CAP seconds, leaving RESERVE for the steps after this one
+limit() {
+	l=$((DEADLINE - ($(date +%s) - T0) - $2))
+	[ "$l" -gt "$1" ] && l=$1
+	[ "$l" -lt 5 ] && l=5
+	echo "$l"
+}
 
 {
 	nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
@@ -37,7 +46,7 @@ cat "$OUT/probe.txt"
 # ---- 1. build ----------------------------------------------------------------------------------
 MODS=$(for f in bench/dags/kernels/*.cu; do n=$(basename "$f" .cu); echo "$B/dags/$n.fatbin"; done)
 # shellcheck disable=SC2086
-if timeout 300 make -j"$J" O=$B $B/skip $B/tests/test_runtime $B/tests/test_gpu $MODS \
+if timeout "$(limit 300 200)" make -j"$J" O=$B $B/skip $B/tests/test_runtime $B/tests/test_gpu $MODS \
 	$B/dags/dagbench > "$OUT/build.log" 2>&1; then
 	note "build: ok"
 else
@@ -50,9 +59,9 @@ fi
 # ---- 2. tests ----------------------------------------------------------------------------------
 {
 	echo "== CPU unit tests (runtime)"
-	timeout 120 $B/tests/test_runtime --jobs=4 2>&1 | tail -5
+	timeout "$(limit 60 180)" $B/tests/test_runtime --jobs=4 2>&1 | tail -5
 	echo "== GPU tests (gpu_runtime)"
-	SKIP=$PWD/$B/skip SKIP_SRC=$PWD timeout 240 $B/tests/test_gpu --filter 'gpu_runtime/*' \
+	SKIP=$PWD/$B/skip SKIP_SRC=$PWD timeout "$(limit 150 170)" $B/tests/test_gpu --filter 'gpu_runtime/*' \
 		--jobs=1 --verbose 2>&1
 } > "$OUT/tests.log" 2>&1
 grep -E '^\[(FAIL|----)\]|gpu_runtime::|Synthesis' "$OUT/tests.log" | grep -v 'RUN ' | head -60
@@ -64,7 +73,17 @@ else
 	note "tests: $(grep Synthesis "$OUT/tests.log" | sed 's/.*Tested/Tested/' | tr '\n' ';')"
 fi
 
-# ---- 3. compute-sanitizer on the suite at small size --------------------------------------------
+# ---- 3. the DAG suite and the chain -------------------------------------------------------------
+t=$(limit 300 60)
+timeout "$t" $B/dags/dagbench --modules $B/dags --json "$OUT/dags.json" > "$OUT/dagbench.txt" 2>&1
+rc=$?
+case $rc in
+0) note "dagbench: ok (dagbench.txt, dags.json)" ;;
+124) note "dagbench: TIMED OUT after $t s (partial dagbench.txt)" ;;
+*) note "dagbench: exit $rc (dagbench.txt)" ;;
+esac
+
+# ---- 4. compute-sanitizer on the suite at small size --------------------------------------------
 for tool in memcheck racecheck; do
 	if [ -z "$SAN" ]; then
 		note "$tool: compute-sanitizer not found on this machine (skipped)"
@@ -73,25 +92,17 @@ for tool in memcheck racecheck; do
 	# --report-api-errors no: the runtime asks cuFuncGetParamInfo for the parameter after
 	# each kernel's last, to check argument counts, and CUDA_ERROR_INVALID_VALUE is the
 	# expected answer; every other CUDA error already fails dagbench itself.
-	timeout 150 "$SAN" --tool $tool --error-exitcode 99 --print-limit 20 --report-api-errors no \
+	t=$(limit 120 $([ $tool = memcheck ] && echo 60 || echo 0))
+	timeout "$t" "$SAN" --tool $tool --error-exitcode 99 --print-limit 20 --report-api-errors no \
 		$B/dags/dagbench --check --sizes small --modules $B/dags > "$OUT/$tool.log" 2>&1
 	rc=$?
 	summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/$tool.log" | tail -1)
 	case $rc in
 	0) note "$tool: clean ($summary)" ;;
-	124) note "$tool: TIMED OUT after 150 s ($tool.log)" ;;
+	124) note "$tool: TIMED OUT after $t s ($tool.log)" ;;
 	*) note "$tool: exit $rc ($summary) ($tool.log)"; grep -m 20 -E '=+ (Invalid|Race|Error|.*hazard)' "$OUT/$tool.log" ;;
 	esac
 done
-
-# ---- 4. the DAG suite and the chain -------------------------------------------------------------
-timeout 330 $B/dags/dagbench --modules $B/dags --json "$OUT/dags.json" > "$OUT/dagbench.txt" 2>&1
-rc=$?
-case $rc in
-0) note "dagbench: ok (dagbench.txt, dags.json)" ;;
-124) note "dagbench: TIMED OUT after 330 s (partial dagbench.txt)" ;;
-*) note "dagbench: exit $rc (dagbench.txt)" ;;
-esac
 
 echo
 echo "=== summary ($(( $(date +%s) - T0 )) s)"

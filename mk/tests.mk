@@ -22,6 +22,14 @@ $(O)/tests/test_collector: $(TEST_COLLECTOR_SRCS:%.c=$(O)/obj/%.o) $(COLLECTOR_A
 TEST_BINS += $(O)/tests/test_collector
 endif
 
+TEST_ANALYZER_SRCS := $(wildcard tests/unit/analyzer/*.c)
+$(O)/tests/test_analyzer: $(TEST_ANALYZER_SRCS:%.c=$(O)/obj/%.o) $(ANALYZER_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(TEST_LDLIBS)
+TEST_BINS += $(O)/tests/test_analyzer
+
+# Every TEST_BINS += must come before this rule: prerequisites expand when it is read.
 test-unit: $(TEST_BINS) | $(DEPS_TEST)
 	$(Q)for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs=2 || exit 1; done
 
@@ -42,10 +50,3 @@ $(O)/tests/test_gpu: $(TEST_GPU_SRCS:%.c=$(O)/obj/%.o) $(COMMON_LIB)
 test-gpu: all $(GPU_TARGETS) $(O)/tests/test_gpu
 	$(Q)SKIP=$(CURDIR)/$(O)/skip SKIP_APPS=$(CURDIR)/$(O)/apps SKIP_SRC=$(CURDIR) \
 		$(O)/tests/test_gpu --jobs=1 --verbose
-
-TEST_ANALYZER_SRCS := $(wildcard tests/unit/analyzer/*.c)
-$(O)/tests/test_analyzer: $(TEST_ANALYZER_SRCS:%.c=$(O)/obj/%.o) $(ANALYZER_LIB) $(COMMON_LIB)
-	@mkdir -p $(@D)
-	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(TEST_LDLIBS)
-TEST_BINS += $(O)/tests/test_analyzer

@@ -52,7 +52,6 @@ struct skip_trace {
 	int64_t nstrings;     /* ids 0 .. nstrings - 1 */
 	struct sk_names texts;	/* NVTX range texts, interned across runs */
 	struct sk_stacks stacks; /* operator stacks, across runs */
-	int has_index;	      /* the analyzer's indexes exist */
 	int64_t nruns;	      /* runs in the file (1: tables are scanned whole) */
 };
 

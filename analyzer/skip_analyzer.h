@@ -32,11 +32,11 @@
 struct skip_trace;
 
 /*
- * Open a trace for analysis (read-only, or read-write when @allow_index is nonzero so that
- * missing indexes can be created once). Returns 0, or the codes of skip_store_open() with
- * skip_errmsg() set. *@out is NULL on failure.
+ * Open a trace for analysis, read-only (the analyzer needs no index and never writes the file).
+ * Returns 0, or the codes of skip_store_open() with skip_errmsg() set. *@out is NULL on
+ * failure.
  */
-SKIP_API int skip_trace_open(const char *path, int allow_index, struct skip_trace **out);
+SKIP_API int skip_trace_open(const char *path, struct skip_trace **out);
 SKIP_API void skip_trace_close(struct skip_trace *t);
 
 enum skip_verdict {

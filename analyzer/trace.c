@@ -1,7 +1,7 @@
 /*
  * trace.c: opening a trace for analysis: the store's checks (skip_store_open), StringIds read
- * once into memory, the indexes the loader uses created once when missing (and the file is
- * writable), and the list of runs.
+ * once into memory, and the list of runs. The analyzer needs no index: it reads each run with
+ * sequential scans (load.c), so it never writes to the file it reads.
  */
 #define SK_LOG_DOMAIN "analyzer"
 #include <stdlib.h>
@@ -31,28 +31,7 @@ static int load_strings(struct skip_trace *t)
 	return 0;
 }
 
-/* The analyzer reads each run as a rowid range; these indexes find the ranges. */
-static void ensure_indexes(struct skip_trace *t, int allow)
-{
-	int have = sk_db_int(t->db, 0,
-			     "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
-			     "('KERNEL_run_start', 'RUNTIME_run_corr', 'DRIVER_run_corr', "
-			     "'NVTX_run_tid_start')") == 4;
-
-	if (!have && allow)
-		have = skip_store_exec(t->db,
-				       "CREATE INDEX IF NOT EXISTS KERNEL_run_start ON "
-				       "CUPTI_ACTIVITY_KIND_KERNEL(runId, start);"
-				       "CREATE INDEX IF NOT EXISTS RUNTIME_run_corr ON "
-				       "CUPTI_ACTIVITY_KIND_RUNTIME(runId, globalTid, correlationId);"
-				       "CREATE INDEX IF NOT EXISTS DRIVER_run_corr ON "
-				       "CUPTI_ACTIVITY_KIND_DRIVER(runId, globalTid, correlationId);"
-				       "CREATE INDEX IF NOT EXISTS NVTX_run_tid_start ON "
-				       "NVTX_EVENTS(runId, globalTid, start);") == 0;
-	t->has_index = have;
-}
-
-int skip_trace_open(const char *path, int allow_index, struct skip_trace **out)
+int skip_trace_open(const char *path, struct skip_trace **out)
 {
 	struct skip_trace *t;
 	int err;
@@ -60,8 +39,7 @@ int skip_trace_open(const char *path, int allow_index, struct skip_trace **out)
 	*out = NULL;
 	t = sk_xcalloc(1, sizeof(*t));
 	t->path = sk_xstrdup(path);
-	/* Read-write opens a write-protected file read-only; the indexes are then skipped. */
-	err = skip_store_open(path, allow_index ? 0 : SKIP_STORE_READONLY, &t->db);
+	err = skip_store_open(path, SKIP_STORE_READONLY, &t->db);
 	if (!err) {
 		/* No mmap: a scan of a multi-gigabyte trace must not count against memory. */
 		sqlite3_exec(t->db, "PRAGMA mmap_size = 0; PRAGMA cache_size = -32768", NULL, NULL,
@@ -72,7 +50,6 @@ int skip_trace_open(const char *path, int allow_index, struct skip_trace **out)
 		skip_trace_close(t);
 		return err;
 	}
-	ensure_indexes(t, allow_index);
 	*out = t;
 	return 0;
 }

@@ -305,7 +305,7 @@ int cmd_report(int argc, char **argv)
 
 	if (err)
 		return err < 0 ? EXIT_OK : err;
-	err = skip_trace_open(o.path, 1, &t);
+	err = skip_trace_open(o.path, &t);
 	if (!err)
 		err = skip_analyze(t, &o.a, &r);
 	if (err) {

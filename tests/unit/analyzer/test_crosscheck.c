@@ -42,7 +42,7 @@ static void crosscheck(const char *fixture)
 	char path[256], sql[2048];
 
 	snprintf(path, sizeof(path), "tests/fixtures/%s.skip.db", fixture);
-	cr_assert_eq(skip_trace_open(path, 0, &t), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_trace_open(path, &t), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_analyze(t, &o, &r), 0, "%s", skip_errmsg());
 	cr_assert_gt(r->nregions, 0);
 	for (size_t i = 0; i < r->nregions; i++) {
@@ -95,7 +95,7 @@ static void validate_fixture(cJSON *schema, const char *fixture, const char *reg
 	cJSON *doc;
 
 	snprintf(path, sizeof(path), "tests/fixtures/%s.skip.db", fixture);
-	cr_assert_eq(skip_trace_open(path, 0, &t), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_trace_open(path, &t), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_analyze(t, &o, &r), 0, "%s: %s", fixture, skip_errmsg());
 	json = skip_report_json(r);
 	doc = cJSON_Parse(json);
@@ -130,7 +130,7 @@ Test(analyzer_json, the_validator_rejects_what_the_schema_forbids)
 	struct skip_report *r = NULL;
 	char err[512], *json;
 
-	cr_assert_eq(skip_trace_open("tests/fixtures/h100_launch_chain.skip.db", 0, &t), 0);
+	cr_assert_eq(skip_trace_open("tests/fixtures/h100_launch_chain.skip.db", &t), 0);
 	cr_assert_eq(skip_analyze(t, &o, &r), 0);
 	json = skip_report_json(r);
 	doc = cJSON_Parse(json);

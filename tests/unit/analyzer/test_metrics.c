@@ -69,7 +69,7 @@ static void load(const char *name)
 	cr_assert_eq(skip_store_exec(db, sql), 0, "%s: %s", sqlpath, skip_errmsg());
 	free(sql);
 	sqlite3_close(db);
-	cr_assert_eq(skip_trace_open(path, 1, &trace), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_trace_open(path, &trace), 0, "%s", skip_errmsg());
 }
 
 static int analyze(int64_t run, const char *region)
@@ -298,7 +298,7 @@ Test(analyzer_metrics, a_trace_without_kernels_is_an_error)
 	cr_assert_eq(skip_store_create(path, 0, &db), 0);
 	skip_store_exec(db, "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'x', 'ok')");
 	sqlite3_close(db);
-	cr_assert_eq(skip_trace_open(path, 1, &trace), 0);
+	cr_assert_eq(skip_trace_open(path, &trace), 0);
 	cr_expect_eq(analyze(0, NULL), SKIP_E_EMPTY);
 	cr_expect(strstr(skip_errmsg(), "no kernels"), "%s", skip_errmsg());
 }

@@ -65,6 +65,7 @@ include mk/common.mk
 include mk/collector.mk
 include mk/analyzer.mk
 include mk/runtime.mk
+include mk/export.mk
 include mk/cli.mk
 include mk/gpu.mk
 include mk/bench.mk

@@ -337,6 +337,141 @@ static void make_tops(struct skip_trace *t, struct skip_report *r, struct totals
 	r->kernels_with_operator = tot->with_operator;
 }
 
+/* ---- sweeps ------------------------------------------------------------------------------------ */
+
+static double median_of(double *v, int n)
+{
+	struct skip_stat st;
+
+	describe(v, n, &st);
+	return st.median;
+}
+
+/* The swept parameter: the one asked for, or the first numeric one with two values or more. */
+static char *sweep_param(struct skip_trace *t, const char *want)
+{
+	sqlite3_stmt *st = NULL;
+	char *name = NULL;
+
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT name FROM SKIP_PARAMETERS WHERE numericValue IS NOT NULL "
+			       "AND numericValue > 0 AND (?1 IS NULL OR name = ?1) GROUP BY name "
+			       "HAVING count(DISTINCT numericValue) >= 2 ORDER BY min(runId) LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (want)
+		sqlite3_bind_text(st, 1, want, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		name = sk_xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return name;
+}
+
+/* The value of @param in each run: vals[i] for run ids[i] (0 when the run has none). */
+static double *run_values(struct skip_trace *t, const char *param, const int64_t *ids, int64_t n)
+{
+	double *vals = sk_xcalloc((size_t)n + 1, sizeof(double));
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT numericValue FROM SKIP_PARAMETERS WHERE runId = ? AND name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return vals;
+	for (int64_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, ids[i]);
+		sqlite3_bind_text(st, 2, param, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			vals[i] = sqlite3_column_double(st, 0);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return vals;
+}
+
+static void sweep_point(const struct skip_report *r, const int64_t *ids, const double *vals,
+			int64_t nruns, double value, struct skip_sweep_point *p)
+{
+	static const enum skip_metric_id ms[] = { SKIP_M_IL,	     SKIP_M_TKLQT,
+						  SKIP_M_TKLQT_PER_KERNEL, SKIP_M_AKD,
+						  SKIP_M_BUSY,	     SKIP_M_IDLE,
+						  SKIP_M_HOST_SHARE, SKIP_M_KERNELS,
+						  SKIP_M_LAUNCHES_PER_S };
+	double *out[] = { &p->il_ns,   &p->tklqt_ns,   &p->tklqt_per_kernel_ns,
+			  &p->akd_ns,  &p->busy_ns,    &p->idle_ns,
+			  &p->host_share, &p->kernels, &p->launches_per_s };
+	double *v = sk_xmalloc((r->nregions + 1) * sizeof(double));
+
+	memset(p, 0, sizeof(*p));
+	p->value = value;
+	for (int64_t i = 0; i < nruns; i++)
+		p->runs += vals[i] == value;
+	for (size_t m = 0; m < sizeof(ms) / sizeof(ms[0]); m++) {
+		int n = 0;
+
+		for (size_t g = 0; g < r->nregions; g++) {
+			const struct skip_region *rg = &r->regions[g];
+			int64_t i;
+
+			if (rg->m.verdict == SKIP_VERDICT_EMPTY)
+				continue;
+			for (i = 0; i < nruns && ids[i] != rg->run_id; i++)
+				;
+			if (i < nruns && vals[i] == value)
+				v[n++] = skip_metric_value(&rg->m, ms[m]);
+		}
+		p->regions = n;
+		*out[m] = median_of(v, n);
+	}
+	p->verdict = !p->regions ? SKIP_VERDICT_EMPTY
+		     : p->host_share >= r->threshold ? SKIP_VERDICT_CPU_BOUND
+						    : SKIP_VERDICT_GPU_BOUND;
+	free(v);
+}
+
+static void build_sweep(struct skip_trace *t, const struct skip_analysis_opts *o,
+			struct skip_report *r, const int64_t *ids, int64_t nruns)
+{
+	char *param = nruns > 1 ? sweep_param(t, o->param) : NULL;
+	double *vals, *x, *h, *tk;
+	struct skip_sweep *s;
+	size_t n = 0;
+
+	if (!param)
+		return;
+	vals = run_values(t, param, ids, nruns);
+	s = sk_xcalloc(1, sizeof(*s));
+	s->param = param;
+	s->pts = sk_xcalloc((size_t)nruns + 1, sizeof(*s->pts));
+	x = sk_xmalloc(((size_t)nruns + 1) * 3 * sizeof(double));
+	h = x + nruns + 1;
+	tk = h + nruns + 1;
+	for (int64_t i = 0; i < nruns; i++) { /* the distinct values, ascending */
+		size_t k;
+
+		if (vals[i] <= 0)
+			continue;
+		for (k = 0; k < n && x[k] != vals[i]; k++)
+			;
+		if (k == n)
+			x[n++] = vals[i];
+	}
+	qsort(x, n, sizeof(double), cmp_double);
+	for (size_t k = 0; k < n; k++) {
+		sweep_point(r, ids, vals, nruns, x[k], &s->pts[s->npts]);
+		if (s->pts[s->npts].regions) {
+			h[s->npts] = s->pts[s->npts].host_share;
+			tk[s->npts] = s->pts[s->npts].tklqt_ns;
+			x[s->npts] = x[k];
+			s->npts++;
+		}
+	}
+	skip_sweep_crossover(x, h, tk, s->npts, r->threshold,
+			     o->knee_eps > 0 ? o->knee_eps : SKIP_DEFAULT_KNEE_EPS, s);
+	free(x);
+	free(vals);
+	r->sweep = s;
+}
+
 /* ---- the entry point ------------------------------------------------------------------------- */
 
 static int check_runs(struct skip_trace *t, const struct skip_analysis_opts *o, int64_t **ids,
@@ -422,6 +557,14 @@ static void report_header(struct skip_trace *t, struct skip_report *r, const int
 			 (long long)ids[i]);
 		r->dropped += sk_db_int(t->db, 0, q);
 	}
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT value FROM SKIP_METADATA WHERE key = 'torch_ops' LIMIT 1", -1,
+			       &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			snprintf(r->torch_ops, sizeof(r->torch_ops), "%s",
+				 (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
 	if (sqlite3_prepare_v2(t->db, "SELECT name FROM TARGET_INFO_GPU ORDER BY runId, id LIMIT 1",
 			       -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
@@ -458,6 +601,12 @@ int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o,
 		report_header(t, r, ids, nruns);
 		compute_stats(r);
 		make_tops(t, r, &tot, o->top_k > 0 ? o->top_k : 10);
+		build_sweep(t, o, r, ids, nruns);
+		if (o->param && !r->sweep)
+			err = sk_fail(SKIP_E_NOTFOUND,
+				      "%s: no numeric parameter '%s' with two values or more across "
+				      "the runs (record a sweep with 'skip record --sweep %s=V1,V2')",
+				      t->path, o->param, o->param);
 	}
 	free(ids);
 	free(tot.kern);
@@ -487,6 +636,11 @@ void skip_report_free(struct skip_report *r)
 	free_tops(r->top_by_time, r->ntop_time);
 	free_tops(r->top_by_count, r->ntop_count);
 	free_tops(r->top_ops, r->ntop_ops);
+	if (r->sweep) {
+		free(r->sweep->param);
+		free(r->sweep->pts);
+		free(r->sweep);
+	}
 	free(r->path);
 	free(r);
 }

@@ -99,6 +99,63 @@ static cJSON *summary_json(const struct skip_report *r)
 	return o;
 }
 
+static cJSON *crossing_json(const struct skip_sweep *s, const struct skip_crossing *c,
+			    int knee)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddBoolToObject(o, "found", c->found);
+	if (c->found) {
+		num(o, "value", c->value);
+		num(o, "between_low", s->pts[c->lo].value);
+		num(o, "between_high", s->pts[c->hi].value);
+	} else {
+		cJSON_AddNullToObject(o, "value");
+		cJSON_AddNullToObject(o, "between_low");
+		cJSON_AddNullToObject(o, "between_high");
+	}
+	num(o, "threshold", c->threshold);
+	if (knee) {
+		num(o, "plateau_ns", c->plateau);
+		num(o, "epsilon", c->epsilon);
+		num(o, "plateau_points", c->plateau_points);
+	} else {
+		num(o, "flips", c->flips);
+	}
+	return o;
+}
+
+static cJSON *sweep_json(const struct skip_sweep *s)
+{
+	cJSON *o = cJSON_CreateObject(), *pts = cJSON_CreateArray();
+
+	cJSON_AddStringToObject(o, "parameter", s->param);
+	for (size_t i = 0; i < s->npts; i++) {
+		const struct skip_sweep_point *p = &s->pts[i];
+		cJSON *q = cJSON_CreateObject();
+
+		num(q, "value", p->value);
+		num(q, "runs", p->runs);
+		num(q, "regions", p->regions);
+		num(q, "il_ns", p->il_ns);
+		num(q, "tklqt_ns", p->tklqt_ns);
+		num(q, "tklqt_per_kernel_ns", p->tklqt_per_kernel_ns);
+		num(q, "akd_ns", p->akd_ns);
+		num(q, "busy_ns", p->busy_ns);
+		num(q, "idle_ns", p->idle_ns);
+		num(q, "host_share", p->host_share);
+		num(q, "kernels", p->kernels);
+		num(q, "launches_per_s", p->launches_per_s);
+		cJSON_AddStringToObject(q, "verdict", skip_verdict_name(p->verdict));
+		cJSON_AddItemToArray(pts, q);
+	}
+	cJSON_AddItemToObject(o, "points", pts);
+	cJSON_AddItemToObject(o, "verdict_flip", crossing_json(s, &s->flip, 0));
+	cJSON_AddItemToObject(o, "tklqt_knee", crossing_json(s, &s->knee, 1));
+	cJSON_AddBoolToObject(o, "agree", s->agree);
+	return o;
+}
+
 char *skip_report_json(const struct skip_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *regions = cJSON_CreateArray();
@@ -124,6 +181,11 @@ char *skip_report_json(const struct skip_report *r)
 	num(o, "empty_regions", (double)r->nempty);
 	num(o, "distinct_kernels", (double)r->distinct_kernels);
 	num(o, "kernels_with_operator", (double)r->kernels_with_operator);
+	cJSON_AddStringToObject(o, "torch_ops", r->torch_ops);
+	if (r->sweep)
+		cJSON_AddItemToObject(o, "sweep", sweep_json(r->sweep));
+	else
+		cJSON_AddNullToObject(o, "sweep");
 	cJSON_AddItemToObject(o, "summary", summary_json(r));
 	cJSON_AddItemToObject(o, "regions", regions);
 	cJSON_AddItemToObject(o, "top_kernels_by_time",

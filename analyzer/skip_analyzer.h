@@ -134,11 +134,53 @@ SKIP_API const char *skip_metric_name(enum skip_metric_id id);
 SKIP_API const char *skip_metric_unit(enum skip_metric_id id);
 SKIP_API double skip_metric_value(const struct skip_metrics *m, enum skip_metric_id id);
 
+/* One crossover rule's answer over a sweep (analyzer/sweep.c, docs/skip-report.md). */
+struct skip_crossing {
+	int found;	    /* 1: a crossover was found */
+	double value;	    /* the parameter value there (interpolated on log2) */
+	int lo, hi;	    /* the two sweep points it lies between (indices), -1 when none */
+	int flips;	    /* verdict flip: how many times the verdict changes along the sweep */
+	double threshold;   /* verdict flip: the share threshold; knee: (1 + epsilon) * plateau */
+	double plateau;	    /* knee: median TKLQT of the first plateau_points values, ns */
+	double epsilon;	    /* knee: the allowed rise over the plateau */
+	int plateau_points; /* knee: how many first values make the plateau (0: too few values) */
+};
+
+/* The medians of one parameter value over its runs' non-empty regions. */
+struct skip_sweep_point {
+	double value;
+	int regions, runs;
+	double il_ns, tklqt_ns, tklqt_per_kernel_ns, akd_ns, busy_ns, idle_ns;
+	double host_share, kernels, launches_per_s;
+	enum skip_verdict verdict; /* of the median host-side share */
+};
+
+struct skip_sweep {
+	char *param;		     /* the swept parameter (SKIP_PARAMETERS.name) */
+	struct skip_sweep_point *pts; /* by value, ascending */
+	size_t npts;
+	struct skip_crossing flip;   /* where the verdict flips from CPU- to GPU-bound */
+	struct skip_crossing knee;   /* the TKLQT knee */
+	int agree;		     /* both absent, or both within a factor of 2 */
+};
+
+#define SKIP_DEFAULT_KNEE_EPS 0.2
+
+/*
+ * The two crossover rules over @n sweep points (ascending @x, each > 0) with their median
+ * host-side shares and TKLQTs; fills s->flip, s->knee and s->agree. Pure; exposed for tests.
+ */
+SKIP_API void skip_sweep_crossover(const double *x, const double *host_share,
+				   const double *tklqt, size_t n, double threshold, double eps,
+				   struct skip_sweep *s);
+
 struct skip_analysis_opts {
 	int64_t run_id;	    /* 0: every run in the file */
 	const char *region; /* NVTX range text, or NULL: each run is one region */
 	double threshold;   /* verdict threshold on host_share; 0: SKIP_DEFAULT_THRESHOLD */
 	int top_k;	    /* length of the top lists (default 10 when 0) */
+	const char *param;  /* sweep parameter; NULL: the first numeric one with >= 2 values */
+	double knee_eps;    /* TKLQT knee rise; 0: SKIP_DEFAULT_KNEE_EPS */
 };
 
 struct skip_report {
@@ -159,6 +201,8 @@ struct skip_report {
 	int64_t kernels_with_operator;	/* kernels launched inside some NVTX range */
 	int64_t distinct_kernels;	/* distinct kernel names */
 	int64_t dropped;		/* SKIP_DROPS total of the analyzed runs */
+	struct skip_sweep *sweep;	/* NULL unless the runs sweep a numeric parameter */
+	char torch_ops[16];		/* "on" when recorded with --torch-ops, else "" */
 };
 
 /*

@@ -16,9 +16,11 @@
 
 #include "cmd.h"
 #include "skip_analyzer.h"
+#include "skip_export.h"
 
 static const char help[] =
-	"usage: skip report FILE [--run N] [--region NAME] [--top K] [--threshold X] [--json]\n"
+	"usage: skip report FILE [--run N] [--region NAME] [--top K] [--threshold X]\n"
+	"                        [--param NAME] [--knee-eps X] [--json] [--html OUT.html]\n"
 	"                        [--no-color]\n"
 	"\n"
 	"Where the time between the CPU and the GPU goes: TKLQT and its launch (t_api) and queue\n"
@@ -30,9 +32,16 @@ static const char help[] =
 	"  -R, --region NAME    one region per occurrence of the NVTX range NAME (default: each\n"
 	"                       run is one region)\n"
 	"  -k, --top K          length of the top lists (default 10)\n"
-	"  -t, --threshold X    host-wait share of IL at or above which a region is CPU-bound\n"
+	"  -t, --threshold X    host-side share of IL at or above which a region is CPU-bound\n"
 	"                       (default 0.5)\n"
+	"  -p, --param NAME     the swept parameter (default: the first numeric --sweep\n"
+	"                       parameter with two values or more); a sweep adds a table per\n"
+	"                       value and the CPU/GPU-bound crossover, found two ways\n"
+	"  -e, --knee-eps X     TKLQT knee: the rise over the plateau that counts (default 0.2)\n"
 	"  -j, --json           the report as JSON (schemas/report.schema.json)\n"
+	"      --html OUT.html  also write the report as a self-contained HTML page, with SVG\n"
+	"                       charts (for a sweep: IL, TKLQT and host-side share against the\n"
+	"                       parameter, the crossover marked)\n"
 	"      --no-color       no colors (also when NO_COLOR is set or stdout is not a terminal)\n"
 	"  -h, --help           show this help\n"
 	"\n"
@@ -43,20 +52,24 @@ static const char help[] =
 struct report_opts {
 	struct skip_analysis_opts a;
 	const char *path;
+	const char *html;
 	int json;
 	int color;
 };
 
 static int parse(int argc, char **argv, struct report_opts *o)
 {
-	enum { OPT_NO_COLOR = 256 };
+	enum { OPT_NO_COLOR = 256, OPT_HTML };
 	static const struct option opts[] = {
 		{ "run", required_argument, NULL, 'r' },
 		{ "region", required_argument, NULL, 'R' },
 		{ "top", required_argument, NULL, 'k' },
 		{ "threshold", required_argument, NULL, 't' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "knee-eps", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -67,7 +80,7 @@ static int parse(int argc, char **argv, struct report_opts *o)
 	o->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:R:k:t:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:R:k:t:p:e:jh", opts, NULL)) != -1) {
 		errno = 0;
 		switch (c) {
 		case 'r':
@@ -94,11 +107,24 @@ static int parse(int argc, char **argv, struct report_opts *o)
 						       "(0.5 = 50%%); got '%s'",
 						       optarg);
 			break;
+		case 'p':
+			o->a.param = optarg;
+			break;
+		case 'e':
+			o->a.knee_eps = strtod(optarg, &end);
+			if (errno || *end || !(o->a.knee_eps > 0 && o->a.knee_eps < 10))
+				return cli_usage_error("report", "--knee-eps takes a number between 0 "
+								 "and 10 (0.2 = 20%%); got '%s'",
+						       optarg);
+			break;
 		case 'j':
 			o->json = 1;
 			break;
 		case OPT_NO_COLOR:
 			o->color = 0;
+			break;
+		case OPT_HTML:
+			o->html = optarg;
 			break;
 		case 'h':
 			fputs(help, stdout);
@@ -257,6 +283,87 @@ static void print_regions(const struct skip_report *r)
 	}
 }
 
+static const char *num(char *buf, size_t n, double v)
+{
+	snprintf(buf, n, v == floor(v) && fabs(v) < 1e15 ? "%.0f" : "%.3g", v);
+	return buf;
+}
+
+static void print_crossing_verdict(const struct skip_sweep *s, const char *on, const char *off)
+{
+	const struct skip_crossing *f = &s->flip;
+	char a[32], b[32], c[32];
+
+	if (f->found)
+		printf("%sverdict: CPU-bound up to %s ~ %s, GPU-bound above%s (the host-side share "
+		       "falls below %.0f%% between %s %s and %s)\n",
+		       on, s->param, num(a, sizeof(a), f->value), off, f->threshold * 100, s->param,
+		       num(b, sizeof(b), s->pts[f->lo].value), num(c, sizeof(c), s->pts[f->hi].value));
+	else if (s->npts && s->pts[0].verdict == SKIP_VERDICT_CPU_BOUND)
+		printf("%sverdict: CPU-bound at every %s from %s to %s%s (no crossover in the sweep)\n",
+		       on, s->param, num(a, sizeof(a), s->pts[0].value),
+		       num(b, sizeof(b), s->pts[s->npts - 1].value), off);
+	else
+		printf("%sverdict: GPU-bound from the first %s (%s)%s (no crossover in the sweep)\n",
+		       on, s->param, s->npts ? num(a, sizeof(a), s->pts[0].value) : "-", off);
+}
+
+static void print_sweep(const struct skip_report *r)
+{
+	const struct skip_sweep *s = r->sweep;
+	const struct skip_crossing *f = &s->flip, *k = &s->knee;
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i2[32];
+
+	printf("\nSweep over '%s' (median per value over its runs' regions)\n", s->param);
+	printf("  %8s %5s %10s %10s %10s %10s %10s %10s %8s %8s  %s\n", s->param, "runs", "IL",
+	       "TKLQT", "TKLQT/k", "AKD", "busy", "idle", "host", "kernels", "verdict");
+	for (size_t i = 0; i < s->npts; i++) {
+		const struct skip_sweep_point *p = &s->pts[i];
+
+		printf("  %8s %5d %10s %10s %10s %10s %10s %10s %7.1f%% %8s  %s\n",
+		       num(a, sizeof(a), p->value), p->runs, dur(b, sizeof(b), p->il_ns),
+		       dur(c, sizeof(c), p->tklqt_ns), dur(d, sizeof(d), p->tklqt_per_kernel_ns),
+		       dur(e, sizeof(e), p->akd_ns), dur(g, sizeof(g), p->busy_ns),
+		       dur(h, sizeof(h), p->idle_ns), p->host_share * 100,
+		       num(i2, sizeof(i2), p->kernels), skip_verdict_name(p->verdict));
+	}
+	printf("\nCrossover\n  verdict flip: ");
+	if (f->found)
+		printf("%s ~ %s: the host-side share falls from %.1f%% at %s to %.1f%% at %s, below "
+		       "the %.0f%% threshold (interpolated on log2 %s)\n",
+		       s->param, num(a, sizeof(a), f->value), s->pts[f->lo].host_share * 100,
+		       num(b, sizeof(b), s->pts[f->lo].value), s->pts[f->hi].host_share * 100,
+		       num(c, sizeof(c), s->pts[f->hi].value), f->threshold * 100, s->param);
+	else
+		printf("none: the host-side share stays %s the %.0f%% threshold\n",
+		       s->npts && s->pts[0].host_share >= f->threshold ? "at or above" : "below",
+		       f->threshold * 100);
+	if (f->flips > 1)
+		printf("    note: the verdict changes %d times along the sweep (not monotone)\n",
+		       f->flips);
+	printf("  TKLQT knee:   ");
+	if (!k->plateau_points)
+		printf("not computed: at least 3 values are needed\n");
+	else if (k->found)
+		printf("%s ~ %s: TKLQT leaves its plateau (median of the first %d values: %s) past "
+		       "%.0f%% above it (%s) for good, between %s (%s) and %s (%s)\n",
+		       s->param, num(a, sizeof(a), k->value), k->plateau_points,
+		       dur(b, sizeof(b), k->plateau), k->epsilon * 100,
+		       dur(c, sizeof(c), k->threshold), num(d, sizeof(d), s->pts[k->lo].value),
+		       dur(e, sizeof(e), s->pts[k->lo].tklqt_ns),
+		       num(g, sizeof(g), s->pts[k->hi].value),
+		       dur(h, sizeof(h), s->pts[k->hi].tklqt_ns));
+	else
+		printf("none: TKLQT %s (plateau %s, threshold %s)\n",
+		       s->npts && s->pts[s->npts - 1].tklqt_ns > k->threshold
+			       ? "rises from the first values: no plateau"
+			       : "does not rise for good above its plateau",
+		       dur(a, sizeof(a), k->plateau), dur(b, sizeof(b), k->threshold));
+	printf("  %s\n", s->agree ? (f->found ? "the two rules agree (within a factor of 2)"
+					      : "the two rules agree: no crossover")
+				   : "the two rules DISAGREE: read both with their inputs above");
+}
+
 static void print_text(const struct report_opts *o, const struct skip_report *r)
 {
 	const char *on = "", *off = "";
@@ -269,12 +376,15 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 	}
 	for (size_t i = 0; i < r->nregions; i++)
 		all_ns += r->regions[i].m.kernel_ns;
-	printf("%sverdict: %s%s: the GPU waited for the host %.1f%% of IL (threshold %.0f%%), "
-	       "%s of %d %s%s\n",
-	       on, skip_verdict_name(r->verdict), off, r->stats[SKIP_M_HOST_SHARE].median * 100,
-	       r->threshold * 100, r->stats[SKIP_M_HOST_SHARE].n > 1 ? "median" : "value",
-	       r->stats[SKIP_M_HOST_SHARE].n,
-	       o->a.region ? "region occurrence(s)" : "run(s)", "");
+	if (r->sweep)
+		print_crossing_verdict(r->sweep, on, off);
+	else
+		printf("%sverdict: %s%s: the GPU waited for the host %.1f%% of IL (threshold "
+		       "%.0f%%), %s of %d %s\n",
+		       on, skip_verdict_name(r->verdict), off,
+		       r->stats[SKIP_M_HOST_SHARE].median * 100, r->threshold * 100,
+		       r->stats[SKIP_M_HOST_SHARE].n > 1 ? "median" : "value",
+		       r->stats[SKIP_M_HOST_SHARE].n, o->a.region ? "region occurrence(s)" : "run(s)");
 	printf("file %s  |  %s  |  %lld run%s%s  |  %s kernels  |  %lld dropped records%s\n",
 	       r->path, r->gpu[0] ? r->gpu : "GPU unknown", (long long)r->runs,
 	       r->runs == 1 ? "" : "s", r->failed_runs ? " (some failed)" : "",
@@ -284,6 +394,14 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 	if (o->a.region)
 		printf("region: each occurrence of the NVTX range '%s' (%zu, %zu without GPU work)\n",
 		       o->a.region, r->nregions, r->nempty);
+	if (r->torch_ops[0])
+		printf("operators: PyTorch's per-op NVTX ranges (recorded with --torch-ops, which "
+		       "slows launch-bound loops: docs/BENCHMARKS.md)\n");
+	if (r->sweep) {
+		print_sweep(r);
+		printf("\nAll %zu regions together (every %s value mixed)\n", r->nregions - r->nempty,
+		       r->sweep->param);
+	}
 	print_metrics(r);
 	print_regions(r);
 	print_names("Top kernels by total GPU time", "kernel", r->top_by_time, r->ntop_time, all_ns,
@@ -294,6 +412,24 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 	if (!r->ntop_ops)
 		printf("\nNo operators: no kernel was launched inside an NVTX range (PyTorch: "
 		       "torch.cuda.nvtx.range or emit_nvtx).\n");
+}
+
+static int write_html(const char *path, const struct skip_report *r)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "skip report: error: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	err = skip_export_html(r, f);
+	if (fclose(f) != 0 || err) {
+		fprintf(stderr, "skip report: error: writing %s failed\n", path);
+		return -1;
+	}
+	fprintf(stderr, "skip report: wrote %s\n", path);
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -313,6 +449,8 @@ int cmd_report(int argc, char **argv)
 		skip_trace_close(t);
 		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
 	}
+	if (o.html && write_html(o.html, r))
+		err = EXIT_ERR;
 	if (o.json) {
 		char *s = skip_report_json(r);
 

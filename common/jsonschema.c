@@ -3,8 +3,8 @@
  *
  * It implements the keywords those schemas use: type (one name or a list; "integer" is a number
  * with no fraction), enum, const, minimum, maximum, minItems, required, properties,
- * additionalProperties (false or a schema), items, and $ref to "#/$defs/NAME" within the same
- * schema. Any other keyword is ignored, as JSON Schema does with unknown keywords.
+ * additionalProperties (false or a schema), items, anyOf, and $ref to "#/$defs/NAME" within the
+ * same schema. Any other keyword is ignored, as JSON Schema does with unknown keywords.
  */
 #include <math.h>
 #include <stdio.h>
@@ -142,15 +142,31 @@ static const cJSON *resolve(struct vctx *c, const cJSON *s)
 		cJSON_GetObjectItemCaseSensitive(c->root, "$defs"), ref->valuestring + 8);
 }
 
+/* anyOf: valid when one of the subschemas accepts @v (the last failure is reported). */
+static int check_any_of(struct vctx *c, const cJSON *any, const cJSON *v, const char *path)
+{
+	const cJSON *e;
+	int err = 0;
+
+	cJSON_ArrayForEach(e, any)
+		if (!(err = validate(c, e, v, path)))
+			return 0;
+	return err ? err : fail(c, path, "anyOf has no subschema", NULL);
+}
+
 static int validate(struct vctx *c, const cJSON *s, const cJSON *v, const char *path)
 {
+	const cJSON *any;
 	int err;
 
 	if (++c->depth > 64)
 		return fail(c, path, "schema nests too deeply", NULL);
 	s = resolve(c, s);
+	any = s ? cJSON_GetObjectItemCaseSensitive(s, "anyOf") : NULL;
 	if (!s)
 		err = fail(c, path, "unresolved $ref", NULL);
+	else if (any && (err = check_any_of(c, any, v, path)))
+		;
 	else if (!(err = check_type(c, s, v, path)) && !(err = check_values(c, s, v, path))) {
 		if (cJSON_IsObject(v))
 			err = check_object(c, s, v, path);

@@ -226,7 +226,7 @@ SKIP_API int skip_store_summarize(sqlite3 *db, struct skip_store_summary *out);
 /*
  * Check @doc against the JSON Schema @schema (both cJSON trees; the subset of keywords skip's own
  * schemas use: type, enum, const, minimum, maximum, minItems, required, properties,
- * additionalProperties, items, $ref to #/$defs). Returns 0, or SKIP_E_INVAL with a message
+ * additionalProperties, items, anyOf, $ref to #/$defs). Returns 0, or SKIP_E_INVAL with a message
  * naming the first offending member ("$.regions[3].il_ns: expected integer") written to @err.
  */
 struct cJSON;

@@ -15,6 +15,18 @@ expect_exit 0 "$SKIP" report --json h100_two_streams.skip.db
 golden report_h100_two_streams.json
 expect_exit 0 "$SKIP" report --json --region forward h100_torch_mlp.skip.db
 golden report_h100_torch_mlp_forward.json
+for m in llama1b gpt2; do
+	expect_exit 0 "$SKIP" report --no-color --region prefill --top 5 ${m}_sweep.skip.db
+	golden "report_${m}_sweep.txt"
+done
+expect_exit 0 "$SKIP" report --json --region prefill --top 3 gpt2_sweep.skip.db
+golden report_gpt2_sweep.json
+expect_exit 0 "$SKIP" report --no-color --region prefill --knee-eps 0.5 gpt2_sweep.skip.db
+expect_out "past 50% above it"
+expect_exit 2 "$SKIP" report --region prefill --param seq gpt2_sweep.skip.db
+expect_out "no numeric parameter 'seq' with two values or more"
+expect_exit 2 "$SKIP" report --knee-eps 0 gpt2_sweep.skip.db
+expect_out "--knee-eps takes a number"
 expect_exit 0 "$SKIP" report --no-color --threshold 0.99 h100_two_streams.skip.db
 expect_out "verdict: GPU-bound: the GPU waited for the host 78.2% of IL (threshold 99%)"
 expect_exit 0 "$SKIP" help report

@@ -70,6 +70,7 @@ Test(analyzer_crosscheck, tklqt_and_busy_equal_plain_sql_on_h100_traces)
 	crosscheck("h100_memops");
 	crosscheck("h100_torch_mlp");
 	crosscheck("h100_gpu_bound");
+	crosscheck("gpt2_sweep"); /* 24 runs: each read as its own rowid range */
 }
 
 static cJSON *load_schema(void)
@@ -119,6 +120,8 @@ Test(analyzer_json, real_reports_validate_against_the_schema)
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
 		validate_fixture(schema, fixtures[i], NULL);
 	validate_fixture(schema, "h100_torch_mlp", "step");
+	validate_fixture(schema, "llama1b_sweep", "prefill");
+	validate_fixture(schema, "gpt2_sweep", "prefill");
 	cJSON_Delete(schema);
 }
 

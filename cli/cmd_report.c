@@ -144,25 +144,10 @@ static int parse(int argc, char **argv, struct report_opts *o)
 
 /* ---- formatting ---------------------------------------------------------------------------- */
 
-/* A duration with a unit chosen for it: "812 ns", "6.07 us", "10.6 ms", "2.31 s". */
+/* Durations in the terminal: 4 significant digits ("6.070 us", "10.61 ms"). */
 static const char *dur(char *buf, size_t n, double ns)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	double v = fabs(ns);
-	int u = 0;
-
-	while (v >= 1000 && u < 3) {
-		v /= 1000;
-		u++;
-	}
-	if (ns < 0)
-		v = -v;
-	if (u == 0)
-		snprintf(buf, n, "%.0f %s", v, units[u]);
-	else
-		snprintf(buf, n, fabs(v) >= 100 ? "%.1f %s" : fabs(v) >= 10 ? "%.2f %s" : "%.3f %s",
-			 v, units[u]);
-	return buf;
+	return skip_fmt_duration(buf, n, ns, 4);
 }
 
 static const char *fmt_value(char *buf, size_t n, enum skip_metric_id id, double v)

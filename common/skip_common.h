@@ -120,6 +120,10 @@ SKIP_API uint64_t skip_clock_ns(clockid_t clock);
 /* The clock every skip trace timestamp uses (the collector hands it to CUPTI). */
 #define SKIP_TRACE_CLOCK CLOCK_MONOTONIC_RAW
 
+/* "812 ns", "6.070 us", "10.61 ms", "2.310 s": @ns with the unit that suits it and @digits
+ * significant digits (nanoseconds are whole). Writes into @buf and returns it. */
+SKIP_API const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits);
+
 /* ---- string buffer ----------------------------------------------------------------- */
 
 /* A growable NUL-terminated string. Zero-initialize, append, then free(sb.buf). */

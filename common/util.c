@@ -2,6 +2,7 @@
  * util.c: allocation helpers that abort on exhaustion (for the CLI and analyzers only; the
  * collector and runtime handle NULL themselves), clocks and the growable string buffer.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +118,20 @@ int sk_strbuf_printf(struct sk_strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 	sb->len += (size_t)n;
 	return 0;
+}
+
+const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	double v = fabs(ns);
+	int u = 0, whole, decimals;
+
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	whole = v >= 100 ? 3 : v >= 10 ? 2 : 1;
+	decimals = u == 0 ? 0 : digits > whole ? digits - whole : 0;
+	snprintf(buf, n, "%.*f %s", decimals, ns < 0 ? -v : v, units[u]);
+	return buf;
 }

@@ -47,17 +47,7 @@ static void esc(FILE *f, const char *s)
 
 static const char *dur(char *buf, size_t n, double ns)
 {
-	static const char *const u[] = { "ns", "us", "ms", "s" };
-	double v = fabs(ns);
-	int i = 0;
-
-	while (v >= 1000 && i < 3) {
-		v /= 1000;
-		i++;
-	}
-	snprintf(buf, n, i == 0 ? "%.0f %s" : v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s",
-		 ns < 0 ? -v : v, u[i]);
-	return buf;
+	return skip_fmt_duration(buf, n, ns, 3);
 }
 
 static const char *numfmt(char *buf, size_t n, double v)

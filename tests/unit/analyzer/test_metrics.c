@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "skip_analyzer.h"
+#include "hand.h"
 
 static char dir[64];
 static struct skip_trace *trace;
@@ -35,41 +35,10 @@ static void teardown(void)
 
 TestSuite(analyzer_metrics, .init = setup, .fini = teardown);
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Build a trace from tests/fixtures/hand/common.sql + NAME.sql and open it. */
 static void load(const char *name)
 {
-	char path[256], sqlpath[256];
-	sqlite3 *db = NULL;
-	char *sql;
-
-	snprintf(path, sizeof(path), "%s/%s.skip.db", dir, name);
-	cr_assert_eq(skip_store_create(path, 0, &db), 0, "%s", skip_errmsg());
-	sql = slurp("tests/fixtures/hand/common.sql");
-	cr_assert_eq(skip_store_exec(db, sql), 0, "common.sql: %s", skip_errmsg());
-	free(sql);
-	snprintf(sqlpath, sizeof(sqlpath), "tests/fixtures/hand/%s.sql", name);
-	sql = slurp(sqlpath);
-	cr_assert_eq(skip_store_exec(db, sql), 0, "%s: %s", sqlpath, skip_errmsg());
-	free(sql);
-	sqlite3_close(db);
-	cr_assert_eq(skip_trace_open(path, &trace), 0, "%s", skip_errmsg());
+	trace = hand_trace(dir, name);
 }
 
 static int analyze(int64_t run, const char *region)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "skip_analyzer.h"
+#include "hand.h"
 
 static const double x8[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
 
@@ -109,43 +109,16 @@ Test(analyzer_sweep, too_few_values_for_a_knee)
 	cr_expect_not(s.agree);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	cr_assert_not_null(f, "cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 Test(analyzer_sweep, runs_are_grouped_by_parameter_value_with_medians)
 {
 	struct skip_analysis_opts o = { 0 };
-	struct skip_trace *t = NULL;
 	struct skip_report *r = NULL;
-	char dir[] = "/tmp/skip-sw-XXXXXX", path[64], *sql;
-	sqlite3 *db = NULL;
+	char dir[] = "/tmp/skip-sw-XXXXXX";
+	struct skip_trace *t;
 	const struct skip_sweep *s;
 
 	cr_assert_not_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s.skip.db", dir);
-	cr_assert_eq(skip_store_create(path, 0, &db), 0);
-	sql = slurp("tests/fixtures/hand/common.sql");
-	cr_assert_eq(skip_store_exec(db, sql), 0, "%s", skip_errmsg());
-	free(sql);
-	sql = slurp("tests/fixtures/hand/sweep.sql");
-	cr_assert_eq(skip_store_exec(db, sql), 0, "%s", skip_errmsg());
-	free(sql);
-	sqlite3_close(db);
-	cr_assert_eq(skip_trace_open(path, &t), 0);
+	t = hand_trace(dir, "sweep");
 	cr_assert_eq(skip_analyze(t, &o, &r), 0, "%s", skip_errmsg());
 	s = r->sweep;
 	cr_assert_not_null(s, "six runs with batch 1, 2, 4 make a sweep");

@@ -1,0 +1,46 @@
+/*
+ * hand.c: see hand.h.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hand.h"
+
+char *hand_slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+struct skip_trace *hand_trace(const char *dir, const char *name)
+{
+	char path[256], sqlpath[256];
+	struct skip_trace *t = NULL;
+	sqlite3 *db = NULL;
+	char *sql;
+
+	snprintf(path, sizeof(path), "%s/%s.skip.db", dir, name);
+	cr_assert_eq(skip_store_create(path, 0, &db), 0, "%s", skip_errmsg());
+	sql = hand_slurp("tests/fixtures/hand/common.sql");
+	cr_assert_eq(skip_store_exec(db, sql), 0, "common.sql: %s", skip_errmsg());
+	free(sql);
+	snprintf(sqlpath, sizeof(sqlpath), "tests/fixtures/hand/%s.sql", name);
+	sql = hand_slurp(sqlpath);
+	cr_assert_eq(skip_store_exec(db, sql), 0, "%s: %s", sqlpath, skip_errmsg());
+	free(sql);
+	sqlite3_close(db);
+	cr_assert_eq(skip_trace_open(path, &t), 0, "%s", skip_errmsg());
+	return t;
+}

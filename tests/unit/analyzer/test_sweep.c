@@ -137,4 +137,10 @@ Test(analyzer_sweep, runs_are_grouped_by_parameter_value_with_medians)
 	cr_expect_eq(skip_analyze(t, &o, &r), SKIP_E_NOTFOUND);
 	cr_expect(strstr(skip_errmsg(), "no numeric parameter 'nope'"), "%s", skip_errmsg());
 	skip_trace_close(t);
+	{
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		(void)!system(cmd);
+	}
 }

@@ -248,12 +248,14 @@ static int find_collector(char *buf, size_t n)
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
 		const char *cand[] = { "%s/libskip_collector.so", "%s/../lib/skip/libskip_collector.so" };
+		const char *dir;
 
 		exe[len] = '\0';
+		dir = dirname(exe); /* once: dirname() may rewrite its argument */
 		for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 			char path[PATH_MAX + 64];
 
-			snprintf(path, sizeof(path), cand[i], dirname(exe));
+			snprintf(path, sizeof(path), cand[i], dir);
 			if (access(path, R_OK) == 0 && realpath(path, buf))
 				return 0;
 		}

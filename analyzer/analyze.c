@@ -108,7 +108,7 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 	struct sk_run run;
 	struct sk_timeline tl;
 	uint64_t t0 = skip_clock_ns(CLOCK_MONOTONIC);
-	int err = sk_run_load(t, run_id, &run);
+	int err = sk_run_load(t, run_id, 0, &run);
 
 	*found = 0;
 	if (err)

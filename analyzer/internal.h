@@ -74,6 +74,9 @@ struct sk_op {
 	uint32_t pid, tid;  /* launching process and thread (tid 0 when unknown) */
 	uint32_t corr;
 	int32_t name;	    /* StringIds id of the kernel's shortName; -1 for memcpy/memset */
+	int32_t fullname;   /* StringIds id of the demangled name; -1 for memcpy/memset */
+	uint32_t blocks;    /* grid size in blocks (kernels), 0 otherwise */
+	uint32_t stream;
 	uint32_t stack;	    /* operator stack (sk_stacks id), 0 when none */
 	int32_t region;	    /* region index within the run, -1 when in none */
 	uint16_t device;
@@ -84,7 +87,7 @@ struct sk_op {
 /* A host synchronization (an API call that waited for the GPU). */
 struct sk_span {
 	int64_t start, end;
-	uint32_t pid;
+	uint32_t pid, tid;
 };
 
 /* An NVTX range of the run. */
@@ -112,7 +115,8 @@ struct sk_run {
 sqlite3_stmt *sk_run_scan(struct skip_trace *t, const char *table, const char *cols,
 			  int64_t run_id);
 int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st);
-int sk_run_load(struct skip_trace *t, int64_t run_id, struct sk_run *run);
+/* @detail: also the stream, demangled name and grid size of each kernel (the timeline). */
+int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run *run);
 void sk_run_free(struct sk_run *run);
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
 

@@ -221,4 +221,72 @@ SKIP_API void skip_report_free(struct skip_report *r);
  */
 SKIP_API char *skip_report_json(const struct skip_report *r);
 
+/* ---- the timeline of one run (for the advisor) ------------------------------------------ */
+
+enum skip_op_kind { SKIP_OP_KERNEL, SKIP_OP_MEMCPY, SKIP_OP_MEMSET };
+
+/* One GPU operation of a run, joined to the API call that launched it. Times in ns. */
+struct skip_op {
+	int64_t start, end;  /* on the GPU */
+	int64_t launch;	     /* the launch call's start; INT64_MIN when it has none */
+	int64_t api_end;     /* the launch call's end; INT64_MIN when none */
+	int64_t submit;	     /* hardware `submitted` when recorded, else api_end */
+	uint32_t pid, tid;   /* launching process and thread */
+	uint32_t corr;	     /* correlation id (shared by the kernels of one graph launch) */
+	uint32_t stream;
+	int32_t name;	     /* StringIds id of the short name; -1 for memcpy/memset */
+	int32_t fullname;    /* StringIds id of the demangled name; -1 for memcpy/memset */
+	uint32_t blocks;     /* grid size in blocks (kernels) */
+	uint32_t stack;	     /* operator stack (skip_timeline_stack_text), 0 when none */
+	int32_t window;	     /* index of the region occurrence it belongs to, -1 when none */
+	uint16_t device;
+	uint8_t kind;	     /* enum skip_op_kind */
+	uint8_t graph;	     /* 0, or 1 from a graph launch, 2 the first kernel of it */
+};
+
+/* A host call that waited for the GPU (synchronize, a synchronous memcpy/memset). */
+struct skip_sync {
+	int64_t start, end;
+	uint32_t pid, tid;
+};
+
+/* A region occurrence: an NVTX range's [start, end] and where it started. */
+struct skip_window {
+	int64_t start, end;
+	uint32_t pid, tid;
+};
+
+struct skip_timeline {
+	int64_t run_id;
+	struct skip_op *ops;	  /* in launch order (operations with no launch call by start) */
+	size_t nops;
+	struct skip_sync *syncs;  /* by start */
+	size_t nsyncs;
+	struct skip_window *windows; /* occurrences of the region asked for, by start */
+	size_t nwindows;
+	int64_t t0;		  /* the run's IL start (first operator or launch call) */
+	int sm_count;		  /* multiprocessors of the GPU, 0 when unknown */
+};
+
+/*
+ * Load one run's operations as a timeline; with @region (an NVTX range text, may be NULL)
+ * each operation also gets the occurrence it belongs to (docs/skip-report.md "Linking").
+ * Returns 0 and *@out (free with skip_timeline_free()), SKIP_E_NOTFOUND for an unknown run,
+ * or a read error.
+ */
+SKIP_API int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
+				struct skip_timeline **out);
+SKIP_API void skip_timeline_free(struct skip_timeline *tl);
+/* The StringIds value of @id (borrowed from the trace), or "" when there is none. */
+SKIP_API const char *skip_trace_string(const struct skip_trace *t, int64_t id);
+/* The innermost NVTX range text of an operator stack, or "" for 0 (borrowed). */
+SKIP_API const char *skip_trace_operator(const struct skip_trace *t, uint32_t stack);
+/* NVTX range names of run @run_id that occur at least @min_count times, most frequent first, at
+ * most @max: *@names is a malloc'ed array of malloc'ed strings (caller frees both). Returns the
+ * count. */
+SKIP_API size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_count,
+					   size_t max, char ***names);
+/* The runs of the trace, ascending: *@ids is malloc'ed (caller frees); returns the count. */
+SKIP_API int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids);
+
 #endif /* SKIP_ANALYZER_H */

@@ -1,0 +1,161 @@
+/*
+ * timeline.c: one run as a public timeline (skip_analyzer.h), for the advisor: the operations
+ * in launch order with their launch calls, the host synchronizations, and the occurrences of a
+ * region. It reuses the report's loader; only the order and the layout are its own.
+ */
+#define SK_LOG_DOMAIN "analyzer"
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *skip_trace_string(const struct skip_trace *t, int64_t id)
+{
+	return id >= 0 && id < t->nstrings && t->strings[id] ? t->strings[id] : "";
+}
+
+const char *skip_trace_operator(const struct skip_trace *t, uint32_t stack)
+{
+	if (!stack || stack >= t->stacks.n)
+		return "";
+	return t->texts.s[t->stacks.nodes[stack].text];
+}
+
+size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_count,
+				  size_t max, char ***names)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+
+	*names = sk_xcalloc(max + 1, sizeof(char *));
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT text FROM NVTX_EVENTS WHERE runId = ? AND eventType IN (59, 60) "
+			       "AND text IS NOT NULL AND text != '' GROUP BY text HAVING count(*) >= ? "
+			       "ORDER BY count(*) DESC, text LIMIT ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, min_count);
+	sqlite3_bind_int64(st, 3, (int64_t)max);
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		(*names)[n++] = sk_xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return n;
+}
+
+int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids)
+{
+	return sk_trace_run_ids(t, ids);
+}
+
+static void copy_op(const struct sk_op *o, struct skip_op *p)
+{
+	p->start = o->start;
+	p->end = o->end;
+	p->launch = o->launch;
+	p->api_end = o->api_end;
+	p->submit = o->submit;
+	p->pid = o->pid;
+	p->tid = o->tid;
+	p->corr = o->corr;
+	p->stream = o->stream;
+	p->name = o->name;
+	p->fullname = o->fullname;
+	p->blocks = o->blocks;
+	p->stack = o->stack;
+	p->window = o->region;
+	p->device = o->device;
+	p->kind = o->kind;
+	p->graph = (o->flags & SK_F_GRAPH) ? ((o->flags & SK_F_GRAPH_FIRST) ? 2 : 1) : 0;
+}
+
+/* The operations in launch order: by launch call start (then correlation id, then GPU start);
+ * those with no launch call by their GPU start. */
+static void order_ops(const struct sk_run *run, struct skip_timeline *tl)
+{
+	uint64_t *keys = sk_xmalloc((run->nops + 1) * sizeof(uint64_t));
+	uint32_t *idx = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
+	int64_t lo = INT64_MAX;
+
+	for (size_t i = 0; i < run->nops; i++) {
+		const struct sk_op *o = &run->ops[i];
+		int64_t k = (o->flags & SK_F_API) ? o->launch : o->start;
+
+		lo = k < lo ? k : lo;
+	}
+	for (size_t i = 0; i < run->nops; i++) {
+		const struct sk_op *o = &run->ops[i];
+		int64_t k = (o->flags & SK_F_API) ? o->launch : o->start;
+
+		keys[i] = (uint64_t)(k - lo);
+		idx[i] = (uint32_t)i;
+	}
+	/* Stable: equal launch starts (one graph launch) keep the loader's order; a second pass
+	 * on the GPU start first would be needed for a strict tie order, which nothing uses. */
+	sk_radix_sort(keys, idx, run->nops);
+	tl->ops = sk_xcalloc(run->nops + 1, sizeof(*tl->ops));
+	for (size_t i = 0; i < run->nops; i++)
+		copy_op(&run->ops[idx[i]], &tl->ops[i]);
+	tl->nops = run->nops;
+	free(keys);
+	free(idx);
+}
+
+static int cmp_sync_start(const void *a, const void *b)
+{
+	const struct skip_sync *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
+		       struct skip_timeline **out)
+{
+	struct skip_timeline *tl;
+	struct sk_range *win = NULL;
+	struct sk_run run;
+	int err;
+
+	*out = NULL;
+	err = sk_run_load(t, run_id, 1, &run);
+	if (!err)
+		err = sk_run_operators(t, &run);
+	if (err)
+		return err;
+	tl = sk_xcalloc(1, sizeof(*tl));
+	tl->run_id = run_id;
+	tl->t0 = run.t0;
+	if (region) {
+		uint32_t text = sk_names_find(&t->texts, region);
+
+		tl->nwindows = text ? sk_run_regions(&run, text, &win) : 0;
+		tl->windows = sk_xcalloc(tl->nwindows + 1, sizeof(*tl->windows));
+		for (size_t i = 0; i < tl->nwindows; i++)
+			tl->windows[i] = (struct skip_window){ win[i].start, win[i].end, win[i].pid,
+							       win[i].tid };
+		free(win);
+	}
+	order_ops(&run, tl);
+	tl->syncs = sk_xcalloc(run.nsyncs + 1, sizeof(*tl->syncs));
+	for (size_t i = 0; i < run.nsyncs; i++)
+		tl->syncs[i] = (struct skip_sync){ run.syncs[i].start, run.syncs[i].end,
+						   run.syncs[i].pid, run.syncs[i].tid };
+	tl->nsyncs = run.nsyncs;
+	if (tl->nsyncs)
+		qsort(tl->syncs, tl->nsyncs, sizeof(*tl->syncs), cmp_sync_start);
+	tl->sm_count = (int)sk_db_int(t->db, 0, "SELECT smCount FROM TARGET_INFO_GPU ORDER BY "
+						"runId, id LIMIT 1");
+	sk_run_free(&run);
+	*out = tl;
+	return 0;
+}
+
+void skip_timeline_free(struct skip_timeline *tl)
+{
+	if (!tl)
+		return;
+	free(tl->ops);
+	free(tl->syncs);
+	free(tl->windows);
+	free(tl);
+}

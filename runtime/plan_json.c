@@ -29,6 +29,8 @@ static const char *const known_keys[] = {
     "comment",
     "workload",
     "stats",
+    "advice",     /* written by skip advise; ignored here */
+    "prediction", /* likewise */
     NULL,
 };
 

@@ -583,6 +583,23 @@ const char *skip_graph_task_name(const struct skip_graph *g, int task)
 	return g && task >= 0 && task < g->ntasks ? g->tasks[task].name : NULL;
 }
 
+const char *skip_graph_task_kernel(const struct skip_graph *g, int task, unsigned grid[3],
+				   unsigned block[3])
+{
+	const struct sk_task *t;
+
+	if (!g || task < 0 || task >= g->ntasks)
+		return NULL;
+	t = &g->tasks[task];
+	for (int i = 0; i < 3; i++) {
+		if (grid)
+			grid[i] = t->grid[i];
+		if (block)
+			block[i] = t->block[i];
+	}
+	return t->kernel.kind == SKIP_KERNEL_MODULE ? t->kernel.name : NULL;
+}
+
 const char *skip_graph_buffer_name(const struct skip_graph *g, int buffer)
 {
 	return g && buffer >= 0 && buffer < g->nbufs ? g->bufs[buffer].name : NULL;

@@ -170,6 +170,10 @@ SKIP_API int skip_graph_finalize(struct skip_graph *g);
 SKIP_API int skip_graph_ntasks(const struct skip_graph *g);
 SKIP_API int skip_graph_nbuffers(const struct skip_graph *g);
 SKIP_API const char *skip_graph_task_name(const struct skip_graph *g, int task);
+/* The kernel of @task: its function name for a module kernel, NULL for a CUfunction or a
+ * symbol (borrowed); @grid and @block (may be NULL) get its launch shape. */
+SKIP_API const char *skip_graph_task_kernel(const struct skip_graph *g, int task,
+					    unsigned grid[3], unsigned block[3]);
 SKIP_API const char *skip_graph_buffer_name(const struct skip_graph *g, int buffer);
 SKIP_API size_t skip_graph_buffer_size(const struct skip_graph *g, int buffer);
 /* Task or buffer id by name, or SKIP_E_NOTFOUND. */

@@ -403,8 +403,10 @@ static void sweep_point(const struct skip_report *r, const int64_t *ids, const d
 
 	memset(p, 0, sizeof(*p));
 	p->value = value;
+	p->run_ids = sk_xmalloc(((size_t)nruns + 1) * sizeof(int64_t));
 	for (int64_t i = 0; i < nruns; i++)
-		p->runs += vals[i] == value;
+		if (vals[i] == value)
+			p->run_ids[p->runs++] = ids[i];
 	for (size_t m = 0; m < sizeof(ms) / sizeof(ms[0]); m++) {
 		int n = 0;
 
@@ -637,6 +639,8 @@ void skip_report_free(struct skip_report *r)
 	free_tops(r->top_by_count, r->ntop_count);
 	free_tops(r->top_ops, r->ntop_ops);
 	if (r->sweep) {
+		for (size_t i = 0; i < r->sweep->npts; i++)
+			free(r->sweep->pts[i].run_ids);
 		free(r->sweep->param);
 		free(r->sweep->pts);
 		free(r->sweep);

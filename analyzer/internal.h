@@ -82,6 +82,7 @@ struct sk_op {
 	uint16_t device;
 	uint8_t kind;	    /* enum sk_op_kind */
 	uint8_t flags;	    /* enum sk_op_flags */
+	uint8_t per_sm;	    /* kernels, timeline only: blocks resident per SM (1..32) */
 };
 
 /* A host synchronization (an API call that waited for the GPU). */

@@ -189,6 +189,15 @@ static struct sk_op *op_push(struct sk_run *run, size_t *cap)
 	return &run->ops[run->nops++];
 }
 
+/* Blocks of a kernel resident on one multiprocessor at once: the least of the hardware's 32,
+ * 2,048 threads, 65,536 registers and 228 KiB of shared memory per SM (Hopper; register and
+ * shared-memory allocation granularity ignored). */
+#define SK_BLOCKS_PER_SM                                                                           \
+	"MAX(1, MIN(32, 2048 / MAX(1, blockX * blockY * blockZ), "                                 \
+	"65536 / MAX(1, registersPerThread * blockX * blockY * blockZ), "                          \
+	"CASE WHEN staticSharedMemory + dynamicSharedMemory > 0 "                                   \
+	"THEN 233472 / (staticSharedMemory + dynamicSharedMemory) ELSE 32 END))"
+
 static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int detail, size_t *cap)
 {
 	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
@@ -198,10 +207,10 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 	 * fifth of a 10-million-kernel report's time. */
 	const char *cols = kind != SK_OP_KERNEL
 				   ? "start, end, deviceId, correlationId, globalPid, -1, graphId, "
-				     "NULL, streamId, -1, 0"
+				     "NULL, streamId, -1, 0, 0"
 			   : detail ? "start, end, deviceId, correlationId, globalPid, shortName, "
 				      "graphId, submitted, streamId, demangledName, "
-				      "gridX * gridY * gridZ"
+				      "gridX * gridY * gridZ, " SK_BLOCKS_PER_SM
 				    : "start, end, deviceId, correlationId, globalPid, shortName, "
 				      "graphId, submitted";
 	int wide = kind != SK_OP_KERNEL || detail;
@@ -237,6 +246,7 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 			op->stream = (uint32_t)sqlite3_column_int64(st, 8);
 			op->fullname = (int32_t)sqlite3_column_int64(st, 9);
 			op->blocks = (uint32_t)sqlite3_column_int64(st, 10);
+			op->per_sm = (uint8_t)sqlite3_column_int(st, 11);
 		}
 	}
 	return sk_scan_done(t, st);

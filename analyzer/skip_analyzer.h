@@ -153,6 +153,7 @@ struct skip_sweep_point {
 	double il_ns, tklqt_ns, tklqt_per_kernel_ns, akd_ns, busy_ns, idle_ns;
 	double host_share, kernels, launches_per_s;
 	enum skip_verdict verdict; /* of the median host-side share */
+	int64_t *run_ids;	   /* its runs ([runs], ascending; freed with the report) */
 };
 
 struct skip_sweep {
@@ -237,6 +238,7 @@ struct skip_op {
 	int32_t name;	     /* StringIds id of the short name; -1 for memcpy/memset */
 	int32_t fullname;    /* StringIds id of the demangled name; -1 for memcpy/memset */
 	uint32_t blocks;     /* grid size in blocks (kernels) */
+	uint32_t per_sm;     /* blocks of it one multiprocessor holds at once (1..32; 0 unknown) */
 	uint32_t stack;	     /* operator stack (skip_timeline_stack_text), 0 when none */
 	int32_t window;	     /* index of the region occurrence it belongs to, -1 when none */
 	uint16_t device;

@@ -62,6 +62,7 @@ static void copy_op(const struct sk_op *o, struct skip_op *p)
 	p->name = o->name;
 	p->fullname = o->fullname;
 	p->blocks = o->blocks;
+	p->per_sm = o->per_sm;
 	p->stack = o->stack;
 	p->window = o->region;
 	p->device = o->device;

@@ -66,6 +66,7 @@ include mk/collector.mk
 include mk/analyzer.mk
 include mk/runtime.mk
 include mk/export.mk
+include mk/advisor.mk
 include mk/cli.mk
 include mk/gpu.mk
 include mk/bench.mk

@@ -29,6 +29,16 @@ $(O)/tests/test_analyzer: $(TEST_ANALYZER_SRCS:%.c=$(O)/obj/%.o) $(ANALYZER_LIB)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(TEST_LDLIBS)
 TEST_BINS += $(O)/tests/test_analyzer
 
+TEST_ADVISOR_SRCS := $(wildcard tests/unit/advisor/*.c) tests/unit/analyzer/hand.c
+$(O)/tests/test_advisor: $(TEST_ADVISOR_SRCS:%.c=$(O)/obj/%.o) $(ADVISOR_LIB) $(ANALYZER_LIB) \
+		$(RUNTIME_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(RUNTIME_LDLIBS) $(TEST_LDLIBS) -lstdc++
+$(TEST_ADVISOR_SRCS:%.c=$(O)/obj/%.o): EXTRA_CFLAGS += -Iadvisor -Ianalyzer -Iruntime \
+	-Itests/unit/analyzer
+TEST_BINS += $(O)/tests/test_advisor
+
 # Every TEST_BINS += must come before this rule: prerequisites expand when it is read.
 test-unit: $(TEST_BINS) | $(DEPS_TEST)
 	$(Q)for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs=2 || exit 1; done

@@ -1,0 +1,569 @@
+/*
+ * advise.c: skip_advise(): which regions to model, the calibration check, and the advice
+ * items with their predictions (docs/skip-advise.md).
+ *
+ * Regions: with --region, each occurrence of that NVTX range; otherwise the whole run for the
+ * calibration and the fusion items, and as graph candidates each NVTX range that repeats and
+ * the most frequent kernel sequence between host synchronizations (a training or inference
+ * loop that synchronizes once per step). A workload run is modelled by workload.c instead.
+ */
+#define SK_LOG_DOMAIN "advisor"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- region sets ------------------------------------------------------------------------------ */
+
+void sk_regions_free(struct sk_regions *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		free(rs->r[i].idx);
+	free(rs->r);
+	free(rs->label);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static struct sk_region *region_push(struct sk_regions *rs, size_t cap_members)
+{
+	struct sk_region *r;
+
+	rs->r = sk_xrealloc(rs->r, (rs->n + 1) * sizeof(*rs->r));
+	r = &rs->r[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->idx = sk_xmalloc((cap_members + 1) * sizeof(uint32_t));
+	r->t0 = INT64_MAX;
+	r->end = INT64_MIN;
+	return r;
+}
+
+static void region_add(struct sk_region *r, const struct skip_timeline *tl, size_t i)
+{
+	const struct skip_op *op = &tl->ops[i];
+
+	r->idx[r->n++] = (uint32_t)i;
+	if (op->end > r->end)
+		r->end = op->end;
+}
+
+/* The whole run: every operation, from the run's IL start. */
+static void regions_whole(const struct skip_timeline *tl, struct sk_regions *rs)
+{
+	struct sk_region *r = region_push(rs, tl->nops);
+
+	for (size_t i = 0; i < tl->nops; i++)
+		region_add(r, tl, i);
+	r->t0 = tl->t0;
+	for (size_t i = 0; i < tl->nops && tl->ops[i].launch != INT64_MIN; i++)
+		if (tl->ops[i].launch < r->t0)
+			r->t0 = tl->ops[i].launch;
+	rs->label = sk_xstrdup("the whole run");
+}
+
+/* Each occurrence of the region the timeline was loaded with (op->window). Occurrences that
+ * launched nothing are left out. */
+static void regions_windows(const struct skip_timeline *tl, const char *name,
+			    struct sk_regions *rs)
+{
+	size_t *count = sk_xcalloc(tl->nwindows + 1, sizeof(size_t));
+	int *slot = sk_xmalloc((tl->nwindows + 1) * sizeof(int));
+
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].window >= 0 && (size_t)tl->ops[i].window < tl->nwindows)
+			count[tl->ops[i].window]++;
+	for (size_t w = 0; w < tl->nwindows; w++) {
+		slot[w] = -1;
+		if (!count[w])
+			continue;
+		slot[w] = (int)rs->n;
+		region_push(rs, count[w])->t0 = tl->windows[w].start;
+	}
+	for (size_t i = 0; i < tl->nops; i++) {
+		int w = tl->ops[i].window;
+
+		if (w >= 0 && (size_t)w < tl->nwindows && slot[w] >= 0)
+			region_add(&rs->r[slot[w]], tl, i);
+	}
+	rs->label = sk_xasprintf("NVTX region '%s'", name);
+	free(count);
+	free(slot);
+}
+
+struct segs {
+	const uint64_t *hash;
+	const size_t *len;
+};
+
+static int cmp_seg(const void *x, const void *y, void *ctx)
+{
+	const struct segs *sg = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+
+	if (sg->hash[a] != sg->hash[b])
+		return sg->hash[a] < sg->hash[b] ? -1 : 1;
+	if (sg->len[a] != sg->len[b])
+		return sg->len[a] < sg->len[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/*
+ * Period detection: cut each process's launches where a host synchronization of that process
+ * ended between two of them; the sequences of kernel identities between cuts that occur most
+ * often (at least twice, at least two operations; ties: the longer) are the repeated region.
+ * Returns the number of occurrences found (0: none).
+ */
+static size_t regions_periods(const struct skip_timeline *tl, struct sk_regions *rs)
+{
+	size_t nseg = 0, *seg_start = sk_xmalloc((tl->nops + 2) * sizeof(size_t));
+	uint64_t *hash = sk_xmalloc((tl->nops + 2) * sizeof(uint64_t));
+	size_t *len = sk_xcalloc(tl->nops + 2, sizeof(size_t));
+	size_t s = 0, best = SIZE_MAX, best_count = 0;
+
+	/* segments: runs of launched operations of one process, cut at its synchronizations */
+	for (size_t i = 0; i < tl->nops; i++) {
+		const struct skip_op *op = &tl->ops[i];
+		int cut = len[nseg] == 0;
+
+		if (op->launch == INT64_MIN) {
+			if (len[nseg])
+				nseg++;
+			continue;
+		}
+		if (!cut) {
+			const struct skip_op *prev = &tl->ops[i - 1];
+
+			cut = prev->pid != op->pid;
+			while (s < tl->nsyncs && tl->syncs[s].start < prev->launch)
+				s++;
+			for (size_t k = s; !cut && k < tl->nsyncs && tl->syncs[k].start < op->launch;
+			     k++)
+				cut = tl->syncs[k].pid == op->pid && tl->syncs[k].end <= op->launch;
+			if (cut)
+				nseg++;
+		}
+		if (cut) {
+			seg_start[nseg] = i;
+			len[nseg] = 0;
+			hash[nseg] = 1469598103934665603ull;
+		}
+		hash[nseg] ^= (uint32_t)(op->fullname >= 0 ? op->fullname : op->name) +
+			      ((uint64_t)op->kind << 32);
+		hash[nseg] *= 1099511628211ull;
+		len[nseg]++;
+	}
+	if (len[nseg])
+		nseg++;
+	{
+		size_t *ord = sk_xmalloc((nseg + 1) * sizeof(size_t));
+		struct segs sg = { hash, len };
+
+		for (size_t i = 0; i < nseg; i++)
+			ord[i] = i;
+		if (nseg)
+			qsort_r(ord, nseg, sizeof(size_t), cmp_seg, &sg);
+		for (size_t i = 0, j; i < nseg; i = j) {
+			for (j = i + 1; j < nseg && hash[ord[j]] == hash[ord[i]] &&
+					len[ord[j]] == len[ord[i]];
+			     j++)
+				;
+			if (len[ord[i]] < 2 || j - i < 2)
+				continue;
+			if (j - i > best_count || (j - i == best_count && len[ord[i]] > len[best])) {
+				best = ord[i];
+				best_count = j - i;
+			}
+		}
+		free(ord);
+	}
+	if (best != SIZE_MAX) {
+		for (size_t b = 0; b < nseg; b++) {
+			struct sk_region *r;
+
+			if (hash[b] != hash[best] || len[b] != len[best])
+				continue;
+			r = region_push(rs, len[b]);
+			for (size_t k = seg_start[b]; k < seg_start[b] + len[b]; k++)
+				region_add(r, tl, k);
+			r->t0 = tl->ops[seg_start[b]].launch;
+		}
+		rs->label = sk_xasprintf("the repeated sequence of %zu operations between host "
+					 "synchronizations",
+					 len[best]);
+	}
+	free(seg_start);
+	free(hash);
+	free(len);
+	return best_count;
+}
+
+/* ---- modelling a set of regions -------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double sk_median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Median model IL over the set, transformed by @x; also the total of (baseline - that) when
+ * @base (per region) is given. Regions the model cannot finish are left out. */
+static double model_set(const struct sk_ctx *c, const struct sk_regions *rs,
+			const struct sk_xform *x, int profiled, double *per, double *total_saved,
+			const double *base)
+{
+	double *v = sk_xmalloc((rs->n + 1) * sizeof(double)), med;
+	size_t n = 0;
+
+	if (total_saved)
+		*total_saved = 0;
+	for (size_t i = 0; i < rs->n; i++) {
+		int64_t il = sk_model_region(c->tl, &rs->r[i], &c->lat, &c->o.cal, profiled, x, NULL);
+
+		if (per)
+			per[i] = (double)il;
+		if (il < 0)
+			continue;
+		v[n++] = (double)il;
+		if (total_saved && base && base[i] >= 0)
+			*total_saved += base[i] - (double)il;
+	}
+	med = sk_median(v, n);
+	free(v);
+	return med;
+}
+
+/* Recorded IL, the model of the recording and its error, for one set. */
+static void calibrate_set(const struct sk_ctx *c, const struct sk_regions *rs, double *recorded,
+			  double *replay, double *error)
+{
+	double *rec = sk_xmalloc((rs->n + 1) * sizeof(double));
+	double *rep = sk_xmalloc((rs->n + 1) * sizeof(double));
+	double *err = sk_xmalloc((rs->n + 1) * sizeof(double));
+	size_t ne = 0;
+
+	model_set(c, rs, NULL, 1, rep, NULL, NULL);
+	for (size_t i = 0; i < rs->n; i++) {
+		rec[i] = (double)(rs->r[i].end - rs->r[i].t0);
+		if (rep[i] >= 0 && rec[i] > 0)
+			err[ne++] = fabs(rep[i] - rec[i]) / rec[i];
+	}
+	*error = sk_median(err, ne);
+	*recorded = sk_median(rec, rs->n);
+	for (size_t i = 0, k = 0; i < rs->n; i++)
+		if (rep[i] >= 0)
+			rep[k++] = rep[i];
+	*replay = sk_median(rep, ne);
+	free(rec);
+	free(rep);
+	free(err);
+}
+
+/* ---- items ----------------------------------------------------------------------------------- */
+
+struct skip_advice *sk_item_push(struct skip_advice_report *r)
+{
+	struct skip_advice *a;
+
+	r->items = sk_xrealloc(r->items, (r->nitems + 1) * sizeof(*r->items));
+	a = &r->items[r->nitems++];
+	memset(a, 0, sizeof(*a));
+	a->chain = -1;
+	return a;
+}
+
+void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved)
+{
+	a->baseline_il_ns = base;
+	a->predicted_il_ns = pred;
+	a->speedup = pred > 0 ? base / pred : 0;
+	a->saved_ns = base - pred;
+	a->total_saved_ns = total_saved;
+}
+
+static const char graph_assumptions[] =
+	"every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
+	"host work between the launches is not repeated, and the region does not synchronize "
+	"with the host inside); kernels keep their recorded durations; nodes follow each other "
+	"after the per-node gap and the graph's first-node latency measured on this GPU";
+
+static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct sk_regions *rs,
+		       size_t members)
+{
+	struct sk_xform x = { .kind = SK_X_GRAPH };
+	double *base = sk_xmalloc((rs->n + 1) * sizeof(double)), b, g, saved, rec, rep, cerr;
+	struct skip_advice *a;
+
+	b = model_set(c, rs, NULL, c->o.profiled, base, NULL, NULL);
+	g = model_set(c, rs, &x, c->o.profiled, NULL, &saved, base);
+	calibrate_set(c, rs, &rec, &rep, &cerr);
+	free(base);
+	if (b <= 0 || g <= 0)
+		return;
+	a = sk_item_push(r);
+	a->kind = SKIP_ADVICE_GRAPH;
+	a->title = sk_xasprintf("replay %s as one CUDA graph (%zu occurrence%s, %zu operations "
+				"each)",
+				rs->label, rs->n, rs->n == 1 ? "" : "s", members);
+	a->assumptions = sk_xstrdup(graph_assumptions);
+	a->regions = rs->n;
+	a->calibration_error = cerr;
+	sk_item_set(a, b, g, saved);
+}
+
+static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct sk_regions *rs)
+{
+	double *base = sk_xmalloc((rs->n + 1) * sizeof(double));
+	double b = model_set(c, rs, NULL, c->o.profiled, base, NULL, NULL);
+
+	for (size_t i = 0; i < r->nchains && (int)i < c->o.top; i++) {
+		const struct skip_chain *ch = &r->chains[i];
+		struct sk_xform x = { .kind = SK_X_FUSE, .chain = ch->ids, .len = ch->len };
+		struct sk_strbuf sb = { 0 };
+		struct skip_advice *a;
+		double saved, f = model_set(c, rs, &x, c->o.profiled, NULL, &saved, base);
+
+		if (f <= 0 || b <= 0)
+			continue;
+		if (ch->len <= 3)
+			for (int k = 0; k < ch->len; k++)
+				sk_strbuf_printf(&sb, "%s%s", k ? " -> " : "", ch->names[k]);
+		else
+			sk_strbuf_printf(&sb, "%s -> ... -> %s", ch->names[0], ch->names[ch->len - 1]);
+		a = sk_item_push(r);
+		a->kind = SKIP_ADVICE_FUSION;
+		a->chain = (int)i;
+		a->title = sk_xasprintf("fuse chain %zu, %d kernels: %s (PS %.2f, %lld occurrences)",
+					i + 1, ch->len, sb.buf ? sb.buf : "", ch->ps,
+					(long long)ch->count);
+		free(sb.buf);
+		a->assumptions = sk_xstrdup(
+			"each occurrence becomes one launch of a kernel that takes the chain's summed "
+			"duration (an upper bound: fusing usually also saves memory traffic); the "
+			"launches it removes took their recorded time; that the kernels' data allow "
+			"fusing is not checked");
+		a->regions = rs->n;
+		a->calibration_error = r->calibration_error;
+		sk_item_set(a, b, f, saved);
+	}
+	free(base);
+}
+
+static int cmp_item(const void *x, const void *y)
+{
+	const struct skip_advice *a = x, *b = y;
+
+	if (a->total_saved_ns != b->total_saved_ns)
+		return a->total_saved_ns > b->total_saved_ns ? -1 : 1;
+	return (int)a->kind - (int)b->kind;
+}
+
+/* Region sets that are graph candidates when no --region was given. */
+static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
+{
+	struct sk_regions per = { 0 };
+	char **names = NULL;
+	size_t nn = skip_trace_repeated_ranges(c->t, c->tl->run_id, 2, 3, &names);
+
+	for (size_t i = 0; i < nn; i++) {
+		struct skip_timeline *wt = NULL;
+		struct sk_regions rs = { 0 };
+
+		if (!skip_timeline_load(c->t, c->tl->run_id, names[i], &wt) && wt->nwindows) {
+			struct sk_ctx wc = *c;
+
+			wc.tl = wt;
+			regions_windows(wt, names[i], &rs);
+			if (rs.n >= 2)
+				graph_item(&wc, r, &rs, rs.r[0].n);
+		}
+		sk_regions_free(&rs);
+		skip_timeline_free(wt);
+		free(names[i]);
+	}
+	free(names);
+	if (regions_periods(c->tl, &per) >= 2)
+		graph_item(c, r, &per, per.r[0].n);
+	sk_regions_free(&per);
+}
+
+static int has_kernels(const struct skip_timeline *tl)
+{
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].kind == SKIP_OP_KERNEL)
+			return 1;
+	return 0;
+}
+
+static void set_defaults(struct skip_advise_opts *o)
+{
+	if (!o->min_len)
+		o->min_len = 2;
+	if (!o->max_len)
+		o->max_len = 8;
+	if (o->min_ps <= 0)
+		o->min_ps = 1.0;
+	if (!o->top)
+		o->top = 5;
+	if (o->cal.graph_launch_ns <= 0)
+		skip_calibration_default(&o->cal);
+}
+
+static int pick_run(struct skip_trace *t, int64_t want, int64_t *run)
+{
+	int64_t *ids = NULL, n = skip_trace_runs(t, &ids);
+	int found = 0;
+
+	for (int64_t i = 0; i < n && !found; i++)
+		found = !want || ids[i] == want;
+	*run = want ? want : n > 0 ? ids[0] : 0;
+	free(ids);
+	if (n <= 0)
+		return sk_fail(SKIP_E_EMPTY, "the trace has no runs");
+	if (!found)
+		return sk_fail(SKIP_E_NOTFOUND, "no run %lld in the trace (skip info lists them)",
+			       (long long)want);
+	return 0;
+}
+
+static int region_missing(struct skip_trace *t, int64_t run, const char *region)
+{
+	char **names = NULL;
+	size_t n = skip_trace_repeated_ranges(t, run, 1, 5, &names);
+	struct sk_strbuf sb = { 0 };
+
+	for (size_t i = 0; i < n; i++) {
+		sk_strbuf_printf(&sb, "%s'%s'", i ? ", " : "", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	sk_fail(SKIP_E_NOTFOUND, "no NVTX range '%s' in run %lld%s%s%s", region, (long long)run,
+		n ? " (its most frequent ranges: " : " (it has no NVTX ranges)", n ? sb.buf : "",
+		n ? ")" : "");
+	free(sb.buf);
+	return SKIP_E_NOTFOUND;
+}
+
+int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
+		struct skip_advice_report **out)
+{
+	struct sk_ctx c = { .t = t, .o = *opts };
+	struct skip_advice_report *r;
+	struct sk_regions rs = { 0 };
+	struct skip_timeline *tl = NULL;
+	int64_t run;
+	int err;
+
+	*out = NULL;
+	set_defaults(&c.o);
+	if ((err = pick_run(t, c.o.run_id, &run)))
+		return err;
+	if ((err = skip_timeline_load(t, run, c.o.region, &tl)))
+		return err;
+	c.tl = tl;
+	if (!has_kernels(c.tl)) {
+		skip_timeline_free(tl);
+		return sk_fail(SKIP_E_EMPTY, "run %lld has no kernels: nothing to advise on",
+			       (long long)run);
+	}
+	if (c.o.region && !c.tl->nwindows) {
+		skip_timeline_free(tl);
+		return region_missing(t, run, c.o.region);
+	}
+	sk_calibrate(c.tl, &c.o.cal, &c.lat);
+	r = sk_xcalloc(1, sizeof(*r));
+	r->run_id = run;
+	r->region = c.o.region ? sk_xstrdup(c.o.region) : NULL;
+	r->cal = c.o.cal;
+	r->best_plan = -1;
+	r->profiled = c.o.profiled;
+	r->launch_latency_ns = (double)c.lat.launch;
+	r->stream_gap_ns = (double)c.lat.stream_gap;
+	r->sync_return_ns = (double)c.lat.sync_ret;
+	r->nchains = sk_find_chains(t, c.tl, c.o.min_len, c.o.max_len, c.o.min_ps, &r->chains);
+	if (c.o.workload) {
+		err = sk_workload_advise(&c, r);
+	} else {
+		if (c.o.region)
+			regions_windows(c.tl, c.o.region, &rs);
+		else
+			regions_whole(c.tl, &rs);
+		r->regions = rs.n;
+		calibrate_set(&c, &rs, &r->recorded_il_ns, &r->replay_il_ns,
+			      &r->calibration_error);
+		if (c.o.region)
+			graph_item(&c, r, &rs, rs.n ? rs.r[0].n : 0);
+		else
+			graph_candidates(&c, r);
+		fusion_items(&c, r, &rs);
+	}
+	sk_regions_free(&rs);
+	skip_timeline_free(tl);
+	if (err) {
+		skip_advice_free(r);
+		return err;
+	}
+	if (r->nitems && !c.o.workload)
+		qsort(r->items, r->nitems, sizeof(*r->items), cmp_item);
+	*out = r;
+	return 0;
+}
+
+void skip_advice_free(struct skip_advice_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nchains; i++) {
+		for (int k = 0; k < r->chains[i].len; k++)
+			free(r->chains[i].names[k]);
+		free(r->chains[i].names);
+		free(r->chains[i].ids);
+	}
+	for (size_t i = 0; i < r->nitems; i++) {
+		free(r->items[i].title);
+		free(r->items[i].assumptions);
+		free(r->items[i].plan_json);
+	}
+	free(r->chains);
+	free(r->items);
+	free(r->path);
+	free(r->region);
+	free(r->workload);
+	free(r);
+}
+
+int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,
+		       int profiled, struct skip_graph_prediction *out)
+{
+	struct sk_ctx c = { .tl = tl };
+	struct sk_regions rs = { 0 };
+	struct sk_xform x = { .kind = SK_X_GRAPH };
+
+	memset(out, 0, sizeof(*out));
+	if (cal)
+		c.o.cal = *cal;
+	set_defaults(&c.o);
+	c.o.profiled = profiled;
+	if (!has_kernels(tl))
+		return sk_fail(SKIP_E_EMPTY, "no kernels");
+	sk_calibrate(tl, &c.o.cal, &c.lat);
+	if (tl->nwindows)
+		regions_windows(tl, "", &rs);
+	else
+		regions_whole(tl, &rs);
+	out->regions = rs.n;
+	calibrate_set(&c, &rs, &out->recorded_ns, &out->replay_ns, &out->calibration_error);
+	out->baseline_ns = model_set(&c, &rs, NULL, profiled, NULL, NULL, NULL);
+	out->graph_ns = model_set(&c, &rs, &x, profiled, NULL, NULL, NULL);
+	sk_regions_free(&rs);
+	return out->graph_ns > 0 ? 0 : sk_fail(SKIP_E_EMPTY, "no region launched anything");
+}

@@ -1,0 +1,126 @@
+/*
+ * internal.h: shared by the advisor's .c files only.
+ *
+ * The what-if model (whatif.c) is a discrete-event replay of a "program": host calls on
+ * threads (each after a measured gap, taking a measured time; a synchronization waits for the
+ * GPU operations it waited for in the recording) and GPU operations (a measured duration, on a
+ * stream in order, after their submitting call plus a latency, after their dependencies, when
+ * enough multiprocessors are free). Building the program from a recorded timeline and then
+ * transforming it (a region as a CUDA graph, a chain fused, a stream plan) is advise.c's job.
+ */
+#ifndef SKIP_ADVISOR_INTERNAL_H
+#define SKIP_ADVISOR_INTERNAL_H
+
+#include <stdint.h>
+
+#include "skip_advisor.h"
+
+struct wi_op {
+	int64_t dur;	  /* on the GPU */
+	int stream;	  /* 0 .. nstreams-1; operations of a stream run in index order */
+	int sms;	  /* multiprocessors it needs (0: a copy engine) */
+	int call;	  /* the host call that submits it, or -1: submitted at submit_at */
+	int64_t submit_at;
+	int64_t lat;	  /* from submission to the earliest start */
+	int64_t gap;	  /* after the end of its stream predecessor or of a dependency */
+	int *deps;	  /* operations that must have ended (besides the stream order) */
+	int ndeps;
+	int64_t start, end; /* out */
+};
+
+struct wi_call {
+	int thread;
+	int64_t gap;	  /* host time after the thread's previous call (before the first: after
+			     the program's t0) */
+	int64_t dur;	  /* the call's own time (a sync: at least this) */
+	int *waits;	  /* a synchronization: the operations it waits for */
+	int nwaits;
+	int is_sync;
+	int64_t ret;	  /* a synchronization: return latency after the last of them ends */
+	int64_t start, end; /* out */
+};
+
+struct wi_prog {
+	struct wi_op *ops;
+	int nops, capops;
+	struct wi_call *calls;
+	int ncalls, capcalls;
+	int nstreams;
+	int nthreads;
+	int sms;	  /* multiprocessors of the GPU */
+	int64_t t0;
+	int64_t host_end;  /* out: the last host call's end */
+};
+
+/* Append an operation / a call; return its index. The arrays grow; pointers into them are
+ * invalidated. */
+int wi_add_op(struct wi_prog *p, const struct wi_op *op);
+int wi_add_call(struct wi_prog *p, const struct wi_call *c);
+/* Run the model. Returns the IL (last operation end - t0), or -1 when the program cannot
+ * finish (a synchronization waiting for an operation that is never submitted). */
+int64_t wi_simulate(struct wi_prog *p);
+void wi_free(struct wi_prog *p);
+
+/* model.c: the latencies of a recording, a region of it, and its model. */
+struct sk_lat {
+	int64_t launch;	     /* launch return to start, the stream idle */
+	int64_t stream_gap;  /* back-to-back kernels of a stream */
+	int64_t node_gap;    /* dependent nodes of a graph */
+	int64_t graph_first; /* graph launch return to its first node */
+	int64_t sync_ret;    /* the GPU's last end to a synchronize's return */
+};
+void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration *cal,
+		  struct sk_lat *l);
+
+/* A region: the timeline's operations in it (indices, launch order) and its window. */
+struct sk_region {
+	uint32_t *idx;
+	size_t n;
+	int64_t t0, end; /* IL = end - t0 */
+};
+
+enum sk_xform_kind { SK_X_NONE, SK_X_GRAPH, SK_X_FUSE };
+struct sk_xform {
+	enum sk_xform_kind kind;
+	const int32_t *chain; /* SK_X_FUSE: kernel identities (demangled-name ids) */
+	int len;
+};
+
+/* The model's IL of the region, transformed by @x (NULL: as recorded); -1 if it cannot run.
+ * *@host_end (may be NULL) gets the end of its last host call, relative to r->t0. */
+int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *r,
+			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
+			const struct sk_xform *x, int64_t *host_end);
+/* Multiprocessors a kernel's grid occupies at once (1..sms); 0 for a copy. */
+int sk_sm_need(const struct skip_op *op, int sms);
+
+/* A set of regions modelled together (every occurrence of one thing), and what it is. */
+struct sk_regions {
+	struct sk_region *r;
+	size_t n;
+	char *label; /* "NVTX region 'step'", for titles */
+};
+void sk_regions_free(struct sk_regions *rs);
+
+/* One skip_advise() call. */
+struct sk_ctx {
+	struct skip_trace *t;
+	const struct skip_timeline *tl;
+	struct skip_advise_opts o; /* defaults filled in */
+	struct sk_lat lat;
+};
+
+double sk_median(double *v, size_t n); /* sorts @v; 0 for n = 0 */
+struct skip_advice *sk_item_push(struct skip_advice_report *r);
+void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved);
+
+/* workload.c: the E1/E2/E3 models of a `skip run WORKLOAD --executor serial` recording. Sets
+ * the report's calibration figures and adds the STREAMS and DAGGRAPH items with their plans. */
+int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
+
+/* fusion.c: PS chains over the kernels of @tl (in trace order per stream, split where a host
+ * synchronization came between two launches). */
+size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl, int min_len,
+		      int max_len, double min_ps, struct skip_chain **out);
+
+#endif /* SKIP_ADVISOR_INTERNAL_H */

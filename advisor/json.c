@@ -1,0 +1,166 @@
+/*
+ * json.c: the advice as JSON (skip advise --json) and as a plan file (skip advise -o), whose
+ * format is schemas/plan.schema.json: the runtime's plan with "advice" and "prediction".
+ */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const kind_names[] = {
+	[SKIP_ADVICE_GRAPH] = "graph",
+	[SKIP_ADVICE_FUSION] = "fusion",
+	[SKIP_ADVICE_STREAMS] = "streams",
+	[SKIP_ADVICE_DAGGRAPH] = "dag-graph",
+};
+
+const char *skip_advice_kind_name(enum skip_advice_kind k)
+{
+	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
+}
+
+static cJSON *chain_names(const struct skip_chain *ch)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int k = 0; k < ch->len; k++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(ch->names[k]));
+	return a;
+}
+
+/* One advice item; @full adds the members the plan schema does not have. */
+static cJSON *item_json(const struct skip_advice_report *r, const struct skip_advice *a, int full)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "kind", skip_advice_kind_name(a->kind));
+	cJSON_AddStringToObject(o, "title", a->title);
+	cJSON_AddNumberToObject(o, "baseline_il_ns", a->baseline_il_ns);
+	cJSON_AddNumberToObject(o, "predicted_il_ns", a->predicted_il_ns);
+	cJSON_AddNumberToObject(o, "speedup", a->speedup);
+	cJSON_AddNumberToObject(o, "saved_ns", a->saved_ns);
+	cJSON_AddStringToObject(o, "assumptions", a->assumptions);
+	if (a->chain >= 0 && (size_t)a->chain < r->nchains) {
+		const struct skip_chain *ch = &r->chains[a->chain];
+
+		cJSON_AddItemToObject(o, "chain", chain_names(ch));
+		cJSON_AddNumberToObject(o, "ps", ch->ps);
+		cJSON_AddNumberToObject(o, "count", (double)ch->count);
+	}
+	if (full) {
+		cJSON_AddNumberToObject(o, "total_saved_ns", a->total_saved_ns);
+		cJSON_AddNumberToObject(o, "regions", (double)a->regions);
+		cJSON_AddNumberToObject(o, "calibration_error", a->calibration_error);
+		cJSON_AddBoolToObject(o, "has_plan", a->plan_json != NULL);
+	}
+	return o;
+}
+
+static cJSON *prediction_json(const struct skip_advice_report *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "trace", r->path ? r->path : "");
+	cJSON_AddNumberToObject(o, "run", (double)r->run_id);
+	if (r->region)
+		cJSON_AddStringToObject(o, "region", r->region);
+	else
+		cJSON_AddNullToObject(o, "region");
+	cJSON_AddNumberToObject(o, "regions", (double)r->regions);
+	cJSON_AddNumberToObject(o, "recorded_il_ns", r->recorded_il_ns);
+	cJSON_AddNumberToObject(o, "replay_il_ns", r->replay_il_ns);
+	cJSON_AddNumberToObject(o, "calibration_error", r->calibration_error);
+	if (r->best_plan >= 0)
+		cJSON_AddNumberToObject(o, "predicted_speedup", r->items[r->best_plan].speedup);
+	else
+		cJSON_AddNullToObject(o, "predicted_speedup");
+	cJSON_AddBoolToObject(o, "profiled", r->profiled);
+	return o;
+}
+
+static cJSON *calibration_json(const struct skip_advice_report *r)
+{
+	const struct skip_calibration *c = &r->cal;
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "graph_launch_ns", c->graph_launch_ns);
+	cJSON_AddNumberToObject(o, "graph_first_ns", c->graph_first_ns);
+	cJSON_AddNumberToObject(o, "graph_node_gap_ns", c->graph_node_gap_ns);
+	cJSON_AddNumberToObject(o, "event_record_ns", c->event_record_ns);
+	cJSON_AddNumberToObject(o, "stream_wait_ns", c->stream_wait_ns);
+	cJSON_AddNumberToObject(o, "launch_latency_ns", c->launch_latency_ns);
+	cJSON_AddNumberToObject(o, "stream_gap_ns", c->stream_gap_ns);
+	cJSON_AddNumberToObject(o, "sync_return_ns", c->sync_return_ns);
+	cJSON_AddNumberToObject(o, "sync_idle_ns", c->sync_idle_ns);
+	cJSON_AddNumberToObject(o, "profiler_launch_ns", c->profiler_launch_ns);
+	return o;
+}
+
+static char *print(cJSON *root)
+{
+	char *s = root ? cJSON_Print(root) : NULL;
+
+	cJSON_Delete(root);
+	return s;
+}
+
+char *skip_advice_json(const struct skip_advice_report *r)
+{
+	cJSON *root = cJSON_CreateObject(), *chains = cJSON_CreateArray(), *items, *rec;
+
+	cJSON_AddNumberToObject(root, "skip_advice", 1);
+	cJSON_AddItemToObject(root, "model", prediction_json(r));
+	if (r->workload)
+		cJSON_AddStringToObject(root, "workload", r->workload);
+	rec = cJSON_CreateObject();
+	cJSON_AddNumberToObject(rec, "launch_latency_ns", r->launch_latency_ns);
+	cJSON_AddNumberToObject(rec, "stream_gap_ns", r->stream_gap_ns);
+	cJSON_AddNumberToObject(rec, "sync_return_ns", r->sync_return_ns);
+	cJSON_AddItemToObject(root, "recorded_latencies", rec);
+	cJSON_AddItemToObject(root, "calibration", calibration_json(r));
+	for (size_t i = 0; i < r->nchains; i++) {
+		const struct skip_chain *ch = &r->chains[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(o, "kernels", chain_names(ch));
+		cJSON_AddNumberToObject(o, "length", ch->len);
+		cJSON_AddNumberToObject(o, "count", (double)ch->count);
+		cJSON_AddNumberToObject(o, "head_launches", (double)ch->head_launches);
+		cJSON_AddNumberToObject(o, "ps", ch->ps);
+		cJSON_AddNumberToObject(o, "launch_ns", ch->launch_ns);
+		cJSON_AddNumberToObject(o, "recoverable_ns", ch->recoverable_ns);
+		cJSON_AddItemToArray(chains, o);
+	}
+	cJSON_AddItemToObject(root, "chains", chains);
+	items = cJSON_CreateArray();
+	for (size_t i = 0; i < r->nitems; i++)
+		cJSON_AddItemToArray(items, item_json(r, &r->items[i], 1));
+	cJSON_AddItemToObject(root, "advice", items);
+	cJSON_AddNumberToObject(root, "best_plan", r->best_plan);
+	return print(root);
+}
+
+char *skip_advice_plan(const struct skip_advice_report *r)
+{
+	cJSON *root, *items;
+
+	if (r->best_plan < 0 || !r->items[r->best_plan].plan_json) {
+		sk_fail(SKIP_E_UNSUPPORTED, "no executable plan: only a workload's task graph "
+					    "(--workload) becomes a plan that skip run executes");
+		return NULL;
+	}
+	root = cJSON_Parse(r->items[r->best_plan].plan_json);
+	if (!root) {
+		sk_fail(SKIP_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	items = cJSON_CreateArray();
+	cJSON_AddItemToArray(items, item_json(r, &r->items[r->best_plan], 0));
+	for (size_t i = 0; i < r->nitems; i++)
+		if ((int)i != r->best_plan)
+			cJSON_AddItemToArray(items, item_json(r, &r->items[i], 0));
+	cJSON_AddItemToObject(root, "advice", items);
+	cJSON_AddItemToObject(root, "prediction", prediction_json(r));
+	return print(root);
+}

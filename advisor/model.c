@@ -1,0 +1,475 @@
+/*
+ * model.c: a region of a recorded timeline as a what-if program (internal.h), as recorded or
+ * transformed: replayed as one CUDA graph, or with a kernel chain fused.
+ *
+ * Host side: per launching thread, its launch calls and synchronizations in recorded order,
+ * each after the recorded gap since the previous one ended and taking its recorded time (minus
+ * the profiler's cost per launch when predicting an unprofiled run); a synchronization waits
+ * for the operations that had ended when it returned in the recording, then returns after the
+ * measured return latency. GPU side: each operation on its stream in launch order, after its
+ * launch call plus the launch latency, after its stream predecessor plus the stream gap, when
+ * its blocks fit the free multiprocessors. The latencies are medians read off the same
+ * recording (calibrate()), or the calibration's defaults when it shows none.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void skip_calibration_default(struct skip_calibration *c)
+{
+	c->graph_launch_ns = 4000;   /* runtime.md: cudaGraphLaunch host call 3.2-4.8 us */
+	c->graph_first_ns = 4188;    /* h100_graph fixture: graph launch return to first node */
+	c->graph_node_gap_ns = 91;   /* h100_graph fixture: between dependent nodes */
+	c->event_record_ns = 1317;   /* h100_two_streams fixture: cudaEventRecord */
+	c->stream_wait_ns = 1338;    /* h100_two_streams fixture: cudaStreamWaitEvent */
+	c->launch_latency_ns = 2328; /* h100_launch_chain fixture: launch return to start */
+	c->stream_gap_ns = 600;
+	c->sync_return_ns = 5000;
+	c->sync_idle_ns = 1000;
+	c->profiler_launch_ns = 1900; /* docs/BENCHMARKS.md: skip vs bare, 100k tiny kernels */
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t median_or(int64_t *v, size_t n, int64_t dflt)
+{
+	if (!n)
+		return dflt;
+	qsort(v, n, sizeof(int64_t), cmp_i64);
+	return v[n / 2];
+}
+
+/* A synchronization's return after the GPU work it waited for: over the syncs that did wait
+ * (the last operation to end before the sync returned ended after it began), the median of
+ * sync end - that end. @ends and @v are scratch arrays of tl->nops + 1. */
+static int64_t sync_return(const struct skip_timeline *tl, int64_t *ends, int64_t *v, int64_t dflt)
+{
+	size_t n = 0, nv = 0;
+
+	for (size_t i = 0; i < tl->nops; i++)
+		ends[n++] = tl->ops[i].end;
+	if (n)
+		qsort(ends, n, sizeof(int64_t), cmp_i64);
+	for (size_t s = 0; s < tl->nsyncs && n; s++) {
+		const struct skip_sync *y = &tl->syncs[s];
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) { /* the first end after the sync's */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ends[mid] <= y->end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && ends[lo - 1] > y->start)
+			v[nv++] = y->end - ends[lo - 1];
+	}
+	return median_or(v, nv, dflt);
+}
+
+/* The latencies of this recording: launch latency from operations whose launch came after
+ * their stream was idle, stream gap from the others, graph costs from graph launches. */
+void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration *cal,
+		  struct sk_lat *l)
+{
+	int64_t *a = sk_xmalloc((tl->nops + 1) * sizeof(int64_t));
+	int64_t *b = sk_xmalloc((tl->nops + 1) * sizeof(int64_t));
+	int64_t *g = sk_xmalloc((tl->nops + 1) * sizeof(int64_t));
+	size_t na = 0, nb = 0, ng = 0;
+
+	for (size_t i = 0; i < tl->nops; i++) {
+		const struct skip_op *op = &tl->ops[i];
+		const struct skip_op *prev = NULL;
+
+		if (op->kind != SKIP_OP_KERNEL || op->launch == INT64_MIN)
+			continue;
+		for (size_t j = i; j-- > 0 && i - j < 64;) /* the stream predecessor, nearby */
+			if (tl->ops[j].stream == op->stream && tl->ops[j].pid == op->pid) {
+				prev = &tl->ops[j];
+				break;
+			}
+		if (op->graph == 1) {
+			if (prev && prev->graph && op->start >= prev->end)
+				g[ng++] = op->start - prev->end;
+			continue;
+		}
+		if (!prev || op->api_end >= prev->end) {
+			if (op->start >= op->api_end)
+				a[na++] = op->start - op->api_end;
+		} else if (op->start >= prev->end) {
+			b[nb++] = op->start - prev->end;
+		}
+	}
+	l->launch = median_or(a, na, (int64_t)cal->launch_latency_ns);
+	l->stream_gap = median_or(b, nb, (int64_t)cal->stream_gap_ns);
+	l->node_gap = median_or(g, ng, (int64_t)cal->graph_node_gap_ns);
+	na = 0;
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].graph == 2 && tl->ops[i].start >= tl->ops[i].api_end)
+			a[na++] = tl->ops[i].start - tl->ops[i].api_end;
+	l->graph_first = median_or(a, na, (int64_t)cal->graph_first_ns);
+	l->sync_ret = sync_return(tl, a, g, (int64_t)cal->sync_return_ns);
+	free(a);
+	free(b);
+	free(g);
+}
+
+/* ---- building a program ---------------------------------------------------------------------- */
+
+struct keyed {
+	uint64_t *keys;
+	int n;
+};
+
+static int key_index(struct keyed *k, uint64_t key)
+{
+	for (int i = 0; i < k->n; i++)
+		if (k->keys[i] == key)
+			return i;
+	k->keys = sk_xrealloc(k->keys, (size_t)(k->n + 1) * sizeof(uint64_t));
+	k->keys[k->n] = key;
+	return k->n++;
+}
+
+/* A host call before it is placed on its thread. */
+struct pcall {
+	int64_t start, end; /* recorded */
+	int thread;
+	int sync;	    /* index into the timeline's syncs, -1 for a launch */
+	int dropped;	    /* removed by a transformation (its gap carries on) */
+	int64_t dur;	    /* as modelled */
+};
+
+static int cmp_pcall(const void *a, const void *b)
+{
+	const struct pcall *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread - y->thread;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+struct builder {
+	const struct skip_timeline *tl;
+	const struct sk_region *r;
+	const struct sk_lat *l;
+	const struct skip_calibration *cal;
+	int profiled;
+	struct pcall *pc;   /* launch calls first, then syncs */
+	int npc;
+	int *op_call;	    /* per member: index into pc, -1 none */
+	struct keyed threads, streams, slkeys;
+	struct {
+		int *v, n;
+	} *sl; /* per stream of slkeys: its launched members (sync_waits) */
+};
+
+/* One host call per launch call: the kernels of one graph launch (same process, correlation id
+ * and call start, adjacent in launch order) share it. */
+static void add_launch_calls(struct builder *b)
+{
+	const struct skip_op *prev = NULL;
+
+	b->pc = sk_xmalloc((b->r->n + b->tl->nsyncs + 1) * sizeof(*b->pc));
+	for (size_t k = 0; k < b->r->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+
+		b->op_call[k] = -1;
+		if (op->launch == INT64_MIN)
+			continue;
+		if (prev && prev->pid == op->pid && prev->corr == op->corr &&
+		    prev->launch == op->launch) {
+			b->op_call[k] = b->npc - 1;
+			continue;
+		}
+		prev = op;
+		b->op_call[k] = b->npc;
+		b->pc[b->npc] = (struct pcall){
+			.start = op->launch, .end = op->api_end, .sync = -1,
+			.thread = key_index(&b->threads, ((uint64_t)op->pid << 24) | op->tid),
+			.dur = op->api_end - op->launch,
+		};
+		if (!b->profiled)
+			b->pc[b->npc].dur -= (int64_t)b->cal->profiler_launch_ns;
+		if (b->pc[b->npc].dur < 100)
+			b->pc[b->npc].dur = 100;
+		b->npc++;
+	}
+}
+
+static void add_sync_calls(struct builder *b)
+{
+	size_t lo = 0, hi = b->tl->nsyncs;
+
+	while (lo < hi) { /* the first sync that starts in the region */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->tl->syncs[mid].start < b->r->t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t s = lo; s < b->tl->nsyncs && b->tl->syncs[s].start <= b->r->end; s++) {
+		const struct skip_sync *y = &b->tl->syncs[s];
+		int th = -1;
+
+		for (int i = 0; i < b->threads.n && th < 0; i++)
+			if (b->threads.keys[i] == (((uint64_t)y->pid << 24) | y->tid))
+				th = i;
+		if (th < 0)
+			continue; /* a thread that launched nothing in the region */
+		b->pc[b->npc++] = (struct pcall){ .start = y->start, .end = y->end, .thread = th,
+						  .sync = (int)s, .dur = 1000 };
+	}
+}
+
+/* The operations a synchronization waited for: per stream, the last one launched before it
+ * began that had ended when it returned (stream order implies the ones before it). */
+static void sync_waits(struct builder *b, const struct pcall *c, struct wi_call *w)
+{
+	if (!b->sl) { /* the members of each stream, in launch order, once per program */
+		b->sl = sk_xcalloc(b->r->n + 1, sizeof(*b->sl));
+		for (size_t k = 0; k < b->r->n; k++) {
+			const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+			int s = key_index(&b->slkeys, ((uint64_t)op->pid << 32) |
+							      ((uint64_t)op->device << 24) | op->stream);
+
+			if (op->launch == INT64_MIN)
+				continue;
+			b->sl[s].v = sk_xrealloc(b->sl[s].v, (size_t)(b->sl[s].n + 1) * sizeof(int));
+			b->sl[s].v[b->sl[s].n++] = (int)k;
+		}
+	}
+	w->waits = sk_xmalloc(((size_t)b->slkeys.n + 1) * sizeof(int));
+	for (int s = 0; s < b->slkeys.n; s++) {
+		const int *v = b->sl[s].v;
+		int lo = 0, hi = b->sl[s].n;
+
+		while (lo < hi) { /* members whose launch returned before the sync began */
+			int mid = lo + (hi - lo) / 2;
+
+			if (b->tl->ops[b->r->idx[v[mid]]].api_end <= c->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo > 0 && b->tl->ops[b->r->idx[v[lo - 1]]].end > c->end)
+			lo--;
+		if (lo > 0)
+			w->waits[w->nwaits++] = v[lo - 1];
+	}
+	w->is_sync = 1;
+	w->ret = b->l->sync_ret;
+}
+
+/* Place the calls on their threads, in recorded order, with the gaps; a dropped call's gap is
+ * carried to the next call of its thread. Returns the map pcall -> program call (-1 dropped). */
+static int *place_calls(struct builder *b, struct wi_prog *p)
+{
+	int *order = sk_xmalloc((size_t)(b->npc + 1) * sizeof(int));
+	int *to_prog = sk_xmalloc((size_t)(b->npc + 1) * sizeof(int));
+	struct pcall *sorted = sk_xmalloc((size_t)(b->npc + 1) * sizeof(*sorted));
+	int64_t prev_end = 0, carry = 0;
+	int th = -1;
+
+	for (int i = 0; i < b->npc; i++) {
+		sorted[i] = b->pc[i];
+		sorted[i].sync = i; /* sorted copies carry their original index here */
+	}
+	if (b->npc)
+		qsort(sorted, (size_t)b->npc, sizeof(*sorted), cmp_pcall);
+	for (int i = 0; i < b->npc; i++) {
+		const struct pcall *c = &b->pc[sorted[i].sync];
+		struct wi_call w = { .thread = c->thread };
+
+		order[i] = sorted[i].sync;
+		if (c->thread != th) {
+			th = c->thread;
+			prev_end = b->r->t0;
+			carry = 0;
+		}
+		w.gap = carry + (c->start > prev_end ? c->start - prev_end : 0);
+		prev_end = c->end > prev_end ? c->end : prev_end;
+		to_prog[order[i]] = -1;
+		if (c->dropped) {
+			carry = w.gap;
+			continue;
+		}
+		carry = 0;
+		w.dur = c->dur;
+		if (c->sync >= 0)
+			sync_waits(b, c, &w);
+		to_prog[order[i]] = wi_add_call(p, &w);
+	}
+	free(order);
+	free(sorted);
+	return to_prog;
+}
+
+/* ---- transformations ------------------------------------------------------------------------ */
+
+/* One CUDA graph: the region's first launch call launches it; every other launch call and the
+ * synchronizations inside the region go (a captured region cannot synchronize). */
+static int graph_host(struct builder *b)
+{
+	int first = -1;
+
+	for (int i = 0; i < b->npc; i++) {
+		if (b->pc[i].sync < 0 && (first < 0 || b->pc[i].start < b->pc[first].start))
+			first = i;
+		b->pc[i].dropped = 1;
+	}
+	if (first >= 0) {
+		b->pc[first].dropped = 0;
+		b->pc[first].dur = (int64_t)b->cal->graph_launch_ns;
+		for (size_t k = 0; k < b->r->n; k++)
+			if (b->op_call[k] >= 0)
+				b->op_call[k] = first;
+	}
+	return first;
+}
+
+static int32_t op_id(const struct skip_op *op)
+{
+	return op->fullname >= 0 ? op->fullname : op->name;
+}
+
+/* Fused chains: greedy, non-overlapping, per stream in launch order. merged[k] = the member
+ * that takes k's work, or k; the launch calls of absorbed kernels are dropped. */
+static void fuse(struct builder *b, const int32_t *chain, int len, int *merged)
+{
+	for (size_t k = 0; k < b->r->n; k++)
+		merged[k] = (int)k;
+	for (size_t k = 0; k < b->r->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+		size_t pos[16];
+		int m = 0;
+
+		if (merged[k] != (int)k || op->kind != SKIP_OP_KERNEL || op->graph ||
+		    op_id(op) != chain[0])
+			continue;
+		pos[m++] = k;
+		for (size_t j = k + 1; j < b->r->n && m < len; j++) {
+			const struct skip_op *q = &b->tl->ops[b->r->idx[j]];
+
+			if (q->stream != op->stream || q->pid != op->pid)
+				continue;
+			if (q->kind != SKIP_OP_KERNEL || q->graph || op_id(q) != chain[m])
+				break;
+			pos[m++] = j;
+		}
+		if (m < len)
+			continue;
+		for (int i = 1; i < len; i++) {
+			merged[pos[i]] = (int)k;
+			if (b->op_call[pos[i]] >= 0)
+				b->pc[b->op_call[pos[i]]].dropped = 1;
+		}
+	}
+}
+
+/* ---- the program ---------------------------------------------------------------------------- */
+
+int sk_sm_need(const struct skip_op *op, int sms)
+{
+	uint32_t per = op->per_sm ? op->per_sm : 1, need;
+
+	if (op->kind != SKIP_OP_KERNEL)
+		return 0;
+	need = (op->blocks + per - 1) / per;
+	return need < 1 ? 1 : need > (uint32_t)sms ? sms : (int)need;
+}
+
+static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, const int *merged,
+		    int graph_call, int *member_op)
+{
+	char *first_on_stream = sk_xcalloc(64, 1);
+	int sms = b->tl->sm_count > 0 ? b->tl->sm_count : 132;
+
+	for (size_t k = 0; k < b->r->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+		struct wi_op o = { .dur = op->end - op->start, .call = -1 };
+
+		member_op[k] = -1;
+		if (merged && merged[k] != (int)k) {
+			p->ops[member_op[merged[k]]].dur += op->end - op->start;
+			member_op[k] = member_op[merged[k]];
+			continue;
+		}
+		o.stream = key_index(&b->streams, ((uint64_t)op->pid << 32) |
+							  ((uint64_t)op->device << 24) | op->stream);
+		o.sms = sk_sm_need(op, sms);
+		if (b->op_call[k] >= 0)
+			o.call = to_prog[b->op_call[k]];
+		o.lat = b->l->launch;
+		o.gap = b->l->stream_gap;
+		if (graph_call >= 0 || op->graph) { /* a node of a graph */
+			int first = o.stream < 64 && !first_on_stream[o.stream];
+
+			if (o.stream < 64)
+				first_on_stream[o.stream] = 1;
+			o.lat = first || op->graph == 2 ? b->l->graph_first : 0;
+			o.gap = b->l->node_gap;
+		}
+		if (o.call < 0) { /* no launch call: it starts when it started */
+			o.submit_at = op->start - o.lat;
+		}
+		member_op[k] = wi_add_op(p, &o);
+	}
+	free(first_on_stream);
+}
+
+/* Synchronizations wait for program operations, not members. */
+static void remap_waits(struct wi_prog *p, const int *member_op)
+{
+	for (int c = 0; c < p->ncalls; c++)
+		for (int i = 0; i < p->calls[c].nwaits; i++)
+			p->calls[c].waits[i] = member_op[p->calls[c].waits[i]];
+}
+
+int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *r,
+			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
+			const struct sk_xform *x, int64_t *host_end)
+{
+	struct builder b = { .tl = tl, .r = r, .l = l, .cal = cal, .profiled = profiled };
+	struct wi_prog p = { .t0 = r->t0, .sms = tl->sm_count };
+	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
+	int64_t il;
+
+	b.op_call = sk_xmalloc((r->n + 1) * sizeof(int));
+	add_launch_calls(&b);
+	add_sync_calls(&b);
+	if (x && x->kind == SK_X_GRAPH)
+		graph_call = graph_host(&b);
+	if (x && x->kind == SK_X_FUSE) {
+		merged = sk_xmalloc((r->n + 1) * sizeof(int));
+		fuse(&b, x->chain, x->len, merged);
+	}
+	to_prog = place_calls(&b, &p);
+	member_op = sk_xmalloc((r->n + 1) * sizeof(int));
+	add_ops(&b, &p, to_prog, merged, graph_call, member_op);
+	remap_waits(&p, member_op);
+	il = wi_simulate(&p);
+	if (host_end)
+		*host_end = p.host_end - p.t0;
+	wi_free(&p);
+	free(member_op);
+	free(to_prog);
+	free(merged);
+	free(b.op_call);
+	free(b.pc);
+	free(b.threads.keys);
+	free(b.streams.keys);
+	for (int s = 0; b.sl && s < b.slkeys.n; s++)
+		free(b.sl[s].v);
+	free(b.sl);
+	free(b.slkeys.keys);
+	return il;
+}

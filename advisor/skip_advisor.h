@@ -1,0 +1,145 @@
+/*
+ * skip_advisor.h: what to fuse or reschedule, with a predicted gain (libskip_advisor.a, on top
+ * of the analyzer).
+ *
+ * skip_advise() reads one run (or each occurrence of an NVTX region in it), builds a
+ * discrete-event model of it - each host thread's calls and the gaps between them as measured,
+ * each stream in order, kernel durations as measured - checks that the model reproduces the
+ * recorded IL (its calibration error is reported with every answer), then predicts the IL after
+ * each transformation: a region replayed as a CUDA graph, a kernel chain fused (SKIP's
+ * proximity score), and, for a run of `skip run WORKLOAD --executor serial`, the runtime's
+ * stream plan (E2) and CUDA graph (E3). The best executable item becomes a plan
+ * (schemas/plan.schema.json) that `skip run --plan` executes, so the prediction can be checked.
+ * docs/skip-advise.md defines each model and its assumptions.
+ *
+ * Ownership: skip_advise() returns a report freed with skip_advice_free(); its strings belong
+ * to it. Not thread-safe per trace handle.
+ */
+#ifndef SKIP_ADVISOR_H
+#define SKIP_ADVISOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "skip_analyzer.h"
+
+/*
+ * Costs the model cannot read off the trace, measured on the H100 here (docs/BENCHMARKS.md,
+ * shared/research/runtime.md). Each is replaced by the trace's own figure where the trace has
+ * one (e.g. recorded cudaGraphLaunch calls).
+ */
+struct skip_calibration {
+	double graph_launch_ns;	  /* host time of cudaGraphLaunch (3.2-4.8 us measured: 4000) */
+	double graph_first_ns;	  /* from its return to the first node's start (4188, h100_graph) */
+	double graph_node_gap_ns; /* between dependent nodes of a graph (91, h100_graph) */
+	double event_record_ns;	  /* host time of cudaEventRecord (1317, h100_two_streams) */
+	double stream_wait_ns;	  /* host time of cudaStreamWaitEvent (1338, h100_two_streams) */
+	double launch_latency_ns; /* launch return to kernel start on an idle GPU, when the trace
+				     shows none (2328, h100_launch_chain) */
+	double stream_gap_ns;	  /* between back-to-back kernels of a stream, likewise (600) */
+	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return (5000) */
+	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
+	double profiler_launch_ns; /* host time a recorded launch call spent in the profiler,
+				      subtracted when predicting an unprofiled run (1900) */
+};
+SKIP_API void skip_calibration_default(struct skip_calibration *c);
+
+/* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
+struct skip_chain {
+	int len;
+	char **names;	  /* short names, for display */
+	int32_t *ids;	  /* demangled-name ids (identity) */
+	int64_t count;	  /* occurrences (windows may overlap) */
+	int64_t head_launches; /* launches of the first kernel in the analyzed run */
+	double ps;	  /* count / head_launches */
+	double launch_ns; /* mean t_api of the launch calls fusion would remove */
+	double recoverable_ns; /* (len - 1) * count * launch_ns: the rank */
+};
+
+enum skip_advice_kind {
+	SKIP_ADVICE_GRAPH,   /* replay a region (each occurrence) as one CUDA graph */
+	SKIP_ADVICE_FUSION,  /* fuse a chain of kernels into one */
+	SKIP_ADVICE_STREAMS, /* run a workload DAG on several streams (E2) */
+	SKIP_ADVICE_DAGGRAPH, /* run a workload DAG as one CUDA graph (E3) */
+};
+
+struct skip_advice {
+	enum skip_advice_kind kind;
+	char *title;		/* one line */
+	char *assumptions;	/* what the prediction takes for granted */
+	double baseline_il_ns;	/* the model without the change (median over regions) */
+	double predicted_il_ns; /* the model with it */
+	double speedup;		/* baseline / predicted */
+	double saved_ns;	/* baseline - predicted (per region, medians) */
+	double total_saved_ns;	/* summed over the regions: the rank */
+	size_t regions;		/* regions the prediction is over */
+	double calibration_error; /* of the model of those regions, as recorded */
+	int chain;		/* FUSION: index into the report's chains */
+	char *plan_json;	/* STREAMS, DAGGRAPH: the plan for skip run (NULL otherwise) */
+};
+
+struct skip_advise_opts {
+	int64_t run_id;		 /* 0: the first run */
+	const char *region;	 /* NVTX range: one model per occurrence; NULL: the whole run */
+	int min_len, max_len;	 /* chain lengths (default 2..8) */
+	double min_ps;		 /* keep chains with PS >= this (default 1.0) */
+	int top;		 /* chains to model (default 5) */
+	int profiled;		 /* predict the recorded (profiled) run, not an unprofiled one */
+	const char *workload;	 /* a workload file: the trace is `skip run` of it, serial */
+	const char *size;	 /* its "sizes" entry, as given to skip run --size */
+	struct skip_calibration cal; /* zero: skip_calibration_default() */
+};
+
+struct skip_advice_report {
+	char *path;
+	int64_t run_id;
+	char *region;
+	size_t regions;		 /* regions modelled (occurrences, iterations, or 1) */
+	double recorded_il_ns;	 /* median recorded IL of those regions */
+	double replay_il_ns;	 /* median IL of the model of the recording */
+	double calibration_error; /* median |replay - recorded| / recorded */
+	struct skip_chain *chains; /* PS >= min_ps, by recoverable time */
+	size_t nchains;
+	struct skip_advice *items; /* by predicted saved time, best first */
+	size_t nitems;
+	int best_plan;		 /* index of the item whose plan is written, -1 none */
+	int profiled;		 /* predictions are for a profiled run */
+	char *workload;		 /* the workload's name (workload mode), else NULL */
+	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */
+	double stream_gap_ns;	  /* none), as modelled */
+	double sync_return_ns;
+	struct skip_calibration cal; /* as used */
+};
+
+/*
+ * Analyze and predict. Errors (skip_errmsg() set): SKIP_E_EMPTY (no kernels in the run),
+ * SKIP_E_NOTFOUND (no such run or region), SKIP_E_INVAL (a workload that does not match the
+ * trace: the message says how), and the codes of skip_timeline_load().
+ */
+SKIP_API int skip_advise(struct skip_trace *t, const struct skip_advise_opts *o,
+			 struct skip_advice_report **out);
+SKIP_API void skip_advice_free(struct skip_advice_report *r);
+/* "graph", "fusion", "streams", "dag-graph" (static). */
+SKIP_API const char *skip_advice_kind_name(enum skip_advice_kind k);
+/* The report as JSON (caller frees), NULL when out of memory. */
+SKIP_API char *skip_advice_json(const struct skip_advice_report *r);
+/* The best executable item's plan with the "advice" and "prediction" members of
+ * schemas/plan.schema.json (caller frees); NULL with skip_errmsg() set when no item has a plan
+ * (SKIP_E_UNSUPPORTED: only --workload advice is executable). */
+SKIP_API char *skip_advice_plan(const struct skip_advice_report *r);
+
+/*
+ * For `skip report`'s sweep table: medians over the occurrences of @tl's region (the whole run
+ * when it was loaded without one) of the recorded IL, the model's IL of the recording, the
+ * model's IL without the profiler's cost per launch (as recorded when @profiled) and the IL
+ * replayed as one CUDA graph. @cal NULL: the defaults. Returns 0 or SKIP_E_EMPTY.
+ */
+struct skip_graph_prediction {
+	double recorded_ns, replay_ns, baseline_ns, graph_ns;
+	double calibration_error; /* median |replay - recorded| / recorded */
+	size_t regions;
+};
+SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,
+				int profiled, struct skip_graph_prediction *out);
+
+#endif /* SKIP_ADVISOR_H */

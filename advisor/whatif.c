@@ -1,0 +1,371 @@
+/*
+ * whatif.c: the discrete-event replay behind every prediction (internal.h describes the
+ * program it runs).
+ *
+ * Events in time order: a host thread ready for its next call; a GPU operation's end; a wake-up
+ * when a stream's head operation may start. After each event the heads of the streams are
+ * started when everything they wait for is done (their submission plus latency, their stream
+ * predecessor and dependencies plus the gap) and enough multiprocessors are free; a head that
+ * must wait for a time schedules a wake-up, one that needs multiprocessors waits for an end.
+ * Ties go to the lower index, so a replay is deterministic.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { EV_HOST, EV_END, EV_WAKE };
+
+struct ev {
+	int64_t t;
+	uint64_t seq;
+	int type, id;
+};
+
+struct heap {
+	struct ev *v;
+	size_t n, cap;
+	uint64_t seq;
+};
+
+static int ev_less(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void push(struct heap *h, int64_t t, int type, int id)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 256;
+		h->v = sk_xrealloc(h->v, h->cap * sizeof(*h->v));
+	}
+	i = h->n++;
+	h->v[i] = (struct ev){ t, h->seq++, type, id };
+	while (i && ev_less(&h->v[i], &h->v[(i - 1) / 2])) {
+		struct ev x = h->v[i];
+
+		h->v[i] = h->v[(i - 1) / 2];
+		h->v[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct ev pop(struct heap *h)
+{
+	struct ev top = h->v[0];
+	size_t i = 0;
+
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && ev_less(&h->v[l], &h->v[m]))
+			m = l;
+		if (r < h->n && ev_less(&h->v[r], &h->v[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct ev x = h->v[i];
+
+		h->v[i] = h->v[m];
+		h->v[m] = x;
+		i = m;
+	}
+	return top;
+}
+
+int wi_add_op(struct wi_prog *p, const struct wi_op *op)
+{
+	if (p->nops == p->capops) {
+		p->capops = p->capops ? p->capops * 2 : 256;
+		p->ops = sk_xrealloc(p->ops, (size_t)p->capops * sizeof(*p->ops));
+	}
+	p->ops[p->nops] = *op;
+	if (op->stream >= p->nstreams)
+		p->nstreams = op->stream + 1;
+	return p->nops++;
+}
+
+int wi_add_call(struct wi_prog *p, const struct wi_call *c)
+{
+	if (p->ncalls == p->capcalls) {
+		p->capcalls = p->capcalls ? p->capcalls * 2 : 256;
+		p->calls = sk_xrealloc(p->calls, (size_t)p->capcalls * sizeof(*p->calls));
+	}
+	p->calls[p->ncalls] = *c;
+	if (c->thread >= p->nthreads)
+		p->nthreads = c->thread + 1;
+	return p->ncalls++;
+}
+
+void wi_free(struct wi_prog *p)
+{
+	for (int i = 0; i < p->nops; i++)
+		free(p->ops[i].deps);
+	for (int i = 0; i < p->ncalls; i++)
+		free(p->calls[i].waits);
+	free(p->ops);
+	free(p->calls);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The state of a replay. */
+struct sim {
+	struct wi_prog *p;
+	struct heap h;
+	int *next_call;	   /* per thread: index into its calls */
+	int **thread_calls; /* per thread: its calls in order */
+	int *nthread_calls;
+	int *head;	   /* per stream: the position of its next operation in stream_ops */
+	int **stream_ops;  /* per stream: its operations in order */
+	int *nstream_ops;
+	int64_t *submitted; /* per operation: submission time, -1 not yet */
+	int *waiting_call; /* per thread: a synchronization waiting for the GPU, -1 none */
+	int64_t *wake_at;  /* per stream: the wake-up already queued, -1 none */
+	int free_sms;
+	int running;
+};
+
+/* When operation @o could start if multiprocessors allow: -1 when not known yet. */
+static int64_t earliest(struct sim *s, int o, int pos_in_stream)
+{
+	const struct wi_op *op = &s->p->ops[o];
+	int64_t e = s->submitted[o];
+
+	if (e < 0)
+		return -1;
+	e += op->lat;
+	if (pos_in_stream > 0) {
+		const struct wi_op *pred = &s->p->ops[s->stream_ops[op->stream][pos_in_stream - 1]];
+
+		if (pred->end < 0)
+			return -1;
+		if (pred->end + op->gap > e)
+			e = pred->end + op->gap;
+	}
+	for (int d = 0; d < op->ndeps; d++) {
+		const struct wi_op *dep = &s->p->ops[op->deps[d]];
+
+		if (dep->end < 0)
+			return -1;
+		if (dep->end + op->gap > e)
+			e = dep->end + op->gap;
+	}
+	return e;
+}
+
+static void dispatch(struct sim *s, int64_t now)
+{
+	for (int st = 0; st < s->p->nstreams; st++) {
+		int pos = s->head[st], o;
+		int64_t e;
+
+		if (pos >= s->nstream_ops[st])
+			continue;
+		o = s->stream_ops[st][pos];
+		if (s->p->ops[o].start >= 0)
+			continue; /* running */
+		e = earliest(s, o, pos);
+		if (e < 0)
+			continue;
+		if (e > now) {
+			if (s->wake_at[st] != e) { /* one wake-up per stream and time */
+				s->wake_at[st] = e;
+				push(&s->h, e, EV_WAKE, st);
+			}
+			continue;
+		}
+		if (s->p->ops[o].sms > s->free_sms && s->running)
+			continue; /* waits for an end */
+		s->p->ops[o].start = now;
+		s->p->ops[o].end = now + s->p->ops[o].dur;
+		s->free_sms -= s->p->ops[o].sms;
+		s->running++;
+		push(&s->h, s->p->ops[o].end, EV_END, o);
+	}
+}
+
+/* A synchronization is done when every operation it waits for has ended. */
+static int64_t sync_done(struct sim *s, const struct wi_call *c)
+{
+	int64_t last = 0;
+
+	for (int i = 0; i < c->nwaits; i++) {
+		int64_t e = s->p->ops[c->waits[i]].end;
+
+		if (e < 0 || s->p->ops[c->waits[i]].start < 0)
+			return -1;
+		last = e > last ? e : last;
+	}
+	return last;
+}
+
+static void host_step(struct sim *s, int th, int64_t now)
+{
+	struct wi_call *c;
+	int k = s->next_call[th];
+
+	if (k >= s->nthread_calls[th])
+		return;
+	c = &s->p->calls[s->thread_calls[th][k]];
+	c->start = now + c->gap;
+	if (c->is_sync) {
+		int64_t done = sync_done(s, c);
+
+		if (done < 0) {
+			s->waiting_call[th] = s->thread_calls[th][k];
+			return;
+		}
+		c->end = c->start + c->dur > done + c->ret ? c->start + c->dur : done + c->ret;
+	} else {
+		c->end = c->start + c->dur;
+	}
+	s->next_call[th]++;
+	push(&s->h, c->end, EV_HOST, th);
+}
+
+static void resume_waiting(struct sim *s, int64_t now)
+{
+	for (int th = 0; th < s->p->nthreads; th++) {
+		struct wi_call *c;
+		int64_t done;
+
+		if (s->waiting_call[th] < 0)
+			continue;
+		c = &s->p->calls[s->waiting_call[th]];
+		done = sync_done(s, c);
+		if (done < 0)
+			continue;
+		s->waiting_call[th] = -1;
+		c->end = c->start + c->dur > done + c->ret ? c->start + c->dur : done + c->ret;
+		if (c->end < now)
+			c->end = now;
+		s->next_call[th]++;
+		push(&s->h, c->end, EV_HOST, th);
+	}
+}
+
+static void sim_init(struct sim *s, struct wi_prog *p)
+{
+	memset(s, 0, sizeof(*s));
+	s->p = p;
+	s->next_call = sk_xcalloc((size_t)p->nthreads + 1, sizeof(int));
+	s->waiting_call = sk_xmalloc(((size_t)p->nthreads + 1) * sizeof(int));
+	s->thread_calls = sk_xcalloc((size_t)p->nthreads + 1, sizeof(int *));
+	s->nthread_calls = sk_xcalloc((size_t)p->nthreads + 1, sizeof(int));
+	s->head = sk_xcalloc((size_t)p->nstreams + 1, sizeof(int));
+	s->stream_ops = sk_xcalloc((size_t)p->nstreams + 1, sizeof(int *));
+	s->nstream_ops = sk_xcalloc((size_t)p->nstreams + 1, sizeof(int));
+	s->submitted = sk_xmalloc(((size_t)p->nops + 1) * sizeof(int64_t));
+	s->wake_at = sk_xmalloc(((size_t)p->nstreams + 1) * sizeof(int64_t));
+	for (int st = 0; st < p->nstreams; st++)
+		s->wake_at[st] = -1;
+	s->free_sms = p->sms > 0 ? p->sms : 132;
+	for (int th = 0; th < p->nthreads; th++) {
+		s->waiting_call[th] = -1;
+		s->thread_calls[th] = sk_xmalloc(((size_t)p->ncalls + 1) * sizeof(int));
+	}
+	for (int i = 0; i < p->ncalls; i++) {
+		int th = p->calls[i].thread;
+
+		s->thread_calls[th][s->nthread_calls[th]++] = i;
+		p->calls[i].start = p->calls[i].end = -1;
+	}
+	for (int st = 0; st < p->nstreams; st++)
+		s->stream_ops[st] = sk_xmalloc(((size_t)p->nops + 1) * sizeof(int));
+	for (int o = 0; o < p->nops; o++) {
+		struct wi_op *op = &p->ops[o];
+
+		s->stream_ops[op->stream][s->nstream_ops[op->stream]++] = o;
+		op->start = op->end = -1;
+		s->submitted[o] = op->call < 0 ? op->submit_at : -1;
+	}
+}
+
+static void sim_fini(struct sim *s)
+{
+	for (int th = 0; th < s->p->nthreads; th++)
+		free(s->thread_calls[th]);
+	for (int st = 0; st < s->p->nstreams; st++)
+		free(s->stream_ops[st]);
+	free(s->next_call);
+	free(s->waiting_call);
+	free(s->thread_calls);
+	free(s->nthread_calls);
+	free(s->head);
+	free(s->stream_ops);
+	free(s->nstream_ops);
+	free(s->submitted);
+	free(s->wake_at);
+	free(s->h.v);
+}
+
+/* A host call ended: its operations are submitted. */
+static void submit_ops_of(struct sim *s, int call, int64_t t, int **by_call, int *nby_call)
+{
+	for (int i = 0; i < nby_call[call]; i++)
+		s->submitted[by_call[call][i]] = t;
+}
+
+int64_t wi_simulate(struct wi_prog *p)
+{
+	struct sim s;
+	int **by_call = sk_xcalloc((size_t)p->ncalls + 1, sizeof(int *));
+	int *nby_call = sk_xcalloc((size_t)p->ncalls + 1, sizeof(int));
+	int64_t il = 0;
+
+	sim_init(&s, p);
+	for (int o = 0; o < p->nops; o++) {
+		int c = p->ops[o].call;
+
+		if (c < 0)
+			continue;
+		by_call[c] = sk_xrealloc(by_call[c], (size_t)(nby_call[c] + 1) * sizeof(int));
+		by_call[c][nby_call[c]++] = o;
+	}
+	for (int th = 0; th < p->nthreads; th++)
+		host_step(&s, th, p->t0);
+	dispatch(&s, p->t0);
+	while (s.h.n) {
+		struct ev e = pop(&s.h);
+
+		if (e.type == EV_HOST) {
+			int th = e.id;
+			int c = s.thread_calls[th][s.next_call[th] - 1];
+
+			submit_ops_of(&s, c, e.t, by_call, nby_call);
+			host_step(&s, th, e.t);
+		} else if (e.type == EV_END) {
+			struct wi_op *op = &p->ops[e.id];
+
+			s.free_sms += op->sms;
+			s.running--;
+			s.head[op->stream]++;
+			resume_waiting(&s, e.t);
+		}
+		dispatch(&s, e.t);
+	}
+	p->host_end = p->t0;
+	for (int c = 0; c < p->ncalls; c++) {
+		if (p->calls[c].end < 0)
+			il = -1;
+		else if (p->calls[c].end > p->host_end)
+			p->host_end = p->calls[c].end;
+	}
+	for (int o = 0; o < p->nops && il >= 0; o++) {
+		if (p->ops[o].end < 0) {
+			il = -1;
+			break;
+		}
+		if (p->ops[o].end - p->t0 > il)
+			il = p->ops[o].end - p->t0;
+	}
+	for (int c = 0; c < p->ncalls; c++)
+		free(by_call[c]);
+	free(by_call);
+	free(nby_call);
+	sim_fini(&s);
+	return il;
+}

@@ -1,0 +1,395 @@
+/*
+ * workload.c: a recording of `skip run WORKLOAD --executor serial` as models of the runtime's
+ * executors (docs/skip-advise.md "Workloads").
+ *
+ * The recording is cut into iterations: runs of the workload's task count of kernels, in the
+ * serial plan's order, whose names are the tasks' kernels (the runtime's own kernels, named
+ * sk_*, which write initial contents and compare results, are left out). Each task gets the
+ * medians over iterations of its kernel's duration, its launch call's time and the host gap
+ * before that call. From those, one what-if program per executor, built the way
+ * runtime/exec.c runs it:
+ *   E1 serial: the launches in order on one stream, then one synchronize;
+ *   E2 streams: per task in the plan's order its cudaStreamWaitEvent calls, its launch and,
+ *      when another stream waits for it, a cudaEventRecord; then a synchronize per stream;
+ *   E3 graph: one cudaGraphLaunch, then the tasks as nodes with their DAG edges, then a
+ *      synchronize.
+ * The E1 program with the recorded (profiled) call times must reproduce the recorded
+ * iteration (the calibration error); predictions take the profiler's cost per launch call out.
+ */
+#define SK_LOG_DOMAIN "advisor"
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "skip_runtime.h"
+
+/* What the model knows of one task, from the recording. */
+struct task_stat {
+	double dur;  /* its kernel on the GPU */
+	double call; /* its launch call, as recorded */
+	double gap;  /* host time before its launch call (after the previous call) */
+	int sms;     /* multiprocessors its grid occupies */
+};
+
+struct wmodel {
+	struct sk_ctx *c;
+	const struct skip_graph *g;
+	int n;
+	struct task_stat *ts;
+	double host_gap; /* median host gap between calls, for calls the recording lacks */
+};
+
+/* The runtime's own kernels: sk_fill, sk_random, sk_compare... (runtime/builtin.cu). */
+static int is_helper(const char *name)
+{
+	return !strncmp(name, "sk_", 3);
+}
+
+static int name_matches(struct skip_trace *t, const struct skip_op *op, const char *kernel)
+{
+	const char *s = skip_trace_string(t, op->name), *d = skip_trace_string(t, op->fullname);
+	size_t n = strlen(kernel);
+
+	return !strcmp(s, kernel) || !strcmp(d, kernel) || (!strncmp(d, kernel, n) && d[n] == '(');
+}
+
+/* The first synchronization of the launching thread that began after @api_end. */
+static const struct skip_sync *sync_after(const struct skip_timeline *tl, const struct skip_op *op)
+{
+	size_t lo = 0, hi = tl->nsyncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->syncs[mid].start < op->api_end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < tl->nsyncs; lo++)
+		if (tl->syncs[lo].pid == op->pid && tl->syncs[lo].tid == op->tid)
+			return &tl->syncs[lo];
+	return NULL;
+}
+
+/* ---- finding the iterations ------------------------------------------------------------------ */
+
+static int mismatch(struct skip_trace *t, const char *wname, const char **kname, int n,
+		    const uint32_t *ker, size_t nk, const struct skip_timeline *tl)
+{
+	struct sk_strbuf want = { 0 }, got = { 0 };
+
+	for (int k = 0; k < n && k < 6; k++)
+		sk_strbuf_printf(&want, "%s%s", k ? ", " : "", kname[k] ? kname[k] : "?");
+	for (size_t k = 0; k < nk && k < 6; k++)
+		sk_strbuf_printf(&got, "%s%s", k ? ", " : "",
+				 skip_trace_string(t, tl->ops[ker[k]].name));
+	sk_fail(SKIP_E_INVAL,
+		"the trace does not match workload '%s': no iteration of its %d kernels in the serial "
+		"order (%s%s) in the run, whose kernels are %s%s%s. Record `skip run WORKLOAD "
+		"--executor serial` with the --size given here",
+		wname, n, want.buf ? want.buf : "", n > 6 ? ", ..." : "",
+		nk ? "" : "none", got.buf ? got.buf : "", nk > 6 ? ", ..." : "");
+	free(want.buf);
+	free(got.buf);
+	return SKIP_E_INVAL;
+}
+
+/* Iterations: *@first gets, per iteration, the index into @ker of its first kernel. */
+static size_t find_iterations(struct skip_trace *t, const struct skip_timeline *tl,
+			      const uint32_t *ker, size_t nk, const char **kname, int n,
+			      size_t **first)
+{
+	size_t ni = 0;
+
+	*first = sk_xmalloc((nk / (size_t)n + 1) * sizeof(size_t));
+	for (size_t i = 0; i + (size_t)n <= nk;) {
+		int k = 0;
+
+		for (; k < n; k++) {
+			const struct skip_op *op = &tl->ops[ker[i + (size_t)k]];
+
+			if (!kname[k] || !name_matches(t, op, kname[k]) || op->launch == INT64_MIN ||
+			    op->stream != tl->ops[ker[i]].stream || op->tid != tl->ops[ker[i]].tid)
+				break;
+		}
+		if (k < n) {
+			i++;
+			continue;
+		}
+		(*first)[ni++] = i;
+		i += (size_t)n;
+	}
+	return ni;
+}
+
+/* ---- the programs ---------------------------------------------------------------------------- */
+
+static int64_t host_cost(const struct wmodel *m, double recorded_call, int profiled)
+{
+	double d = recorded_call - (profiled ? 0 : m->c->o.cal.profiler_launch_ns);
+
+	return (int64_t)(d < 100 ? 100 : d);
+}
+
+static int add_call(struct wi_prog *p, double gap, int64_t dur)
+{
+	struct wi_call w = { .thread = 0, .gap = (int64_t)gap, .dur = dur };
+
+	return wi_add_call(p, &w);
+}
+
+static void add_sync(struct wi_prog *p, const struct wmodel *m, double gap, const int *waits,
+		     int nwaits)
+{
+	struct wi_call w = { .thread = 0, .gap = (int64_t)gap, .is_sync = 1,
+			     .dur = (int64_t)m->c->o.cal.sync_idle_ns, .ret = m->c->lat.sync_ret };
+
+	w.waits = sk_xmalloc(((size_t)nwaits + 1) * sizeof(int));
+	memcpy(w.waits, waits, (size_t)nwaits * sizeof(int));
+	w.nwaits = nwaits;
+	wi_add_call(p, &w);
+}
+
+/* E1 or E2: @p->stream NULL runs everything on one stream. Returns the host time of one run
+ * (first call to the synchronize's return), or -1. */
+static int64_t model_streams(const struct wmodel *m, const struct skip_plan *plan, int profiled)
+{
+	const struct skip_calibration *cal = &m->c->o.cal;
+	struct wi_prog p = { .sms = m->c->tl->sm_count };
+	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
+	int *last = sk_xmalloc(((size_t)plan->nstreams + 2) * sizeof(int));
+	char *recorded = sk_xcalloc((size_t)m->n + 1, 1);
+	int nstreams = plan->stream ? plan->nstreams : 1;
+	int64_t t;
+
+	for (int e = 0; e < plan->nevents; e++)
+		recorded[plan->events[e].from] = 1;
+	for (int s = 0; s < nstreams; s++)
+		last[s] = -1;
+	for (int k = 0; k < m->n; k++) {
+		int v = plan->order[k], call, nd = 0;
+		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms,
+				   .lat = m->c->lat.launch, .gap = m->c->lat.stream_gap };
+
+		o.stream = plan->stream ? plan->stream[v] : 0;
+		o.deps = sk_xmalloc(((size_t)plan->nevents + 1) * sizeof(int));
+		for (int e = 0; e < plan->nevents; e++)
+			if (plan->events[e].to == v) {
+				add_call(&p, m->host_gap, (int64_t)cal->stream_wait_ns);
+				o.deps[nd++] = op_of[plan->events[e].from];
+			}
+		o.ndeps = nd;
+		call = add_call(&p, k ? m->ts[v].gap : 0, host_cost(m, m->ts[v].call, profiled));
+		o.call = call;
+		op_of[v] = wi_add_op(&p, &o);
+		last[o.stream] = op_of[v];
+		if (recorded[v])
+			add_call(&p, m->host_gap, (int64_t)cal->event_record_ns);
+	}
+	for (int s = 0; s < nstreams; s++) /* sync_all(): one synchronize per stream, in turn */
+		add_sync(&p, m, m->host_gap, &last[s], last[s] >= 0);
+	t = wi_simulate(&p) < 0 ? -1 : p.host_end - p.t0;
+	wi_free(&p);
+	free(op_of);
+	free(last);
+	free(recorded);
+	return t;
+}
+
+/* E3: one graph launch, the tasks as nodes with the DAG's edges, one synchronize. */
+static int64_t model_graph(const struct wmodel *m)
+{
+	const struct skip_calibration *cal = &m->c->o.cal;
+	struct wi_prog p = { .sms = m->c->tl->sm_count };
+	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
+	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
+	int call = add_call(&p, 0, (int64_t)cal->graph_launch_ns);
+	int64_t t;
+
+	for (int v = 0; v < m->n; v++) { /* task ids are a topological order */
+		const int *preds;
+		int np = skip_graph_preds(m->g, v, &preds);
+		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms, .stream = v,
+				   .call = call, .lat = m->c->lat.graph_first,
+				   .gap = m->c->lat.node_gap };
+
+		o.deps = sk_xmalloc(((size_t)np + 1) * sizeof(int));
+		for (int i = 0; i < np; i++) {
+			o.deps[i] = preds[i];
+			has_succ[preds[i]] = 1;
+		}
+		o.ndeps = np;
+		wi_add_op(&p, &o);
+	}
+	for (int v = 0; v < m->n; v++)
+		if (!has_succ[v])
+			sinks[nsinks++] = v;
+	add_sync(&p, m, m->host_gap, sinks, nsinks);
+	t = wi_simulate(&p) < 0 ? -1 : p.host_end - p.t0;
+	wi_free(&p);
+	free(sinks);
+	free(has_succ);
+	return t;
+}
+
+/* ---- the statistics -------------------------------------------------------------------------- */
+
+static void task_stats(struct wmodel *m, const struct skip_timeline *tl, const uint32_t *ker,
+		       const size_t *first, size_t ni, const int *order, double *recorded)
+{
+	double *v = sk_xmalloc((ni + 1) * sizeof(double));
+	double *gaps = sk_xmalloc(((size_t)m->n * ni + 1) * sizeof(double));
+	size_t ng = 0;
+	int sms = tl->sm_count > 0 ? tl->sm_count : 132;
+
+	for (int k = 0; k < m->n; k++) {
+		struct task_stat *s = &m->ts[order[k]];
+
+		for (size_t i = 0; i < ni; i++) {
+			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
+
+			v[i] = (double)(op->end - op->start);
+		}
+		s->dur = sk_median(v, ni);
+		for (size_t i = 0; i < ni; i++) {
+			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
+
+			v[i] = (double)(op->api_end - op->launch);
+		}
+		s->call = sk_median(v, ni);
+		for (size_t i = 0; i < ni && k > 0; i++) {
+			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
+			const struct skip_op *pr = &tl->ops[ker[first[i] + (size_t)k - 1]];
+
+			v[i] = (double)(op->launch - pr->api_end);
+			gaps[ng++] = v[i];
+		}
+		s->gap = k > 0 ? sk_median(v, ni) : 0;
+		s->sms = sk_sm_need(&tl->ops[ker[first[0] + (size_t)k]], sms);
+	}
+	m->host_gap = sk_median(gaps, ng);
+	for (size_t i = 0; i < ni; i++) { /* first launch to the synchronize's return */
+		const struct skip_op *a = &tl->ops[ker[first[i]]];
+		const struct skip_op *z = &tl->ops[ker[first[i] + (size_t)m->n - 1]];
+		const struct skip_sync *y = sync_after(tl, z);
+
+		v[i] = (double)((y && y->end >= z->end ? y->end : z->end + m->c->lat.sync_ret) -
+				a->launch);
+	}
+	*recorded = sk_median(v, ni);
+	free(v);
+	free(gaps);
+}
+
+/* ---- items ----------------------------------------------------------------------------------- */
+
+static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
+		      const struct skip_plan *plan, double base, double pred, const char *wname)
+{
+	struct skip_advice *a = sk_item_push(r);
+	const struct skip_calibration *cal = &m->c->o.cal;
+
+	if (plan->executor == SKIP_EXEC_GRAPH) {
+		a->kind = SKIP_ADVICE_DAGGRAPH;
+		a->title = sk_xasprintf("run workload '%s' as one CUDA graph (E3: %d kernel nodes, "
+					"%d edges)",
+					wname, m->n, skip_graph_nedges(m->g));
+		a->assumptions = sk_xasprintf(
+			"kernels keep their recorded durations (medians over the iterations) when they "
+			"run beside others, and share the GPU by the multiprocessors their grids occupy "
+			"(memory bandwidth is not modelled); cudaGraphLaunch takes %.0f ns on the host, "
+			"the first nodes start %lld ns after it returns and a node %lld ns after its "
+			"last dependency ends; the synchronize returns %lld ns after the last node",
+			cal->graph_launch_ns, (long long)m->c->lat.graph_first,
+			(long long)m->c->lat.node_gap, (long long)m->c->lat.sync_ret);
+	} else {
+		a->kind = SKIP_ADVICE_STREAMS;
+		a->title = sk_xasprintf("run workload '%s' on %d streams with %d event%s (E2, the "
+					"KeSCo/HuntKT stream assignment)",
+					wname, plan->nstreams, plan->nevents,
+					plan->nevents == 1 ? "" : "s");
+		a->assumptions = sk_xasprintf(
+			"kernels keep their recorded durations (medians over the iterations) when they "
+			"run beside others, and share the GPU by the multiprocessors their grids occupy "
+			"(memory bandwidth is not modelled); launch calls take their recorded time less "
+			"the profiler's %.0f ns; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, "
+			"a synchronize of a finished stream %.0f ns on the host; a waiting kernel starts "
+			"%lld ns after the event's kernel ends",
+			cal->profiler_launch_ns, cal->event_record_ns, cal->stream_wait_ns,
+			cal->sync_idle_ns, (long long)m->c->lat.stream_gap);
+	}
+	a->regions = r->regions;
+	a->calibration_error = r->calibration_error;
+	sk_item_set(a, base, pred, (base - pred) * (double)r->regions);
+	a->plan_json = skip_plan_to_json(m->g, plan);
+}
+
+int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
+{
+	struct skip_plan_opts po = { .executor = SKIP_EXEC_SERIAL };
+	struct skip_plan *serial = NULL, *streams = NULL, *graph = NULL;
+	struct skip_workload *w;
+	const struct skip_timeline *tl = c->tl;
+	struct wmodel m = { .c = c };
+	const char **kname = NULL;
+	uint32_t *ker;
+	size_t nk = 0, ni, *first = NULL;
+	double recorded, replay, base;
+	int err = 0;
+
+	w = skip_workload_load(c->o.workload, c->o.size, NULL, 0, NULL, &err);
+	if (!w)
+		return err;
+	m.g = skip_workload_graph(w);
+	m.n = skip_graph_ntasks(m.g);
+	r->workload = sk_xstrdup(skip_workload_name(w));
+	if ((err = skip_plan_compute(m.g, &po, &serial)))
+		goto out;
+	kname = sk_xcalloc((size_t)m.n + 1, sizeof(char *));
+	for (int k = 0; k < m.n; k++)
+		kname[k] = skip_graph_task_kernel(m.g, serial->order[k], NULL, NULL);
+	ker = sk_xmalloc((tl->nops + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].kind == SKIP_OP_KERNEL &&
+		    !is_helper(skip_trace_string(c->t, tl->ops[i].name)))
+			ker[nk++] = (uint32_t)i;
+	ni = m.n ? find_iterations(c->t, tl, ker, nk, kname, m.n, &first) : 0;
+	if (!ni) {
+		err = mismatch(c->t, r->workload, kname, m.n, ker, nk, tl);
+		free(ker);
+		goto out;
+	}
+	m.ts = sk_xcalloc((size_t)m.n + 1, sizeof(*m.ts));
+	task_stats(&m, tl, ker, first, ni, serial->order, &recorded);
+	free(ker);
+	r->regions = ni;
+	r->recorded_il_ns = recorded;
+	replay = (double)model_streams(&m, serial, 1);
+	r->replay_il_ns = replay;
+	r->calibration_error = recorded > 0 ? (replay > recorded ? replay - recorded
+								  : recorded - replay) /
+						      recorded
+					    : 0;
+	base = (double)model_streams(&m, serial, c->o.profiled);
+	po.executor = SKIP_EXEC_STREAMS;
+	if (!(err = skip_plan_compute(m.g, &po, &streams)))
+		plan_item(r, &m, streams, base, (double)model_streams(&m, streams, c->o.profiled),
+			  r->workload);
+	po.executor = SKIP_EXEC_GRAPH;
+	if (!err && !(err = skip_plan_compute(m.g, &po, &graph)))
+		plan_item(r, &m, graph, base, (double)model_graph(&m), r->workload);
+	for (size_t i = 0; i < r->nitems; i++)
+		if (r->items[i].plan_json &&
+		    (r->best_plan < 0 || r->items[i].speedup > r->items[r->best_plan].speedup))
+			r->best_plan = (int)i;
+out:
+	skip_plan_free(serial);
+	skip_plan_free(streams);
+	skip_plan_free(graph);
+	free(kname);
+	free(first);
+	free(m.ts);
+	skip_workload_free(w);
+	return err;
+}

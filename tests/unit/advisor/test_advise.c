@@ -1,0 +1,288 @@
+/*
+ * test_advise.c: skip_advise() on hand-built traces whose answers are computed by hand in
+ * tests/fixtures/hand/advise_*.sql: proximity scores (sync splits, overlapping windows), the
+ * model's calibration and its graph and fusion predictions, the workload executors' models and
+ * the plan they write (validated against schemas/plan.schema.json and by the runtime), and the
+ * errors for bad input.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hand.h"
+#include "skip_advisor.h"
+#include "skip_runtime.h"
+
+static char dir[] = "/tmp/skip-adv-XXXXXX";
+
+static void setup(void)
+{
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(advise, .init = setup, .fini = teardown);
+
+static const struct skip_chain *find_chain(const struct skip_advice_report *r, const char *names)
+{
+	for (size_t i = 0; i < r->nchains; i++) {
+		char buf[256] = "";
+
+		for (int k = 0; k < r->chains[i].len; k++) {
+			strcat(buf, k ? "-" : "");
+			strcat(buf, r->chains[i].names[k]);
+		}
+		if (!strcmp(buf, names))
+			return &r->chains[i];
+	}
+	return NULL;
+}
+
+static struct skip_advice_report *advise(struct skip_trace *t, struct skip_advise_opts *o)
+{
+	struct skip_advice_report *r = NULL;
+
+	cr_assert_eq(skip_advise(t, o, &r), 0, "%s", skip_errmsg());
+	return r;
+}
+
+Test(advise, proximity_scores_default_keep_ps_1)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_chains");
+	struct skip_advise_opts o = { .min_len = 2, .max_len = 3 };
+	struct skip_advice_report *r = advise(t, &o);
+
+	/* PS >= 1.0: only kA-kB (3 of kA's 3 launches); kC-kA would be 2/2 across the sync */
+	cr_assert_eq(r->nchains, 1);
+	cr_expect_str_eq(r->chains[0].names[0], "kA");
+	cr_expect_str_eq(r->chains[0].names[1], "kB");
+	cr_expect_eq(r->chains[0].count, 3);
+	cr_expect_eq(r->chains[0].head_launches, 3);
+	cr_expect_float_eq(r->chains[0].ps, 1.0, 1e-12);
+	cr_expect_float_eq(r->chains[0].recoverable_ns, 6000, 1e-9);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, proximity_scores_sync_split_and_overlaps)
+{
+	static const struct {
+		const char *chain;
+		int64_t count;
+		double ps, recoverable;
+	} want[] = {
+		{ "kA-kB", 3, 1.0, 6000 },	    { "kB-kC", 2, 2.0 / 3, 4000 },
+		{ "kC-kA", 1, 0.5, 2000 },	    { "kX-kX", 3, 0.75, 6000 },
+		{ "kA-kB-kC", 2, 2.0 / 3, 8000 }, { "kC-kA-kB", 1, 0.5, 4000 },
+		{ "kX-kX-kX", 2, 0.5, 8000 },
+	};
+	struct skip_trace *t = hand_trace(dir, "advise_chains");
+	struct skip_advise_opts o = { .min_len = 2, .max_len = 3, .min_ps = 0.5 };
+	struct skip_advice_report *r = advise(t, &o);
+
+	cr_expect_eq(r->nchains, sizeof(want) / sizeof(want[0]), "chains with PS >= 0.5");
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct skip_chain *c = find_chain(r, want[i].chain);
+
+		cr_assert_not_null(c, "%s missing", want[i].chain);
+		cr_expect_eq(c->count, want[i].count, "%s", want[i].chain);
+		cr_expect_float_eq(c->ps, want[i].ps, 1e-12, "%s", want[i].chain);
+		cr_expect_float_eq(c->recoverable_ns, want[i].recoverable, 1e-9, "%s",
+				   want[i].chain);
+	}
+	cr_expect_null(find_chain(r, "kB-kD"), "PS 1/3");
+	cr_expect_null(find_chain(r, "kB-kC-kA"), "PS 1/3");
+	for (size_t i = 1; i < r->nchains; i++)
+		cr_expect_geq(r->chains[i - 1].recoverable_ns, r->chains[i].recoverable_ns);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+static const struct skip_advice *find_item(const struct skip_advice_report *r,
+					   enum skip_advice_kind k)
+{
+	for (size_t i = 0; i < r->nitems; i++)
+		if (r->items[i].kind == k)
+			return &r->items[i];
+	return NULL;
+}
+
+Test(advise, model_reproduces_and_predicts_graph_and_fusion)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_model");
+	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2,
+				      .profiled = 1 };
+	struct skip_advice_report *r = advise(t, &o);
+	const struct skip_advice *g = find_item(r, SKIP_ADVICE_GRAPH);
+	const struct skip_advice *f = find_item(r, SKIP_ADVICE_FUSION);
+
+	cr_expect_eq(r->regions, 1);
+	cr_expect_float_eq(r->recorded_il_ns, 18000, 1e-9);
+	cr_expect_float_eq(r->replay_il_ns, 18000, 1e-9);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	cr_expect_float_eq(r->launch_latency_ns, 2000, 1e-9);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 18000, 1e-9);
+	cr_expect_float_eq(g->predicted_il_ns, 12461, 1e-9, "4000 + 4188 + 1000 + 3 x 1091");
+	cr_expect_float_eq(g->speedup, 18000.0 / 12461, 1e-9);
+	cr_assert_not_null(f);
+	cr_expect_float_eq(f->predicted_il_ns, 12000, 1e-9);
+	cr_expect_eq(r->best_plan, -1, "no executable plan without a workload");
+	cr_expect_null(skip_advice_plan(r));
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, unprofiled_baseline_takes_the_profiler_out)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_model");
+	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2 };
+	struct skip_advice_report *r = advise(t, &o);
+	const struct skip_advice *g = find_item(r, SKIP_ADVICE_GRAPH);
+
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 10400, 1e-9, "calls of 3000 - 1900");
+	cr_expect_float_eq(g->predicted_il_ns, 12461, 1e-9);
+	cr_expect_lt(g->speedup, 1.0, "a graph does not pay off on this short chain");
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+static void wl_cal(struct skip_advise_opts *o)
+{
+	skip_calibration_default(&o->cal);
+	o->cal.graph_launch_ns = 3000;
+	o->cal.graph_first_ns = 2500;
+	o->cal.graph_node_gap_ns = 100;
+	o->cal.event_record_ns = 1000;
+	o->cal.stream_wait_ns = 1000;
+	o->cal.sync_idle_ns = 1000;
+	o->cal.profiler_launch_ns = 1000;
+}
+
+Test(advise, workload_executors)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advice_report *r;
+	const struct skip_advice *e2, *e3;
+
+	wl_cal(&o);
+	r = advise(t, &o);
+	cr_expect_str_eq(r->workload, "fork");
+	cr_expect_eq(r->regions, 3, "iterations");
+	cr_expect_float_eq(r->recorded_il_ns, 19700, 1e-9);
+	cr_expect_float_eq(r->replay_il_ns, 19700, 1e-9);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	cr_expect_float_eq(r->stream_gap_ns, 600, 1e-9);
+	cr_expect_float_eq(r->sync_return_ns, 1500, 1e-9);
+	e2 = find_item(r, SKIP_ADVICE_STREAMS);
+	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+	cr_assert_not_null(e2);
+	cr_assert_not_null(e3);
+	cr_expect_float_eq(e2->baseline_il_ns, 18700, 1e-9);
+	cr_expect_float_eq(e2->predicted_il_ns, 19000, 1e-9);
+	cr_expect_float_eq(e3->predicted_il_ns, 15100, 1e-9);
+	cr_expect_float_eq(e3->speedup, 18700.0 / 15100, 1e-9);
+	cr_assert_geq(r->best_plan, 0);
+	cr_expect_eq(r->items[r->best_plan].kind, SKIP_ADVICE_DAGGRAPH);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advice_report *r;
+	char *schema_text = hand_slurp("schemas/plan.schema.json"), *plan, err[512] = "";
+	cJSON *schema = cJSON_Parse(schema_text), *doc, *pred;
+	struct skip_workload *w;
+	struct skip_plan *p = NULL;
+	int e = 0;
+
+	wl_cal(&o);
+	r = advise(t, &o);
+	r->path = strdup("advise_wl.skip.db");
+	plan = skip_advice_plan(r);
+	cr_assert_not_null(plan, "%s", skip_errmsg());
+	doc = cJSON_Parse(plan);
+	cr_assert_not_null(doc);
+	cr_expect_eq(skip_json_validate(schema, doc, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(cJSON_GetObjectItem(doc, "executor")->valuestring, "graph");
+	pred = cJSON_GetObjectItem(doc, "prediction");
+	cr_expect_float_eq(cJSON_GetObjectItem(pred, "predicted_speedup")->valuedouble,
+			   18700.0 / 15100, 1e-9);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "advice")), 2);
+	w = skip_workload_load("tests/fixtures/hand/advise_wl.json", NULL, NULL, 0, NULL, &e);
+	cr_assert_not_null(w, "%s", skip_errmsg());
+	cr_expect_eq(skip_plan_from_json(skip_workload_graph(w), plan, &p), 0, "%s", skip_errmsg());
+	skip_plan_free(p);
+	skip_workload_free(w);
+	cJSON_Delete(doc);
+	cJSON_Delete(schema);
+	free(schema_text);
+	free(plan);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, json_report_parses)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_model");
+	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2 };
+	struct skip_advice_report *r = advise(t, &o);
+	char *s = skip_advice_json(r);
+	cJSON *doc = cJSON_Parse(s), *items;
+
+	cr_assert_not_null(doc);
+	items = cJSON_GetObjectItem(doc, "advice");
+	cr_expect_eq(cJSON_GetArraySize(items), (int)r->nitems);
+	cr_expect_float_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "model"),
+					       "recorded_il_ns")->valuedouble,
+			   18000, 1e-9);
+	cJSON_Delete(doc);
+	free(s);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, bad_input)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_model");
+	struct skip_advice_report *r = NULL;
+	struct skip_advise_opts o = { .region = "nope" };
+
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_NOTFOUND);
+	cr_expect_not_null(strstr(skip_errmsg(), "'step'"), "%s", skip_errmsg());
+	o = (struct skip_advise_opts){ .run_id = 7 };
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_NOTFOUND);
+	o = (struct skip_advise_opts){ .workload = "tests/fixtures/hand/advise_wl.json" };
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL, "kA kB kA kB is not a, b, c");
+	cr_expect_not_null(strstr(skip_errmsg(), "does not match workload 'fork'"), "%s",
+			   skip_errmsg());
+	o = (struct skip_advise_opts){ .workload = "tests/fixtures/hand/missing.json" };
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_NOTFOUND, "%s", skip_errmsg());
+	cr_expect_null(r);
+	skip_trace_close(t);
+}
+
+Test(advise, no_kernels)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_empty");
+	struct skip_advice_report *r = NULL;
+	struct skip_advise_opts o = { 0 };
+
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_EMPTY);
+	cr_expect_not_null(strstr(skip_errmsg(), "no kernels"), "%s", skip_errmsg());
+	skip_trace_close(t);
+}

@@ -1,0 +1,141 @@
+/*
+ * test_whatif.c: the discrete-event model (advisor/whatif.c) on programs whose answers are
+ * computed by hand in the comments: a launch-bound chain, a GPU-bound chain, two streams that
+ * do or do not fit the GPU together, a synchronization, and a cross-stream dependency.
+ */
+#include <criterion/criterion.h>
+
+#include "advisor/internal.h"
+
+/* One thread launching @n kernels on stream 0: calls of @call ns after @gap ns (the first at
+ * t0), kernels of @dur ns, @lat ns after their call, @sgap ns after their predecessor. */
+static void chain(struct wi_prog *p, int n, int64_t call, int64_t gap, int64_t dur, int64_t lat,
+		  int64_t sgap)
+{
+	for (int i = 0; i < n; i++) {
+		struct wi_call c = { .thread = 0, .gap = i ? gap : 0, .dur = call };
+		struct wi_op o = { .dur = dur, .stream = 0, .sms = 1, .lat = lat, .gap = sgap };
+
+		o.call = wi_add_call(p, &c);
+		wi_add_op(p, &o);
+	}
+}
+
+Test(whatif, launch_bound_chain)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+
+	/* call k: 6000k .. 6000k + 5000; kernel k: 7000 + 6000k .. 8000 + 6000k (its call ends,
+	 * plus 2000; the stream is idle by then). IL = 8000 + 4 x 6000 = 32000. */
+	chain(&p, 5, 5000, 1000, 1000, 2000, 500);
+	cr_expect_eq(wi_simulate(&p), 32000);
+	for (int k = 0; k < 5; k++) {
+		cr_expect_eq(p.ops[k].start, 7000 + 6000 * k, "kernel %d", k);
+		cr_expect_eq(p.calls[k].start, 6000 * k, "call %d", k);
+	}
+	cr_expect_eq(p.host_end, 29000);
+	wi_free(&p);
+}
+
+Test(whatif, gpu_bound_chain)
+{
+	struct wi_prog p = { .t0 = 1000000, .sms = 132 };
+
+	/* kernels of 10000: 7000-17000, then each 500 after the previous one ends:
+	 * 17500-27500, 28000-38000, 38500-48500, 49000-59000 (relative to t0). */
+	chain(&p, 5, 5000, 1000, 10000, 2000, 500);
+	cr_expect_eq(wi_simulate(&p), 59000);
+	cr_expect_eq(p.ops[1].start, 1000000 + 17500);
+	cr_expect_eq(p.ops[4].start, 1000000 + 49000);
+	wi_free(&p);
+}
+
+static int64_t two_streams(int sms_each)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	int64_t il;
+
+	/* calls 0-1000 and 1000-2000 launch A (stream 0) and B (stream 1) of 10000 each, no
+	 * latency: A 1000-11000; B 2000-12000 if both fit, else after A: 11000-21000 */
+	for (int i = 0; i < 2; i++) {
+		struct wi_call c = { .thread = 0, .dur = 1000 };
+		struct wi_op o = { .dur = 10000, .stream = i, .sms = sms_each };
+
+		o.call = wi_add_call(&p, &c);
+		wi_add_op(&p, &o);
+	}
+	il = wi_simulate(&p);
+	wi_free(&p);
+	return il;
+}
+
+Test(whatif, two_streams_concurrent)
+{
+	cr_expect_eq(two_streams(50), 12000);
+}
+
+Test(whatif, two_streams_limited_by_sms)
+{
+	cr_expect_eq(two_streams(100), 21000);
+}
+
+Test(whatif, synchronize_waits_for_the_gpu)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_call c = { .thread = 0, .dur = 1000 };
+	struct wi_op o = { .dur = 10000, .stream = 0, .sms = 1 };
+	int first;
+
+	/* launch 0-1000, kernel 1000-11000; synchronize from 1000, returns 11000 + 500; the next
+	 * launch 11500-12500, its kernel 12500-22500 */
+	o.call = wi_add_call(&p, &c);
+	first = wi_add_op(&p, &o);
+	{
+		struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .ret = 500,
+				     .nwaits = 1 };
+
+		s.waits = malloc(sizeof(int));
+		s.waits[0] = first;
+		wi_add_call(&p, &s);
+	}
+	o.call = wi_add_call(&p, &c);
+	wi_add_op(&p, &o);
+	cr_expect_eq(wi_simulate(&p), 22500);
+	cr_expect_eq(p.calls[1].end, 11500);
+	cr_expect_eq(p.calls[2].start, 11500);
+	cr_expect_eq(p.host_end, 12500);
+	wi_free(&p);
+}
+
+Test(whatif, cross_stream_dependency)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_op a = { .dur = 5000, .stream = 0, .sms = 1, .call = -1, .submit_at = 0 };
+	struct wi_op b = { .dur = 1000, .stream = 1, .sms = 1, .call = -1, .submit_at = 0,
+			   .gap = 300, .ndeps = 1 };
+
+	/* submitted at 0 without a host call: A 0-5000; B waits for A: 5300-6300 */
+	wi_add_op(&p, &a);
+	b.deps = malloc(sizeof(int));
+	b.deps[0] = 0;
+	wi_add_op(&p, &b);
+	cr_expect_eq(wi_simulate(&p), 6300);
+	cr_expect_eq(p.ops[1].start, 5300);
+	wi_free(&p);
+}
+
+Test(whatif, unfinishable_synchronize)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1 };
+	struct wi_op o = { .dur = 1000, .stream = 0, .sms = 1 };
+
+	/* the sync waits for an operation its own thread launches only after it */
+	s.waits = malloc(sizeof(int));
+	s.waits[0] = 0;
+	wi_add_call(&p, &s);
+	o.call = wi_add_call(&p, &(struct wi_call){ .thread = 0, .dur = 100 });
+	wi_add_op(&p, &o);
+	cr_expect_eq(wi_simulate(&p), -1);
+	wi_free(&p);
+}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "skip_advisor.h"
 #include "skip_analyzer.h"
 #include "skip_export.h"
 
@@ -349,7 +350,71 @@ static void print_sweep(const struct skip_report *r)
 				   : "the two rules DISAGREE: read both with their inputs above");
 }
 
-static void print_text(const struct report_opts *o, const struct skip_report *r)
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_dbl(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(double), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Per sweep value, skip advise's prediction for the region (or each run) replayed as one CUDA
+ * graph: medians over the value's runs of each run's medians over its regions. */
+static void print_sweep_graph(struct skip_trace *t, const struct report_opts *o,
+			      const struct skip_report *r)
+{
+	const struct skip_sweep *s = r->sweep;
+	char a[32], b[32], c[32], d[32];
+
+	printf("\nPredicted gain of replaying %s as one CUDA graph (skip advise's model; "
+	       "docs/skip-advise.md)\n",
+	       o->a.region ? "each region occurrence" : "each run");
+	printf("  %8s %10s %10s %8s %12s %10s %8s\n", s->param, "IL", "model", "cal.err",
+	       "unprofiled", "as graph", "gain");
+	for (size_t i = 0; i < s->npts; i++) {
+		const struct skip_sweep_point *p = &s->pts[i];
+		double *v = calloc(5 * ((size_t)p->runs + 1), sizeof(double));
+		double *rec = v, *rep = v + p->runs + 1, *base = rep + p->runs + 1;
+		double *gr = base + p->runs + 1, *err = gr + p->runs + 1;
+		int n = 0;
+
+		for (int k = 0; v && k < p->runs; k++) {
+			struct skip_timeline *tl = NULL;
+			struct skip_graph_prediction g;
+
+			if (!skip_timeline_load(t, p->run_ids[k], o->a.region, &tl) &&
+			    (!o->a.region || tl->nwindows) && !skip_predict_graph(tl, NULL, 0, &g)) {
+				rec[n] = g.recorded_ns;
+				rep[n] = g.replay_ns;
+				base[n] = g.baseline_ns;
+				gr[n] = g.graph_ns;
+				err[n++] = g.calibration_error;
+			}
+			skip_timeline_free(tl);
+		}
+		if (n) {
+			double mb = median_dbl(base, n), mg = median_dbl(gr, n);
+
+			printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", p->value,
+			       dur(a, sizeof(a), median_dbl(rec, n)),
+			       dur(b, sizeof(b), median_dbl(rep, n)), 100 * median_dbl(err, n),
+			       dur(c, sizeof(c), mb), dur(d, sizeof(d), mg), mg > 0 ? mb / mg : 0);
+		}
+		free(v);
+	}
+	printf("  (IL and model: recorded and replayed, with the profiler; unprofiled: the model "
+	       "without its cost per launch; gain: unprofiled / as graph)\n");
+}
+
+static void print_text(struct skip_trace *t, const struct report_opts *o,
+		       const struct skip_report *r)
 {
 	const char *on = "", *off = "";
 	int64_t all_ns = 0;
@@ -384,6 +449,7 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 		       "slows launch-bound loops: docs/BENCHMARKS.md)\n");
 	if (r->sweep) {
 		print_sweep(r);
+		print_sweep_graph(t, o, r);
 		printf("\nAll %zu regions together (every %s value mixed)\n", r->nregions - r->nempty,
 		       r->sweep->param);
 	}
@@ -447,7 +513,7 @@ int cmd_report(int argc, char **argv)
 			free(s);
 		}
 	} else {
-		print_text(&o, r);
+		print_text(t, &o, r);
 	}
 	skip_report_free(r);
 	skip_trace_close(t);

@@ -12,6 +12,7 @@
 static const struct skip_cmd cmds[] = {
 	{ "record", cmd_record, "Run a CUDA program under the collector and write a trace" },
 	{ "report", cmd_report, "Where the time between CPU and GPU goes: TKLQT, idle, verdict" },
+	{ "advise", cmd_advise, "What to fuse, graph or put on streams, with predicted gains" },
 	{ "run", cmd_run, "Execute a task-graph workload under an executor or a plan" },
 	{ "info", cmd_info, "Summarize what a trace file holds" },
 };

@@ -2,9 +2,9 @@
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/obj/%.o)
 # Link order: the parts on top first, common last (static libraries resolve left to right).
-CLI_LIBS := $(EXPORT_LIB) $(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
+CLI_LIBS := $(EXPORT_LIB) $(ADVISOR_LIB) $(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
 
-$(CLI_OBJS): EXTRA_CFLAGS += -Icli -Ianalyzer -Iruntime -Inotebooks-export
+$(CLI_OBJS): EXTRA_CFLAGS += -Icli -Ianalyzer -Iruntime -Inotebooks-export -Iadvisor
 
 $(O)/skip: $(CLI_OBJS) $(CLI_LIBS)
 	@echo "  LD      $@"

@@ -1,0 +1,418 @@
+/*
+ * cmd_advise.c: `skip advise TRACE`: what to fuse, capture as a CUDA graph or spread over
+ * streams, each with the gain a what-if model of the recording predicts (advisor/
+ * skip_advisor.h); with --workload, a plan that `skip run --plan` executes, so the prediction
+ * can be checked. docs/skip-advise.md describes the models, their assumptions and the output.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stddef.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "skip_advisor.h"
+
+static const char help[] =
+	"usage: skip advise TRACE [--workload W.json [--size NAME]] [--region NAME] [--run N]\n"
+	"                   [--lengths A-B] [--min-ps X] [--top K] [-o PLAN.json] [--json]\n"
+	"                   [--profiled] [--calibration FILE.json]\n"
+	"\n"
+	"What to change in the recorded program, each with a predicted gain: a discrete-event\n"
+	"model replays the recording (each thread's calls and the gaps between them, each stream\n"
+	"in order, kernels as measured), checks that it reproduces the recorded time (the\n"
+	"calibration error, printed with every answer), then replays it transformed: a region\n"
+	"replayed as one CUDA graph, a chain of kernels fused (SKIP's proximity score), or, for a\n"
+	"recording of `skip run W.json --executor serial`, W's task graph on several streams (E2)\n"
+	"or as one CUDA graph (E3), whose plan `skip run --plan` executes.\n"
+	"\n"
+	"  -w, --workload W.json  the trace is `skip run W.json --executor serial`: model W's\n"
+	"                         executors and write the best as a plan (-o)\n"
+	"  -s, --size NAME        W's size preset, as given to skip run --size\n"
+	"  -R, --region NAME      model each occurrence of the NVTX range NAME (default: the\n"
+	"                         whole run; graph candidates are then the NVTX ranges that\n"
+	"                         repeat and the kernel sequence repeated between synchronizes)\n"
+	"  -r, --run N            the run to advise on (default: the first)\n"
+	"  -l, --lengths A-B      fusion chain lengths (default 2-8; 2 to 16)\n"
+	"  -m, --min-ps X         keep chains whose proximity score is at least X (default 1.0)\n"
+	"  -k, --top K            chains to model and list (default 5)\n"
+	"  -o, --output FILE      write the best executable plan (schemas/plan.schema.json);\n"
+	"                         needs --workload\n"
+	"  -j, --json             the advice as JSON\n"
+	"      --profiled         predict a profiled run like the recording (default: the\n"
+	"                         profiler's cost per launch is taken out)\n"
+	"      --calibration FILE costs measured on this machine (JSON: graph_launch_ns, ...;\n"
+	"                         docs/skip-advise.md), replacing the built-in H100 figures\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 ok; 2 for a usage error or input that cannot be advised on (not a skip\n"
+	"trace, no kernels, an unknown run or region, a workload the trace is not a run of); 1 on\n"
+	"other errors.\n"
+	"\n"
+	"Examples:\n"
+	"  skip advise trace.skip.db --region step\n"
+	"  skip record -o m1.db -- skip run bench/dags/m1.json --size small --executor serial\n"
+	"  skip advise m1.db --workload bench/dags/m1.json --size small -o m1.plan.json\n"
+	"  skip run bench/dags/m1.json --size small --plan m1.plan.json\n";
+
+struct advise_opts {
+	struct skip_advise_opts a;
+	const char *path, *output, *calibration;
+	int json;
+};
+
+static int parse_lengths(struct advise_opts *o, const char *s)
+{
+	int a, b, n = 0;
+
+	if (sscanf(s, "%d-%d%n", &a, &b, &n) == 2 && !s[n]) {
+	} else if (sscanf(s, "%d%n", &a, &n) == 1 && !s[n]) {
+		b = a;
+	} else {
+		return cli_usage_error("advise", "--lengths takes A-B or A (2 to 16); got '%s'", s);
+	}
+	if (a < 2 || b > 16 || a > b)
+		return cli_usage_error("advise", "--lengths takes A-B with 2 <= A <= B <= 16; got "
+						 "'%s'",
+				       s);
+	o->a.min_len = a;
+	o->a.max_len = b;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct advise_opts *o)
+{
+	enum { OPT_PROFILED = 256, OPT_CALIBRATION };
+	static const struct option opts[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "size", required_argument, NULL, 's' },
+		{ "region", required_argument, NULL, 'R' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "lengths", required_argument, NULL, 'l' },
+		{ "min-ps", required_argument, NULL, 'm' },
+		{ "top", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "profiled", no_argument, NULL, OPT_PROFILED },
+		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	char *end;
+	int c, err;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":w:s:R:r:l:m:k:o:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			o->a.workload = optarg;
+			break;
+		case 's':
+			o->a.size = optarg;
+			break;
+		case 'R':
+			o->a.region = optarg;
+			break;
+		case 'r':
+			errno = 0;
+			o->a.run_id = strtoll(optarg, &end, 10);
+			if (errno || *end || o->a.run_id < 1)
+				return cli_usage_error("advise", "--run takes a run number (1, 2, ...); "
+								 "got '%s'",
+						       optarg);
+			break;
+		case 'l':
+			if ((err = parse_lengths(o, optarg)))
+				return err;
+			break;
+		case 'm':
+			errno = 0;
+			o->a.min_ps = strtod(optarg, &end);
+			if (errno || *end || !(o->a.min_ps > 0 && o->a.min_ps <= 1))
+				return cli_usage_error("advise", "--min-ps takes a number in (0, 1]; got "
+								 "'%s'",
+						       optarg);
+			break;
+		case 'k':
+			errno = 0;
+			o->a.top = (int)strtol(optarg, &end, 10);
+			if (errno || *end || o->a.top < 1 || o->a.top > 1000)
+				return cli_usage_error("advise", "--top takes 1 to 1000; got '%s'",
+						       optarg);
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case OPT_PROFILED:
+			o->a.profiled = 1;
+			break;
+		case OPT_CALIBRATION:
+			o->calibration = optarg;
+			break;
+		case 'h':
+			fputs(help, stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("advise", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("advise", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("advise", optind >= argc ? "no trace file given"
+								: "one trace file only; got '%s' too",
+				       argv[optind + 1 < argc ? optind + 1 : optind]);
+	o->path = argv[optind];
+	if (o->a.size && !o->a.workload)
+		return cli_usage_error("advise", "--size needs --workload");
+	if (o->output && !o->a.workload)
+		return cli_usage_error("advise", "-o needs --workload: only a workload's task graph "
+						 "becomes a plan that skip run executes");
+	if (o->a.workload && o->a.region)
+		return cli_usage_error("advise", "--region and --workload do not go together (a "
+						 "workload run is cut into its iterations)");
+	return 0;
+}
+
+/* ---- calibration file ------------------------------------------------------------------------ */
+
+static int read_file(const char *path, char **text)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	*text = NULL;
+	if (!f)
+		return sk_fail(SKIP_E_NOTFOUND, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    n > (1 << 20)) {
+		fclose(f);
+		return sk_fail(SKIP_E_IO, "%s: cannot read it (or larger than 1 MiB)", path);
+	}
+	*text = sk_xmalloc((size_t)n + 1);
+	if (fread(*text, 1, (size_t)n, f) != (size_t)n) {
+		fclose(f);
+		free(*text);
+		*text = NULL;
+		return sk_fail(SKIP_E_IO, "%s: read failed", path);
+	}
+	(*text)[n] = '\0';
+	fclose(f);
+	return 0;
+}
+
+static int load_calibration(const char *path, struct skip_calibration *cal)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+#define K(f) { #f, offsetof(struct skip_calibration, f) }
+		K(graph_launch_ns),   K(graph_first_ns),    K(graph_node_gap_ns), K(event_record_ns),
+		K(stream_wait_ns),    K(launch_latency_ns), K(stream_gap_ns),	  K(sync_return_ns),
+		K(sync_idle_ns),      K(profiler_launch_ns),
+#undef K
+	};
+	char *text;
+	cJSON *root, *it;
+	int err = read_file(path, &text);
+
+	if (err)
+		return err;
+	root = cJSON_Parse(text);
+	free(text);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return sk_fail(SKIP_E_INVAL, "%s: not a JSON object", path);
+	}
+	skip_calibration_default(cal);
+	cJSON_ArrayForEach(it, root)
+	{
+		size_t k = 0;
+
+		for (; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strcmp(it->string, keys[k].key))
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0]) || !cJSON_IsNumber(it) ||
+		    it->valuedouble < 0) {
+			err = sk_fail(SKIP_E_INVAL, "%s: '%s': %s", path, it->string,
+				      k == sizeof(keys) / sizeof(keys[0])
+					      ? "unknown member (docs/skip-advise.md lists them)"
+					      : "must be a number of nanoseconds >= 0");
+			break;
+		}
+		*(double *)((char *)cal + keys[k].off) = it->valuedouble;
+	}
+	cJSON_Delete(root);
+	return err;
+}
+
+/* ---- text output ----------------------------------------------------------------------------- */
+
+static const char *dur(char *buf, size_t n, double ns)
+{
+	return skip_fmt_duration(buf, n, ns, 4);
+}
+
+/* @text in lines of at most @width columns, the first continuing the current line (at column
+ * @indent), the others indented by @indent. */
+static void wrap(const char *text, int indent, int width)
+{
+	int col = indent;
+
+	while (*text) {
+		int n = (int)strcspn(text, " ");
+
+		if (col > indent && col + 1 + n > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", n, text);
+		col += n;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	putchar('\n');
+}
+
+static void print_text(const struct advise_opts *o, const struct skip_advice_report *r)
+{
+	char a[32], b[32], c[32];
+
+	printf("skip advise: %s, run %lld", o->path, (long long)r->run_id);
+	if (r->workload)
+		printf(", workload '%s' (%zu iterations)", r->workload, r->regions);
+	else if (r->region)
+		printf(", NVTX region '%s' (%zu occurrences)", r->region, r->regions);
+	printf("\n\nmodel check: recorded %s, model %s: calibration error %.1f%%%s\n",
+	       dur(a, sizeof(a), r->recorded_il_ns), dur(b, sizeof(b), r->replay_il_ns),
+	       100 * r->calibration_error,
+	       r->regions > 1 ? " (medians over the regions)" : "");
+	printf("predictions are for %s run\n",
+	       r->profiled ? "a profiled" : "an unprofiled (the profiler's cost per launch taken out)");
+	if (!r->nitems) {
+		printf("\nno advice: nothing the model can improve was found\n");
+	} else {
+		printf("\n  #  %-12s %12s %12s %8s %12s  advice [assumptions]\n", "kind", "now",
+		       "predicted", "speedup", "saved");
+	}
+	for (size_t i = 0; i < r->nitems; i++) {
+		const struct skip_advice *it = &r->items[i];
+		size_t note = 0;
+
+		while (note < i && strcmp(r->items[note].assumptions, it->assumptions))
+			note++; /* the first item with the same assumptions names the note */
+		printf("%3zu  %-12s %12s %12s %7.2fx %12s  %s [%c]%s\n", i + 1,
+		       skip_advice_kind_name(it->kind), dur(a, sizeof(a), it->baseline_il_ns),
+		       dur(b, sizeof(b), it->predicted_il_ns), it->speedup,
+		       dur(c, sizeof(c), it->saved_ns), it->title, 'a' + (int)(note % 26),
+		       (int)i == r->best_plan ? "  <- the plan" : "");
+	}
+	for (size_t i = 0; i < r->nitems; i++) {
+		size_t note = 0;
+
+		while (note < i && strcmp(r->items[note].assumptions, r->items[i].assumptions))
+			note++;
+		if (note == i) {
+			printf("%s[%c] assumes: ", i ? "" : "\n", 'a' + (int)(i % 26));
+			wrap(r->items[i].assumptions, 13, 96);
+		}
+	}
+	if (r->nchains) {
+		size_t top = o->a.top ? (size_t)o->a.top : 5;
+
+		printf("\nfusion candidates (PS >= %.2f, by recoverable launch time): %s%zu of %zu\n",
+		       o->a.min_ps > 0 ? o->a.min_ps : 1.0, top < r->nchains ? "the top " : "",
+		       top < r->nchains ? top : r->nchains, r->nchains);
+		printf("  %5s %4s %8s %6s %12s  kernels (short names; a chain is of full names)\n",
+		       "chain", "len", "count", "PS", "recoverable");
+	}
+	for (size_t i = 0; i < r->nchains && (int)i < (o->a.top ? o->a.top : 5); i++) {
+		const struct skip_chain *ch = &r->chains[i];
+
+		printf("  %5zu %4d %8lld %6.2f %12s  ", i + 1, ch->len, (long long)ch->count, ch->ps,
+		       dur(a, sizeof(a), ch->recoverable_ns));
+		for (int k = 0; k < ch->len; k++)
+			printf("%s%s", k ? " -> " : "", ch->names[k]);
+		printf("\n");
+	}
+}
+
+static int write_plan(const struct advise_opts *o, const struct skip_advice_report *r)
+{
+	const char *path = o->output;
+	char *s = skip_advice_plan(r);
+	FILE *f;
+
+	if (!s) {
+		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
+		return EXIT_USAGE;
+	}
+	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f || fprintf(f, "%s\n", s) < 0 || (f != stdout && fclose(f))) {
+		fprintf(stderr, "skip advise: error: writing %s: %s\n", path, strerror(errno));
+		free(s);
+		return EXIT_ERR;
+	}
+	free(s);
+	if (f != stdout)
+		fprintf(stderr, "skip advise: plan (%s, predicted %.2fx) written to %s; run it with "
+				"`skip run %s%s%s --plan %s`\n",
+			skip_advice_kind_name(r->items[r->best_plan].kind),
+			r->items[r->best_plan].speedup, path, o->a.workload,
+			o->a.size ? " --size " : "", o->a.size ? o->a.size : "", path);
+	return 0;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	struct advise_opts o;
+	struct skip_trace *t = NULL;
+	struct skip_advice_report *r = NULL;
+	int err = parse(argc, argv, &o);
+
+	if (err)
+		return err < 0 ? EXIT_OK : err;
+	if (o.calibration && (err = load_calibration(o.calibration, &o.a.cal))) {
+		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
+		return EXIT_USAGE;
+	}
+	err = skip_trace_open(o.path, &t);
+	if (!err)
+		err = skip_advise(t, &o.a, &r);
+	if (err) {
+		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
+		skip_trace_close(t);
+		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
+	}
+	r->path = sk_xstrdup(o.path);
+	if (o.json) {
+		char *s = skip_advice_json(r);
+
+		if (!s) {
+			fprintf(stderr, "skip advise: error: out of memory\n");
+			err = EXIT_ERR;
+		} else {
+			printf("%s\n", s);
+			free(s);
+		}
+	} else {
+		print_text(&o, r);
+	}
+	if (o.output && !err)
+		err = write_plan(&o, r);
+	skip_advice_free(r);
+	skip_trace_close(t);
+	return err;
+}

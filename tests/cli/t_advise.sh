@@ -1,0 +1,59 @@
+# skip advise on the committed H100 traces (golden text and JSON), on a hand-built serial run of
+# a workload (the plan it writes is read back by skip run --dry-run), and every kind of bad
+# input (one line, exit 2).
+. "$(dirname "$0")/lib.sh"
+ROOT="$FIXTURES/../.."
+cd "$FIXTURES" || exit 1
+
+expect_exit 0 "$SKIP" advise h100_two_streams.skip.db
+golden advise_h100_two_streams.txt
+expect_exit 0 "$SKIP" advise h100_torch_mlp.skip.db --region forward --top 3
+golden advise_h100_torch_mlp_forward.txt
+expect_exit 0 "$SKIP" advise llama1b_sweep.skip.db --region prefill --run 1 --top 3
+golden advise_llama1b_prefill_run1.txt
+expect_exit 0 "$SKIP" advise h100_two_streams.skip.db --json --lengths 2-3 --min-ps 0.9
+golden advise_h100_two_streams.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["skip_advice"] == 1' \
+	"$TMPDIR/out" || fail "--json output is not JSON"
+
+# A workload run, built from tests/fixtures/hand (answers in advise_wl.sql).
+{ cat "$ROOT/schemas/trace.sql"; echo "PRAGMA user_version=1;"
+  cat hand/common.sql hand/advise_wl.sql; } | sqlite3 "$TMPDIR/wl.db" || fail "building wl.db"
+cat > "$TMPDIR/cal.json" <<'JSON'
+{"graph_launch_ns": 3000, "graph_first_ns": 2500, "graph_node_gap_ns": 100,
+ "event_record_ns": 1000, "stream_wait_ns": 1000, "sync_idle_ns": 1000,
+ "profiler_launch_ns": 1000}
+JSON
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
+	--calibration "$TMPDIR/cal.json" -o "$TMPDIR/plan.json"
+expect_out "calibration error 0.0%"
+expect_out "1.24x"
+expect_out "<- the plan"
+expect_out "plan (dag-graph, predicted 1.24x) written to"
+expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/plan.json" --dry-run
+expect_out "graph"
+
+# Bad input and bad options.
+expect_exit 2 "$SKIP" advise
+expect_out "no trace file given"
+expect_exit 2 "$SKIP" advise h100_graph.skip.db --lengths 1-4
+expect_out "--lengths takes A-B with 2 <= A <= B <= 16"
+expect_exit 2 "$SKIP" advise h100_graph.skip.db --min-ps 2
+expect_out "--min-ps takes a number in (0, 1]"
+expect_exit 2 "$SKIP" advise h100_graph.skip.db -o "$TMPDIR/x.json"
+expect_out "-o needs --workload"
+expect_exit 2 "$SKIP" advise h100_torch_mlp.skip.db --region prefill
+expect_out "no NVTX range 'prefill' in run 1 (its most frequent ranges: "
+expect_exit 2 "$SKIP" advise h100_launch_chain.skip.db --run 9
+expect_out "no run 9 in the trace"
+expect_exit 2 "$SKIP" advise h100_launch_chain.skip.db --workload hand/advise_wl.json
+expect_out "the trace does not match workload 'fork'"
+expect_exit 2 "$SKIP" advise h100_launch_chain.skip.db --workload "$TMPDIR/none.json"
+expect_exit 2 "$SKIP" advise README.md
+expect_out "skip advise: error:"
+echo '{"graph_launch": 1}' > "$TMPDIR/badcal.json"
+expect_exit 2 "$SKIP" advise h100_graph.skip.db --calibration "$TMPDIR/badcal.json"
+expect_out "'graph_launch': unknown member"
+expect_exit 0 "$SKIP" advise --help
+expect_out "usage: skip advise TRACE"
+exit 0

@@ -253,7 +253,7 @@ static void calibrate_set(const struct sk_ctx *c, const struct sk_regions *rs, d
 
 	model_set(c, rs, NULL, 1, rep, NULL, NULL);
 	for (size_t i = 0; i < rs->n; i++) {
-		rec[i] = (double)(rs->r[i].end - rs->r[i].t0);
+		rec[i] = (double)sk_region_il(c->tl, &rs->r[i]);
 		if (rep[i] >= 0 && rec[i] > 0)
 			err[ne++] = fabs(rep[i] - rec[i]) / rec[i];
 	}

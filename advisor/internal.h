@@ -76,8 +76,11 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 struct sk_region {
 	uint32_t *idx;
 	size_t n;
-	int64_t t0, end; /* IL = end - t0 */
+	int64_t t0, end; /* the start and the last operation's end */
 };
+/* The recorded IL: to the last operation's end or the return of the last synchronization of a
+ * thread of the region that began before that end, whichever is later. */
+int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r);
 
 enum sk_xform_kind { SK_X_NONE, SK_X_GRAPH, SK_X_FUSE };
 struct sk_xform {
@@ -86,7 +89,8 @@ struct sk_xform {
 	int len;
 };
 
-/* The model's IL of the region, transformed by @x (NULL: as recorded); -1 if it cannot run.
+/* The model's IL of the region, transformed by @x (NULL: as recorded): to the last GPU end or
+ * the last host call's return, whichever is later; -1 if it cannot run.
  * *@host_end (may be NULL) gets the end of its last host call, relative to r->t0. */
 int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *r,
 			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,

@@ -165,11 +165,40 @@ struct builder {
 	struct pcall *pc;   /* launch calls first, then syncs */
 	int npc;
 	int *op_call;	    /* per member: index into pc, -1 none */
+	int carry_gaps;	    /* a dropped call's gap before it moves to the next call */
 	struct keyed threads, streams, slkeys;
 	struct {
 		int *v, n;
 	} *sl; /* per stream of slkeys: its launched members (sync_waits) */
 };
+
+int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r)
+{
+	int64_t end = r->end;
+	size_t lo = 0, hi = tl->nsyncs;
+	struct keyed th = { 0 }; /* the threads that launched in it */
+
+	for (size_t k = 0; k < r->n; k++)
+		if (tl->ops[r->idx[k]].launch != INT64_MIN)
+			key_index(&th, ((uint64_t)tl->ops[r->idx[k]].pid << 24) | tl->ops[r->idx[k]].tid);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->syncs[mid].start < r->t0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t s = lo; s < tl->nsyncs && tl->syncs[s].start <= r->end; s++) {
+		const struct skip_sync *y = &tl->syncs[s];
+
+		for (int i = 0; i < th.n; i++)
+			if (th.keys[i] == (((uint64_t)y->pid << 24) | y->tid) && y->end > end)
+				end = y->end;
+	}
+	free(th.keys);
+	return end - r->t0;
+}
 
 /* One host call per launch call: the kernels of one graph launch (same process, correlation id
  * and call start, adjacent in launch order) share it. */
@@ -299,7 +328,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 		prev_end = c->end > prev_end ? c->end : prev_end;
 		to_prog[order[i]] = -1;
 		if (c->dropped) {
-			carry = w.gap;
+			carry = b->carry_gaps ? w.gap : 0;
 			continue;
 		}
 		carry = 0;
@@ -320,12 +349,18 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 static int graph_host(struct builder *b)
 {
 	int first = -1;
+	int64_t last_launch = INT64_MIN;
 
+	for (int i = 0; i < b->npc; i++)
+		if (b->pc[i].sync < 0 && b->pc[i].start > last_launch)
+			last_launch = b->pc[i].start;
 	for (int i = 0; i < b->npc; i++) {
 		if (b->pc[i].sync < 0 && (first < 0 || b->pc[i].start < b->pc[first].start))
 			first = i;
-		b->pc[i].dropped = 1;
+		/* synchronizations after the last launch stay: they wait for the graph */
+		b->pc[i].dropped = b->pc[i].sync < 0 || b->pc[i].start < last_launch;
 	}
+	b->carry_gaps = 0; /* the host work between the captured launches is not repeated */
 	if (first >= 0) {
 		b->pc[first].dropped = 0;
 		b->pc[first].dur = (int64_t)b->cal->graph_launch_ns;
@@ -438,7 +473,8 @@ int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *
 			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
 			const struct sk_xform *x, int64_t *host_end)
 {
-	struct builder b = { .tl = tl, .r = r, .l = l, .cal = cal, .profiled = profiled };
+	struct builder b = { .tl = tl, .r = r, .l = l, .cal = cal, .profiled = profiled,
+			     .carry_gaps = 1 };
 	struct wi_prog p = { .t0 = r->t0, .sms = tl->sm_count };
 	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
 	int64_t il;
@@ -457,6 +493,8 @@ int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *
 	add_ops(&b, &p, to_prog, merged, graph_call, member_op);
 	remap_waits(&p, member_op);
 	il = wi_simulate(&p);
+	if (il >= 0 && p.host_end - p.t0 > il) /* a synchronization returned after the GPU */
+		il = p.host_end - p.t0;
 	if (host_end)
 		*host_end = p.host_end - p.t0;
 	wi_free(&p);

@@ -4,7 +4,14 @@
 // With --reset-exit it ends with cudaDeviceReset() and _exit(0): no atexit handlers run.
 //   launch_chain [--kernels N] [--threads T] [--elems E] [--seconds S] [--sync-every K]
 //                [--reset-exit]
+// Steps mode (skip advise's graph prediction, checked): --chain K --steps S runs S steps, each
+// an NVTX range "step" of K kernels on one stream and a cudaStreamSynchronize, after 20
+// untimed steps; with --graph each step is one launch of a CUDA graph of the same K kernels,
+// captured once (the hand-written graph variant).
+//   launch_chain --chain K --steps S [--graph] [--elems E]
 #include "common.h"
+#include <algorithm>
+#include <nvtx3/nvToolsExt.h>
 #include <chrono>
 #include <thread>
 #include <unistd.h>
@@ -16,8 +23,59 @@ static double now_s()
 		.count();
 }
 
+static int steps_mode(int argc, char **argv)
+{
+	int k = (int)arg_long(argc, argv, "--chain", 20);
+	long steps = arg_long(argc, argv, "--steps", 1000);
+	int elems = (int)arg_long(argc, argv, "--elems", 1024);
+	bool graph = arg_flag(argc, argv, "--graph");
+	cudaGraphExec_t exec = nullptr;
+	cudaStream_t s;
+	std::vector<double> us;
+	float *x;
+
+	CHECK(cudaMalloc(&x, elems * sizeof(float)));
+	CHECK(cudaMemset(x, 0, elems * sizeof(float)));
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	if (graph) {
+		cudaGraph_t g;
+
+		CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+		for (int i = 0; i < k; i++)
+			add_one<<<(elems + 255) / 256, 256, 0, s>>>(x, elems);
+		CHECK(cudaStreamEndCapture(s, &g));
+		CHECK(cudaGraphInstantiate(&exec, g, 0));
+		CHECK(cudaGraphDestroy(g));
+	}
+	CHECK(cudaDeviceSynchronize());
+	for (long step = -20; step < steps; step++) {
+		double t = now_s();
+
+		nvtxRangePushA("step");
+		if (graph)
+			CHECK(cudaGraphLaunch(exec, s));
+		else
+			for (int i = 0; i < k; i++)
+				add_one<<<(elems + 255) / 256, 256, 0, s>>>(x, elems);
+		CHECK(cudaStreamSynchronize(s));
+		nvtxRangePop();
+		if (step >= 0)
+			us.push_back((now_s() - t) * 1e6);
+	}
+	std::sort(us.begin(), us.end());
+	printf("APP launch_chain mode=%s chain=%d steps=%ld kernels=%ld us_per_step_median=%.3f "
+	       "us_per_step_min=%.3f\n",
+	       graph ? "graph" : "plain", k, steps, (steps + 20) * k, us[us.size() / 2], us[0]);
+	if (exec)
+		CHECK(cudaGraphExecDestroy(exec));
+	CHECK(cudaFree(x));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (arg_long(argc, argv, "--chain", 0) > 0)
+		return steps_mode(argc, argv);
 	long n = arg_long(argc, argv, "--kernels", 10000);
 	int threads = (int)arg_long(argc, argv, "--threads", 1);
 	int elems = (int)arg_long(argc, argv, "--elems", 1024);

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""calibrate.py: a calibration file for `skip advise --calibration` from advise_calib's output.
+
+  calibrate.py BARE.txt PROFILED.txt TRACE.db > machine.cal.json
+
+BARE.txt: `build/apps/advise_calib` run alone; PROFILED.txt and TRACE.db: the same program under
+`skip record -o TRACE.db`. Host costs come from the bare run; the profiler's cost per launch is
+the difference of the two runs' launch calls; what only the GPU timeline shows (an empty kernel's
+duration, a synchronize's return after the GPU is done) comes from the trace. Derived so that the
+model reproduces the bare run's one-node graph (launch + synchronize) exactly:
+  graph_first_ns    = graph_total - graph_launch - empty kernel - synchronize return
+  graph_node_gap_ns = (graph64_total - graph_total) / 63 - empty kernel
+docs/skip-advise.md "Calibration" explains each figure.
+"""
+import json
+import sqlite3
+import statistics
+import sys
+
+
+def calib_line(path):
+    for line in open(path):
+        if line.startswith("CALIB "):
+            return json.loads(line[6:])
+    sys.exit(f"calibrate.py: {path}: no CALIB line (is it advise_calib's output?)")
+
+
+def main():
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    bare, prof = calib_line(sys.argv[1]), calib_line(sys.argv[2])
+    db = sqlite3.connect(sys.argv[3])
+    kern = db.execute(
+        "SELECT k.start, k.end, k.graphId FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+        "JOIN StringIds s ON s.id = k.shortName WHERE s.value = 'empty_k' ORDER BY k.start"
+    ).fetchall()
+    kdur = statistics.median(e - s for s, e, _ in kern)
+    ends = sorted(e for _, e, _ in kern)
+    syncs = db.execute(
+        "SELECT r.start, r.end FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
+        "ON s.id = r.nameId WHERE s.value LIKE 'cudaStreamSynchronize%'").fetchall()
+    import bisect
+    rets = []
+    for s, e in syncs:
+        i = bisect.bisect_right(ends, e)
+        if i and ends[i - 1] > s:
+            rets.append(e - ends[i - 1])
+    sync_ret = statistics.median(rets)
+    gaps = [b[0] - a[1] for a, b in zip(kern, kern[1:])
+            if a[2] is not None and b[2] is not None and b[0] >= a[1] and b[0] - a[1] < 5000]
+    trace_node_gap = statistics.median(gaps) if gaps else None
+    cal = {
+        "graph_launch_ns": bare["graph_launch_ns"],
+        "graph_first_ns": max(0.0, bare["graph_total_ns"] - bare["graph_launch_ns"] - kdur -
+                              sync_ret),
+        "graph_node_gap_ns": max(0.0, (bare["graph64_total_ns"] - bare["graph_total_ns"]) / 63 -
+                                 kdur),
+        "event_record_ns": bare["event_record_ns"],
+        "stream_wait_ns": bare["stream_wait_ns"],
+        "sync_idle_ns": bare["sync_idle_ns"],
+        "profiler_launch_ns": max(0.0, prof["launch_ns"] - bare["launch_ns"]),
+    }
+    json.dump(cal, sys.stdout, indent=1)
+    print()
+    print(json.dumps({"empty_kernel_ns": kdur, "sync_return_ns": sync_ret,
+                      "trace_node_gap_ns": trace_node_gap, "bare": bare, "profiled": prof}),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

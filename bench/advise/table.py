@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""table.py: docs/BENCHMARKS.md's tables from closed_loop.sh's OUTDIR.
+
+  table.py OUTDIR [--advice advice.json|advice_default.json]
+
+Per DAG: the model's calibration error, the predicted and measured speedup over serial of the
+plan skip advise wrote (measured: median over rounds of serial median / plan median, each round
+two fresh processes), their relative error; then the same for E2 and E3 from the `--executor all`
+runs. Then launch_chain's predicted and measured CUDA-graph gain.
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+DAGS = ["vec", "bs", "ml", "hits", "img", "dl", "m1", "m2"]
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def medians(out, d, kind):
+    """Per round: {executor: median_ms}."""
+    rounds = []
+    for p in sorted(glob.glob(f"{out}/{d}.{kind}.*.json")):
+        try:
+            j = load(p)
+        except (OSError, ValueError):
+            continue
+        rounds.append({r["executor"]: r["median_ms"] for r in j["results"] if "median_ms" in r})
+    return rounds
+
+
+def spread(v):
+    return f"{statistics.median(v):.3f} [{min(v):.3f}, {max(v):.3f}]"
+
+
+def main():
+    out = sys.argv[1]
+    which = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--advice" else "advice.json"
+    print("| DAG | cal. error | plan | predicted | measured, median [min, max] | error |"
+          " E2 pred. / meas. | E3 pred. / meas. |")
+    print("|---|---|---|---|---|---|---|---|")
+    errs = []
+    for d in DAGS:
+        ap = f"{out}/{d}.{which}"
+        if not os.path.exists(ap):
+            print(f"| {d} | - | - | - | (no advice) | - | - | - |")
+            continue
+        a = load(ap)
+        items = {i["kind"]: i for i in a["advice"]}
+        best = a["advice"][a["best_plan"]] if a["best_plan"] >= 0 else None
+        serial = medians(out, d, "serial")
+        plan = medians(out, d, "plan")
+        allr = medians(out, d, "all")
+        meas = [s["serial"] / p[next(iter(p))] for s, p in zip(serial, plan) if p]
+        e2 = [r["serial"] / r["streams"] for r in allr if "streams" in r]
+        e3 = [r["serial"] / r["graph"] for r in allr if "graph" in r]
+        pred = best["speedup"] if best else float("nan")
+        m = statistics.median(meas) if meas else float("nan")
+        err = abs(pred - m) / m if meas else float("nan")
+        errs.append(err)
+        pe2 = items.get("streams", {}).get("speedup", float("nan"))
+        pe3 = items.get("dag-graph", {}).get("speedup", float("nan"))
+        print(f"| {d.upper()} | {100 * a['model']['calibration_error']:.1f}% | "
+              f"{best['kind'] if best else '-'} | {pred:.2f}x | "
+              f"{spread(meas) if meas else '-'}x | {100 * err:.1f}% | "
+              f"{pe2:.2f}x / {statistics.median(e2) if e2 else float('nan'):.2f}x | "
+              f"{pe3:.2f}x / {statistics.median(e3) if e3 else float('nan'):.2f}x |")
+    if errs:
+        print(f"\nplan speedup error: median {100 * statistics.median(errs):.1f}%, "
+              f"max {100 * max(errs):.1f}%; within 10%: {sum(e <= 0.10 for e in errs)} of "
+              f"{len(errs)}")
+    # launch_chain
+    def steps(p):
+        v = []
+        for line in open(p):
+            m = re.search(r"us_per_step_median=([0-9.]+)", line)
+            if m:
+                v.append(float(m.group(1)))
+        return v
+    try:
+        plain, graph = steps(f"{out}/chain.plain.txt"), steps(f"{out}/chain.graph.txt")
+        a = load(f"{out}/chain.{which}")
+        g = next(i for i in a["advice"] if i["kind"] == "graph")
+        meas = [p / q for p, q in zip(plain, graph)]
+        m = statistics.median(meas)
+        print(f"\nlaunch_chain --chain 20: step plain {spread(plain)} us, graph {spread(graph)} us;"
+              f" predicted {g['baseline_il_ns'] / 1000:.2f} -> {g['predicted_il_ns'] / 1000:.2f} us"
+              f" = {g['speedup']:.2f}x, measured {m:.2f}x [{min(meas):.2f}, {max(meas):.2f}],"
+              f" error {100 * abs(g['speedup'] - m) / m:.1f}%; calibration error "
+              f"{100 * a['model']['calibration_error']:.1f}%")
+    except (OSError, StopIteration, ValueError) as e:
+        print(f"\nlaunch_chain: {e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -25,6 +25,9 @@ struct wi_op {
 	int64_t gap;	  /* after the end of its stream predecessor or of a dependency */
 	int *deps;	  /* operations that must have ended (besides the stream order) */
 	int ndeps;
+	int after1;	  /* 1 + an operation whose start this one follows by after_gap (a graph
+			     dispatching its nodes one by one); 0: none */
+	int64_t after_gap;
 	int64_t start, end; /* out */
 };
 

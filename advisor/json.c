@@ -94,6 +94,10 @@ static cJSON *calibration_json(const struct skip_advice_report *r)
 	cJSON_AddNumberToObject(o, "sync_return_ns", c->sync_return_ns);
 	cJSON_AddNumberToObject(o, "sync_idle_ns", c->sync_idle_ns);
 	cJSON_AddNumberToObject(o, "profiler_launch_ns", c->profiler_launch_ns);
+	cJSON_AddNumberToObject(o, "profiler_driver_launch_ns", c->profiler_driver_launch_ns);
+	cJSON_AddNumberToObject(o, "stream_switch_ns", c->stream_switch_ns);
+	cJSON_AddNumberToObject(o, "graph_launch_node_ns", c->graph_launch_node_ns);
+	cJSON_AddNumberToObject(o, "graph_dispatch_ns", c->graph_dispatch_ns);
 	return o;
 }
 

@@ -226,7 +226,8 @@ static void add_launch_calls(struct builder *b)
 			.dur = op->api_end - op->launch,
 		};
 		if (!b->profiled)
-			b->pc[b->npc].dur -= (int64_t)b->cal->profiler_launch_ns;
+			b->pc[b->npc].dur -= (int64_t)(op->driver ? b->cal->profiler_driver_launch_ns
+								  : b->cal->profiler_launch_ns);
 		if (b->pc[b->npc].dur < 100)
 			b->pc[b->npc].dur = 100;
 		b->npc++;
@@ -363,7 +364,8 @@ static int graph_host(struct builder *b)
 	b->carry_gaps = 0; /* the host work between the captured launches is not repeated */
 	if (first >= 0) {
 		b->pc[first].dropped = 0;
-		b->pc[first].dur = (int64_t)b->cal->graph_launch_ns;
+		b->pc[first].dur = (int64_t)(b->cal->graph_launch_ns +
+					     (double)(b->r->n - 1) * b->cal->graph_launch_node_ns);
 		for (size_t k = 0; k < b->r->n; k++)
 			if (b->op_call[k] >= 0)
 				b->op_call[k] = first;
@@ -426,7 +428,7 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 		    int graph_call, int *member_op)
 {
 	char *first_on_stream = sk_xcalloc(64, 1);
-	int sms = b->tl->sm_count > 0 ? b->tl->sm_count : 132;
+	int sms = b->tl->sm_count > 0 ? b->tl->sm_count : 132, prev_node = -1;
 
 	for (size_t k = 0; k < b->r->n; k++) {
 		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
@@ -452,11 +454,17 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 				first_on_stream[o.stream] = 1;
 			o.lat = first || op->graph == 2 ? b->l->graph_first : 0;
 			o.gap = b->l->node_gap;
+			if (graph_call >= 0 && prev_node >= 0) { /* nodes are dispatched in turn */
+				o.after1 = prev_node + 1;
+				o.after_gap = (int64_t)b->cal->graph_dispatch_ns;
+			}
 		}
 		if (o.call < 0) { /* no launch call: it starts when it started */
 			o.submit_at = op->start - o.lat;
 		}
 		member_op[k] = wi_add_op(p, &o);
+		if (graph_call >= 0)
+			prev_node = member_op[k];
 	}
 	free(first_on_stream);
 }

@@ -39,8 +39,13 @@ struct skip_calibration {
 	double stream_gap_ns;	  /* between back-to-back kernels of a stream, likewise (600) */
 	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return (5000) */
 	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
-	double profiler_launch_ns; /* host time a recorded launch call spent in the profiler,
-				      subtracted when predicting an unprofiled run (1900) */
+	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
+				      spent in the profiler, taken out for an unprofiled run */
+	double profiler_driver_launch_ns; /* the same for a driver launch (cuLaunchKernelEx) */
+	double stream_switch_ns;  /* extra host time of a launch onto another stream than the
+				     previous launch's */
+	double graph_launch_node_ns; /* extra host time of cudaGraphLaunch per node after one */
+	double graph_dispatch_ns; /* between the starts of a graph's consecutive nodes */
 };
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
 

@@ -145,6 +145,14 @@ static int64_t earliest(struct sim *s, int o, int pos_in_stream)
 		if (pred->end + op->gap > e)
 			e = pred->end + op->gap;
 	}
+	if (op->after1 > 0) {
+		const struct wi_op *a = &s->p->ops[op->after1 - 1];
+
+		if (a->start < 0)
+			return -1;
+		if (a->start + op->after_gap > e)
+			e = a->start + op->after_gap;
+	}
 	for (int d = 0; d < op->ndeps; d++) {
 		const struct wi_op *dep = &s->p->ops[op->deps[d]];
 

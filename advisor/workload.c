@@ -37,6 +37,7 @@ struct wmodel {
 	int n;
 	struct task_stat *ts;
 	double host_gap; /* median host gap between calls, for calls the recording lacks */
+	double profiler; /* the profiler's cost per launch call of this recording */
 };
 
 /* The runtime's own kernels: sk_fill, sk_random, sk_compare... (runtime/builtin.cu). */
@@ -127,7 +128,7 @@ static size_t find_iterations(struct skip_trace *t, const struct skip_timeline *
 
 static int64_t host_cost(const struct wmodel *m, double recorded_call, int profiled)
 {
-	double d = recorded_call - (profiled ? 0 : m->c->o.cal.profiler_launch_ns);
+	double d = recorded_call - (profiled ? 0 : m->profiler);
 
 	return (int64_t)(d < 100 ? 100 : d);
 }
@@ -160,7 +161,7 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	int *last = sk_xmalloc(((size_t)plan->nstreams + 2) * sizeof(int));
 	char *recorded = sk_xcalloc((size_t)m->n + 1, 1);
-	int nstreams = plan->stream ? plan->nstreams : 1;
+	int nstreams = plan->stream ? plan->nstreams : 1, prev_stream = 0;
 	int64_t t;
 
 	for (int e = 0; e < plan->nevents; e++)
@@ -180,7 +181,10 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 				o.deps[nd++] = op_of[plan->events[e].from];
 			}
 		o.ndeps = nd;
-		call = add_call(&p, k ? m->ts[v].gap : 0, host_cost(m, m->ts[v].call, profiled));
+		call = add_call(&p, k ? m->ts[v].gap : 0,
+				host_cost(m, m->ts[v].call, profiled) +
+					(k && o.stream != prev_stream ? (int64_t)cal->stream_switch_ns : 0));
+		prev_stream = o.stream;
 		o.call = call;
 		op_of[v] = wi_add_op(&p, &o);
 		last[o.stream] = op_of[v];
@@ -198,37 +202,46 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 }
 
 /* E3: one graph launch, the tasks as nodes with the DAG's edges, one synchronize. */
-static int64_t model_graph(const struct wmodel *m)
+static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
 	struct wi_prog p = { .sms = m->c->tl->sm_count };
 	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
+	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
-	int call = add_call(&p, 0, (int64_t)cal->graph_launch_ns);
+	int call = add_call(&p, 0, (int64_t)(cal->graph_launch_ns +
+					     (m->n - 1) * cal->graph_launch_node_ns));
 	int64_t t;
 
-	for (int v = 0; v < m->n; v++) { /* task ids are a topological order */
+	for (int k = 0; k < m->n; k++) { /* in the plan's (topological) order, as exec.c adds
+					    the nodes */
+		int v = plan->order[k];
 		const int *preds;
 		int np = skip_graph_preds(m->g, v, &preds);
-		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms, .stream = v,
+		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms, .stream = k,
 				   .call = call, .lat = m->c->lat.graph_first,
 				   .gap = m->c->lat.node_gap };
 
 		o.deps = sk_xmalloc(((size_t)np + 1) * sizeof(int));
 		for (int i = 0; i < np; i++) {
-			o.deps[i] = preds[i];
+			o.deps[i] = op_of[preds[i]];
 			has_succ[preds[i]] = 1;
 		}
 		o.ndeps = np;
-		wi_add_op(&p, &o);
+		if (k) { /* the graph dispatches its nodes one after another */
+			o.after1 = k; /* the previous node: operation k - 1 */
+			o.after_gap = (int64_t)cal->graph_dispatch_ns;
+		}
+		op_of[v] = wi_add_op(&p, &o);
 	}
 	for (int v = 0; v < m->n; v++)
 		if (!has_succ[v])
-			sinks[nsinks++] = v;
+			sinks[nsinks++] = op_of[v];
 	add_sync(&p, m, m->host_gap, sinks, nsinks);
 	t = wi_simulate(&p) < 0 ? -1 : p.host_end - p.t0;
 	wi_free(&p);
 	free(sinks);
+	free(op_of);
 	free(has_succ);
 	return t;
 }
@@ -361,6 +374,8 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 		goto out;
 	}
 	m.ts = sk_xcalloc((size_t)m.n + 1, sizeof(*m.ts));
+	m.profiler = tl->ops[ker[first[0]]].driver ? c->o.cal.profiler_driver_launch_ns
+						   : c->o.cal.profiler_launch_ns;
 	task_stats(&m, tl, ker, first, ni, serial->order, &recorded);
 	free(ker);
 	r->regions = ni;
@@ -378,7 +393,7 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 			  r->workload);
 	po.executor = SKIP_EXEC_GRAPH;
 	if (!err && !(err = skip_plan_compute(m.g, &po, &graph)))
-		plan_item(r, &m, graph, base, (double)model_graph(&m), r->workload);
+		plan_item(r, &m, graph, base, (double)model_graph(&m, graph), r->workload);
 	for (size_t i = 0; i < r->nitems; i++)
 		if (r->items[i].plan_json &&
 		    (r->best_plan < 0 || r->items[i].speedup > r->items[r->best_plan].speedup))

@@ -62,6 +62,7 @@ enum sk_op_flags {
 	SK_F_GRAPH = 1 << 1,	   /* from a CUDA graph launch */
 	SK_F_GRAPH_FIRST = 1 << 2, /* the first node (by start) of its graph launch */
 	SK_F_HW_SUBMIT = 1 << 3,   /* submit comes from the hardware `submitted` timestamp */
+	SK_F_DRIVER = 1 << 4,	   /* its launch call is a driver API call (cuLaunchKernel...) */
 };
 
 /* One GPU operation of a run. */

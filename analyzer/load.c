@@ -269,6 +269,7 @@ struct api_job {
 	int64_t run_id;
 	struct sk_api *apis;
 	size_t n;
+	size_t nruntime; /* apis[0 .. nruntime) are runtime calls, the rest driver calls */
 	struct sk_span *syncs;
 	size_t nsyncs;
 	int err;
@@ -325,6 +326,7 @@ static void *load_apis(void *arg)
 	size_t cap = 0, scap = 0;
 
 	j->err = load_api_table(j, "CUPTI_ACTIVITY_KIND_RUNTIME", &cap, &scap);
+	j->nruntime = j->n;
 	if (!j->err)
 		j->err = load_api_table(j, "CUPTI_ACTIVITY_KIND_DRIVER", &cap, &scap);
 	if (j->err)
@@ -339,9 +341,9 @@ static int cmp_span_end(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-static void link_op(struct sk_op *op, const struct sk_api *a)
+static void link_op(struct sk_op *op, const struct sk_api *a, int driver)
 {
-	op->flags |= SK_F_API;
+	op->flags |= SK_F_API | (driver ? SK_F_DRIVER : 0);
 	op->launch = a->start;
 	op->api_end = a->end;
 	op->tid = a->tid;
@@ -350,7 +352,7 @@ static void link_op(struct sk_op *op, const struct sk_api *a)
 }
 
 /* Join through a hash on (process, correlation id): the general case. */
-static void join_hash(struct sk_run *run, const struct sk_api *apis, size_t napis)
+static void join_hash(struct sk_run *run, const struct sk_api *apis, size_t napis, size_t nrt)
 {
 	struct api_hash h;
 
@@ -361,7 +363,7 @@ static void join_hash(struct sk_run *run, const struct sk_api *apis, size_t napi
 		int64_t j = hash_get(&h, run->ops[i].pid, run->ops[i].corr);
 
 		if (j >= 0)
-			link_op(&run->ops[i], &apis[j]);
+			link_op(&run->ops[i], &apis[j], (size_t)j >= nrt);
 	}
 	free(h.keys);
 	free(h.vals);
@@ -372,7 +374,7 @@ static void join_hash(struct sk_run *run, const struct sk_api *apis, size_t napi
  * so with one process (the common case) a table indexed by correlation id does it with 4
  * bytes per id instead of a hash; several processes, or sparse ids, take the hash.
  */
-static void join(struct sk_run *run, const struct sk_api *apis, size_t napis)
+static void join(struct sk_run *run, const struct sk_api *apis, size_t napis, size_t nrt)
 {
 	uint32_t lo = UINT32_MAX, hi = 0, *table;
 	int one_pid = 1;
@@ -385,7 +387,7 @@ static void join(struct sk_run *run, const struct sk_api *apis, size_t napis)
 	if (!napis)
 		return;
 	if (!one_pid || (uint64_t)(hi - lo) > 4 * (uint64_t)napis + 4096) {
-		join_hash(run, apis, napis);
+		join_hash(run, apis, napis, nrt);
 		return;
 	}
 	table = sk_xcalloc((size_t)(hi - lo) + 1, sizeof(uint32_t));
@@ -396,7 +398,7 @@ static void join(struct sk_run *run, const struct sk_api *apis, size_t napis)
 
 		if (op->pid == apis[0].pid && op->corr >= lo && op->corr <= hi &&
 		    table[op->corr - lo])
-			link_op(op, &apis[table[op->corr - lo] - 1]);
+			link_op(op, &apis[table[op->corr - lo] - 1], table[op->corr - lo] - 1 >= nrt);
 	}
 	free(table);
 }
@@ -465,7 +467,7 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run 
 	run->syncs = job.syncs;
 	run->nsyncs = job.nsyncs;
 	if (!err) {
-		join(run, job.apis, job.n);
+		join(run, job.apis, job.n, job.nruntime);
 		mark_graph_firsts(run);
 		if (run->nsyncs)
 			qsort(run->syncs, run->nsyncs, sizeof(*run->syncs), cmp_span_end);

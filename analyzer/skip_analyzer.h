@@ -244,6 +244,7 @@ struct skip_op {
 	uint16_t device;
 	uint8_t kind;	     /* enum skip_op_kind */
 	uint8_t graph;	     /* 0, or 1 from a graph launch, 2 the first kernel of it */
+	uint8_t driver;	     /* launched by a driver API call (cuLaunchKernel...), not runtime */
 };
 
 /* A host call that waited for the GPU (synchronize, a synchronous memcpy/memset). */

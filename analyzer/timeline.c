@@ -67,6 +67,7 @@ static void copy_op(const struct sk_op *o, struct skip_op *p)
 	p->window = o->region;
 	p->device = o->device;
 	p->kind = o->kind;
+	p->driver = (o->flags & SK_F_DRIVER) != 0;
 	p->graph = (o->flags & SK_F_GRAPH) ? ((o->flags & SK_F_GRAPH_FIRST) ? 2 : 1) : 0;
 }
 

@@ -217,7 +217,8 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
 #define K(f) { #f, offsetof(struct skip_calibration, f) }
 		K(graph_launch_ns),   K(graph_first_ns),    K(graph_node_gap_ns), K(event_record_ns),
 		K(stream_wait_ns),    K(launch_latency_ns), K(stream_gap_ns),	  K(sync_return_ns),
-		K(sync_idle_ns),      K(profiler_launch_ns),
+		K(sync_idle_ns),      K(profiler_launch_ns), K(profiler_driver_launch_ns),
+		K(stream_switch_ns),  K(graph_launch_node_ns), K(graph_dispatch_ns),
 #undef K
 	};
 	char *text;

@@ -10,6 +10,11 @@ duration, a synchronize's return after the GPU is done) comes from the trace. De
 model reproduces the bare run's one-node graph (launch + synchronize) exactly:
   graph_first_ns    = graph_total - graph_launch - empty kernel - synchronize return
   graph_node_gap_ns = (graph64_total - graph_total) / 63 - empty kernel
+and from differences of bare timings:
+  profiler_driver_launch_ns = cuLaunchKernelEx profiled - bare (likewise cudaLaunchKernel)
+  stream_switch_ns     = cuLaunchKernelEx round-robin over 8 streams - on one stream
+  graph_launch_node_ns = (cudaGraphLaunch of 64 nodes - of 1 node) / 63
+  graph_dispatch_ns    = (16 independent 20-us nodes - 1 such node) / 15, all 16 fitting the GPU
 docs/skip-advise.md "Calibration" explains each figure.
 """
 import json
@@ -59,6 +64,11 @@ def main():
         "stream_wait_ns": bare["stream_wait_ns"],
         "sync_idle_ns": bare["sync_idle_ns"],
         "profiler_launch_ns": max(0.0, prof["launch_ns"] - bare["launch_ns"]),
+        "profiler_driver_launch_ns": max(0.0, prof["drv_launch_ns"] - bare["drv_launch_ns"]),
+        "stream_switch_ns": max(0.0, bare["drv_switch_ns"] - bare["drv_launch_ns"]),
+        "graph_launch_node_ns": max(0.0, (bare["graph64_launch_ns"] - bare["graph_launch_ns"]) /
+                                    63),
+        "graph_dispatch_ns": max(0.0, (bare["spin16_total_ns"] - bare["spin1_total_ns"]) / 15),
     }
     json.dump(cal, sys.stdout, indent=1)
     print()

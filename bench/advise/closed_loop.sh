@@ -8,6 +8,8 @@
 # 2. each DAG of bench/dags at its launch-bound (small) size: record the serial executor, advise
 #    (-o plan.json), then ROUNDS interleaved rounds of: serial, the plan, every executor, each
 #    a fresh `skip run` process of 50 timed iterations after 3 warm-up ones (unprofiled).
+#    Also records E2 and E3 once each (OUTDIR/NAME.streams.db, NAME.graph.db), to compare with
+#    the model's programs.
 # 3. launch_chain --chain 20: record the plain steps, advise --region step, then ROUNDS
 #    interleaved rounds of the plain program and its hand-written CUDA-graph variant.
 set -u
@@ -36,6 +38,10 @@ for d in vec bs ml hits img dl m1 m2; do
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal --json > "$out/$d.advice.json"
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
 		> "$out/$d.advice_default.json"
+	for e in streams graph; do # what E2 and E3 really did, to compare with the model
+		"$B/skip" record -q -o "$out/$d.$e.db" -- "$B/skip" run "$w" --size small \
+			--executor $e -n 50 --warmup 3 > /dev/null 2>&1
+	done
 	for r in $(seq "$rounds"); do
 		$run --executor serial > "$out/$d.serial.$r.json"
 		$run --plan "$out/$d.plan.json" > "$out/$d.plan.$r.json"
@@ -47,6 +53,8 @@ done
 say "launch_chain"
 "$B/skip" record -q -o "$out/chain.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
 	> "$out/chain.rec.txt" 2>&1
+"$B/skip" record -q -o "$out/chain.graph.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
+	--graph > /dev/null 2>&1
 "$B/skip" advise "$out/chain.db" --region step $cal > "$out/chain.advise.txt" 2>&1
 "$B/skip" advise "$out/chain.db" --region step $cal --json > "$out/chain.advice.json"
 "$B/skip" advise "$out/chain.db" --region step --json > "$out/chain.advice_default.json"

@@ -25,9 +25,9 @@ struct wi_op {
 	int64_t gap;	  /* after the end of its stream predecessor or of a dependency */
 	int *deps;	  /* operations that must have ended (besides the stream order) */
 	int ndeps;
-	int after1;	  /* 1 + an operation whose start this one follows by after_gap (a graph
-			     dispatching its nodes one by one); 0: none */
-	int64_t after_gap;
+	int graph_node;	  /* a node of a CUDA graph: it starts at least the program's dispatch_gap
+			     after the previous graph node started (the GPU dispatches them in
+			     turn, whichever is ready) */
 	int64_t start, end; /* out */
 };
 
@@ -51,6 +51,7 @@ struct wi_prog {
 	int nstreams;
 	int nthreads;
 	int sms;	  /* multiprocessors of the GPU */
+	int64_t dispatch_gap; /* between the starts of two graph nodes */
 	int64_t t0;
 	int64_t host_end;  /* out: the last host call's end */
 };

@@ -428,7 +428,7 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 		    int graph_call, int *member_op)
 {
 	char *first_on_stream = sk_xcalloc(64, 1);
-	int sms = b->tl->sm_count > 0 ? b->tl->sm_count : 132, prev_node = -1;
+	int sms = b->tl->sm_count > 0 ? b->tl->sm_count : 132;
 
 	for (size_t k = 0; k < b->r->n; k++) {
 		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
@@ -454,17 +454,12 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 				first_on_stream[o.stream] = 1;
 			o.lat = first || op->graph == 2 ? b->l->graph_first : 0;
 			o.gap = b->l->node_gap;
-			if (graph_call >= 0 && prev_node >= 0) { /* nodes are dispatched in turn */
-				o.after1 = prev_node + 1;
-				o.after_gap = (int64_t)b->cal->graph_dispatch_ns;
-			}
+			o.graph_node = graph_call >= 0; /* dispatched in turn */
 		}
 		if (o.call < 0) { /* no launch call: it starts when it started */
 			o.submit_at = op->start - o.lat;
 		}
 		member_op[k] = wi_add_op(p, &o);
-		if (graph_call >= 0)
-			prev_node = member_op[k];
 	}
 	free(first_on_stream);
 }
@@ -483,7 +478,8 @@ int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *
 {
 	struct builder b = { .tl = tl, .r = r, .l = l, .cal = cal, .profiled = profiled,
 			     .carry_gaps = 1 };
-	struct wi_prog p = { .t0 = r->t0, .sms = tl->sm_count };
+	struct wi_prog p = { .t0 = r->t0, .sms = tl->sm_count,
+			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns };
 	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
 	int64_t il;
 

@@ -126,6 +126,7 @@ struct sim {
 	int64_t *wake_at;  /* per stream: the wake-up already queued, -1 none */
 	int free_sms;
 	int running;
+	int64_t last_node; /* when the last graph node started, -1 none yet */
 };
 
 /* When operation @o could start if multiprocessors allow: -1 when not known yet. */
@@ -145,14 +146,8 @@ static int64_t earliest(struct sim *s, int o, int pos_in_stream)
 		if (pred->end + op->gap > e)
 			e = pred->end + op->gap;
 	}
-	if (op->after1 > 0) {
-		const struct wi_op *a = &s->p->ops[op->after1 - 1];
-
-		if (a->start < 0)
-			return -1;
-		if (a->start + op->after_gap > e)
-			e = a->start + op->after_gap;
-	}
+	if (op->graph_node && s->last_node >= 0 && s->last_node + s->p->dispatch_gap > e)
+		e = s->last_node + s->p->dispatch_gap;
 	for (int d = 0; d < op->ndeps; d++) {
 		const struct wi_op *dep = &s->p->ops[op->deps[d]];
 
@@ -189,6 +184,8 @@ static void dispatch(struct sim *s, int64_t now)
 			continue; /* waits for an end */
 		s->p->ops[o].start = now;
 		s->p->ops[o].end = now + s->p->ops[o].dur;
+		if (s->p->ops[o].graph_node)
+			s->last_node = now;
 		s->free_sms -= s->p->ops[o].sms;
 		s->running++;
 		push(&s->h, s->p->ops[o].end, EV_END, o);
@@ -271,6 +268,7 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 	for (int st = 0; st < p->nstreams; st++)
 		s->wake_at[st] = -1;
 	s->free_sms = p->sms > 0 ? p->sms : 132;
+	s->last_node = -1;
 	for (int th = 0; th < p->nthreads; th++) {
 		s->waiting_call[th] = -1;
 		s->thread_calls[th] = sk_xmalloc(((size_t)p->ncalls + 1) * sizeof(int));

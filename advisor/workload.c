@@ -205,7 +205,8 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	struct wi_prog p = { .sms = m->c->tl->sm_count };
+	struct wi_prog p = { .sms = m->c->tl->sm_count,
+			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns };
 	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
@@ -228,10 +229,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 			has_succ[preds[i]] = 1;
 		}
 		o.ndeps = np;
-		if (k) { /* the graph dispatches its nodes one after another */
-			o.after1 = k; /* the previous node: operation k - 1 */
-			o.after_gap = (int64_t)cal->graph_dispatch_ns;
-		}
+		o.graph_node = 1; /* the GPU dispatches the ready nodes one after another */
 		op_of[v] = wi_add_op(&p, &o);
 	}
 	for (int v = 0; v < m->n; v++)

@@ -9,10 +9,11 @@ the difference of the two runs' launch calls; what only the GPU timeline shows (
 duration, a synchronize's return after the GPU is done) comes from the trace. Derived so that the
 model reproduces the bare run's one-node graph (launch + synchronize) exactly:
   graph_first_ns    = graph_total - graph_launch - empty kernel - synchronize return
-  graph_node_gap_ns = (graph64_total - graph_total) / 63 - empty kernel
 and from differences of bare timings:
+  graph_node_gap_ns    = (16 dependent 5-us nodes - 1 such node) / 15 - 5 us
   profiler_driver_launch_ns = cuLaunchKernelEx profiled - bare (likewise cudaLaunchKernel)
-  stream_switch_ns     = cuLaunchKernelEx round-robin over 8 streams - on one stream
+  stream_switch_ns     = cuLaunchKernelEx of a 3-us kernel onto the next of 8 busy streams (after
+                         a cudaStreamWaitEvent, before a cudaEventRecord) - onto its own busy one
   graph_launch_node_ns = (cudaGraphLaunch of 64 nodes - of 1 node) / 63
   graph_dispatch_ns    = (16 independent 20-us nodes - 1 such node) / 15, all 16 fitting the GPU
 docs/skip-advise.md "Calibration" explains each figure.
@@ -58,14 +59,14 @@ def main():
         "graph_launch_ns": bare["graph_launch_ns"],
         "graph_first_ns": max(0.0, bare["graph_total_ns"] - bare["graph_launch_ns"] - kdur -
                               sync_ret),
-        "graph_node_gap_ns": max(0.0, (bare["graph64_total_ns"] - bare["graph_total_ns"]) / 63 -
-                                 kdur),
+        "graph_node_gap_ns": max(0.0, (bare["chain16_total_ns"] - bare["chain1_total_ns"]) / 15 -
+                                 5000),
         "event_record_ns": bare["event_record_ns"],
         "stream_wait_ns": bare["stream_wait_ns"],
         "sync_idle_ns": bare["sync_idle_ns"],
         "profiler_launch_ns": max(0.0, prof["launch_ns"] - bare["launch_ns"]),
         "profiler_driver_launch_ns": max(0.0, prof["drv_launch_ns"] - bare["drv_launch_ns"]),
-        "stream_switch_ns": max(0.0, bare["drv_switch_ns"] - bare["drv_launch_ns"]),
+        "stream_switch_ns": max(0.0, bare["drv_busy_switch_ns"] - bare["drv_busy_ns"]),
         "graph_launch_node_ns": max(0.0, (bare["graph64_launch_ns"] - bare["graph_launch_ns"]) /
                                     63),
         "graph_dispatch_ns": max(0.0, (bare["spin16_total_ns"] - bare["spin1_total_ns"]) / 15),

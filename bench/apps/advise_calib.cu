@@ -12,6 +12,12 @@
 //   drv_switch_ns    the same, each launch onto the next of 8 streams
 //   spin1_total_ns   launch a one-node graph of a 20 us kernel (4 blocks) and synchronize
 //   spin16_total_ns  the same with 16 independent such nodes (64 blocks: all fit at once)
+//   chain1_total_ns  launch a one-node graph of a 5 us kernel and synchronize
+//   chain16_total_ns the same with 16 dependent such nodes
+//   drv_busy_ns      cuLaunchKernelEx of a 3 us kernel onto its busy stream
+//   drv_busy_switch_ns the same onto the next of 8 streams, each launch after a
+//                    cudaStreamWaitEvent on the previous stream's last kernel and followed by
+//                    a cudaEventRecord (the launch call alone is timed), as E2 does
 // bench/advise/calibrate.py turns a bare run and a run under skip record into a calibration
 // file for `skip advise --calibration` (docs/skip-advise.md "Calibration").
 //   advise_calib [--reps N]
@@ -32,6 +38,20 @@ __global__ void spin_k(long long ns)
 	do
 		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	while ((long long)(t - t0) < ns);
+}
+
+static cudaGraphExec_t spin_chain(cudaStream_t s, int n, long long ns)
+{
+	cudaGraph_t g;
+	cudaGraphExec_t e;
+
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+	for (int i = 0; i < n; i++)
+		spin_k<<<4, 32, 0, s>>>(ns);
+	CHECK(cudaStreamEndCapture(s, &g));
+	CHECK(cudaGraphInstantiate(&e, g, 0));
+	CHECK(cudaGraphDestroy(g));
+	return e;
 }
 
 static cudaGraphExec_t spin_graph(cudaStream_t s, int n, long long ns)
@@ -90,7 +110,8 @@ int main(int argc, char **argv)
 {
 	int reps = (int)arg_long(argc, argv, "--reps", 2000);
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
-		spin1, spin16;
+		spin1, spin16, ch1, ch16, busy, busysw;
+	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
 	cudaStream_t s, s2;
@@ -101,6 +122,14 @@ int main(int argc, char **argv)
 	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
 	cudaGraphExec_t g1 = chain_graph(s, 1), gc = chain_graph(s, 64);
 	cudaGraphExec_t sp1 = spin_graph(s, 1, 20000), sp16 = spin_graph(s, 16, 20000);
+	cudaGraphExec_t c1 = spin_chain(s, 1, 5000), c16 = spin_chain(s, 16, 5000);
+	CUfunction spin_fn;
+	long long spin_ns = 3000;
+	void *spin_args[] = { &spin_ns };
+
+	CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&spin_fn, (const void *)spin_k));
+	for (int i = 0; i < 8; i++)
+		CHECK(cudaEventCreateWithFlags(&rev[i], cudaEventDisableTiming));
 
 	for (int i = 0; i < 8; i++)
 		CHECK(cudaStreamCreateWithFlags(&ring[i], cudaStreamNonBlocking));
@@ -199,6 +228,48 @@ int main(int argc, char **argv)
 		for (int i = 0; i < reps / 4; i++) {
 			double t = now_ns();
 
+			CHECK(cudaGraphLaunch(c1, s));
+			CHECK(cudaStreamSynchronize(s));
+			double t2 = now_ns();
+			CHECK(cudaGraphLaunch(c16, s));
+			CHECK(cudaStreamSynchronize(s));
+			if (keep) {
+				ch1.push_back(t2 - t);
+				ch16.push_back(now_ns() - t2);
+			}
+		}
+		for (int sw = 0; sw < 2; sw++) {
+			for (int i = 0; i < reps; i++) {
+				CUlaunchConfig cfg = {};
+				cudaStream_t st = sw ? ring[i % 8] : s;
+
+				cfg.gridDimX = 4;
+				cfg.gridDimY = cfg.gridDimZ = 1;
+				cfg.blockDimX = 32;
+				cfg.blockDimY = cfg.blockDimZ = 1;
+				cfg.hStream = (CUstream)st;
+				if (sw && i)
+					CHECK(cudaStreamWaitEvent(st, rev[(i - 1) % 8], 0));
+				double t = now_ns();
+				CUresult r = cuLaunchKernelEx(&cfg, spin_fn, spin_args, nullptr);
+				double dt = now_ns() - t;
+
+				if (r != CUDA_SUCCESS) {
+					fprintf(stderr, "cuLaunchKernelEx failed: %d\n", (int)r);
+					return 1;
+				}
+				if (sw)
+					CHECK(cudaEventRecord(rev[i % 8], st));
+				if (keep && i % 16)
+					(sw ? busysw : busy).push_back(dt);
+				if (i % 16 == 15)
+					CHECK(cudaDeviceSynchronize());
+			}
+			CHECK(cudaDeviceSynchronize());
+		}
+		for (int i = 0; i < reps / 4; i++) {
+			double t = now_ns();
+
 			CHECK(cudaGraphLaunch(sp1, s));
 			CHECK(cudaStreamSynchronize(s));
 			double t2 = now_ns();
@@ -214,10 +285,12 @@ int main(int argc, char **argv)
 	       "\"sync_idle_ns\": %.0f, \"stream_total_ns\": %.0f, \"graph_launch_ns\": %.0f, "
 	       "\"graph_total_ns\": %.0f, \"graph64_total_ns\": %.0f, \"graph64_launch_ns\": %.0f, "
 	       "\"drv_launch_ns\": %.0f, \"drv_switch_ns\": %.0f, \"spin1_total_ns\": %.0f, "
-	       "\"spin16_total_ns\": %.0f}\n",
+	       "\"spin16_total_ns\": %.0f, \"chain1_total_ns\": %.0f, \"chain16_total_ns\": %.0f, "
+	       "\"drv_busy_ns\": %.0f, \"drv_busy_switch_ns\": %.0f}\n",
 	       median(launch), median(rec), median(wait), median(idle), median(stotal),
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
-	       median(drvsw), median(spin1), median(spin16));
+	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
+	       median(busy), median(busysw));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	return 0;

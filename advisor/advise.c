@@ -56,8 +56,8 @@ static void regions_whole(const struct skip_timeline *tl, struct sk_regions *rs)
 	for (size_t i = 0; i < tl->nops; i++)
 		region_add(r, tl, i);
 	r->t0 = tl->t0;
-	for (size_t i = 0; i < tl->nops && tl->ops[i].launch != INT64_MIN; i++)
-		if (tl->ops[i].launch < r->t0)
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].launch != INT64_MIN && tl->ops[i].launch < r->t0)
 			r->t0 = tl->ops[i].launch;
 	rs->label = sk_xstrdup("the whole run");
 }
@@ -414,7 +414,9 @@ static void set_defaults(struct skip_advise_opts *o)
 		o->min_ps = 1.0;
 	if (!o->top)
 		o->top = 5;
-	if (o->cal.graph_launch_ns <= 0)
+	static const struct skip_calibration unset;
+
+	if (!memcmp(&o->cal, &unset, sizeof(unset))) /* all zero: not given */
 		skip_calibration_default(&o->cal);
 }
 
@@ -512,8 +514,12 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		skip_advice_free(r);
 		return err;
 	}
-	if (r->nitems && !c.o.workload)
+	if (r->nitems)
 		qsort(r->items, r->nitems, sizeof(*r->items), cmp_item);
+	for (size_t i = 0; i < r->nitems; i++) /* the plan: the fastest executable item */
+		if (r->items[i].plan_json &&
+		    (r->best_plan < 0 || r->items[i].speedup > r->items[r->best_plan].speedup))
+			r->best_plan = (int)i;
 	*out = r;
 	return 0;
 }

@@ -75,8 +75,8 @@ static struct entry *find_or_add(struct table *t, const int32_t *ids, int len)
 }
 
 /* Did a host synchronization of the process run between these two launches? */
-static int sync_between(const struct skip_timeline *tl, const struct skip_op *a,
-			const struct skip_op *b)
+int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
+		    const struct skip_op *b)
 {
 	size_t lo = 0, hi = tl->nsyncs;
 
@@ -142,7 +142,7 @@ static void build_seqs(const struct skip_timeline *tl, struct seq *sq, size_t *n
 		sq[s].segment[sq[s].n] = sq[s].n == 0 ? 0
 				       : sq[s].segment[sq[s].n - 1] +
 						 (tl->ops[last[s]].window != op->window ||
-						  sync_between(tl, &tl->ops[last[s]], op));
+						  sk_sync_between(tl, &tl->ops[last[s]], op));
 		last[s] = i;
 		sq[s].n++;
 	}

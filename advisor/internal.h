@@ -126,6 +126,9 @@ void sk_item_set(struct skip_advice *a, double base, double pred, double total_s
  * the report's calibration figures and adds the STREAMS and DAGGRAPH items with their plans. */
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 
+/* fusion.c: did a host synchronization of a's process end between the launches of a and b? */
+int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
+		    const struct skip_op *b);
 /* fusion.c: PS chains over the kernels of @tl (in trace order per stream, split where a host
  * synchronization came between two launches). */
 size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl, int min_len,

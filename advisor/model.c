@@ -256,7 +256,8 @@ static void add_sync_calls(struct builder *b)
 		if (th < 0)
 			continue; /* a thread that launched nothing in the region */
 		b->pc[b->npc++] = (struct pcall){ .start = y->start, .end = y->end, .thread = th,
-						  .sync = (int)s, .dur = 1000 };
+						  .sync = (int)s,
+						  .dur = (int64_t)b->cal->sync_idle_ns };
 	}
 }
 
@@ -398,8 +399,9 @@ static void fuse(struct builder *b, const int32_t *chain, int len, int *merged)
 
 			if (q->stream != op->stream || q->pid != op->pid)
 				continue;
-			if (q->kind != SKIP_OP_KERNEL || q->graph || op_id(q) != chain[m])
-				break;
+			if (q->kind != SKIP_OP_KERNEL || q->graph || op_id(q) != chain[m] ||
+			    sk_sync_between(b->tl, &b->tl->ops[b->r->idx[pos[m - 1]]], q))
+				break; /* as the chains were found: not across a synchronization */
 			pos[m++] = j;
 		}
 		if (m < len)

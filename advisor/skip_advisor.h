@@ -24,9 +24,11 @@
 #include "skip_analyzer.h"
 
 /*
- * Costs the model cannot read off the trace, measured on the H100 here (docs/BENCHMARKS.md,
- * shared/research/runtime.md). Each is replaced by the trace's own figure where the trace has
- * one (e.g. recorded cudaGraphLaunch calls).
+ * Costs the model cannot read off the trace, measured on the H100 here with
+ * bench/apps/advise_calib and bench/advise/calibrate.py (docs/skip-advise.md "Calibration").
+ * launch_latency_ns, stream_gap_ns, graph_first_ns, graph_node_gap_ns and sync_return_ns are
+ * only fallbacks: the recording's own figures replace them where it shows any. All zero: the
+ * defaults (skip_calibration_default()).
  */
 struct skip_calibration {
 	double graph_launch_ns;	  /* host time of cudaGraphLaunch (3.2-4.8 us measured: 4000) */

@@ -392,10 +392,6 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 	po.executor = SKIP_EXEC_GRAPH;
 	if (!err && !(err = skip_plan_compute(m.g, &po, &graph)))
 		plan_item(r, &m, graph, base, (double)model_graph(&m, graph), r->workload);
-	for (size_t i = 0; i < r->nitems; i++)
-		if (r->items[i].plan_json &&
-		    (r->best_plan < 0 || r->items[i].speedup > r->items[r->best_plan].speedup))
-			r->best_plan = (int)i;
 out:
 	skip_plan_free(serial);
 	skip_plan_free(streams);

@@ -48,8 +48,8 @@ static const char help[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 ok; 2 for a usage error or input that cannot be advised on (not a skip\n"
-	"trace, no kernels, an unknown run or region, a workload the trace is not a run of); 1 on\n"
-	"other errors.\n"
+	"trace, a damaged one, no kernels, an unknown run or region, a workload the trace is not a\n"
+	"run of, a bad calibration file); 1 when out of memory or the plan cannot be written.\n"
 	"\n"
 	"Examples:\n"
 	"  skip advise trace.skip.db --region step\n"
@@ -293,13 +293,16 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 
 	printf("skip advise: %s, run %lld", o->path, (long long)r->run_id);
 	if (r->workload)
-		printf(", workload '%s' (%zu iterations)", r->workload, r->regions);
+		printf(", workload '%s' (%zu iteration%s)", r->workload, r->regions,
+		       r->regions == 1 ? "" : "s");
 	else if (r->region)
-		printf(", NVTX region '%s' (%zu occurrences)", r->region, r->regions);
+		printf(", NVTX region '%s' (%zu occurrence%s)", r->region, r->regions,
+		       r->regions == 1 ? "" : "s");
 	printf("\n\nmodel check: recorded %s, model %s: calibration error %.1f%%%s\n",
 	       dur(a, sizeof(a), r->recorded_il_ns), dur(b, sizeof(b), r->replay_il_ns),
 	       100 * r->calibration_error,
-	       r->regions > 1 ? " (medians over the regions)" : "");
+	       r->workload ? " (of the median iteration)"
+	       : r->regions > 1 ? " (medians over the regions)" : "");
 	printf("predictions are for %s run\n",
 	       r->profiled ? "a profiled" : "an unprofiled (the profiler's cost per launch taken out)");
 	if (!r->nitems) {

@@ -4,7 +4,8 @@
 #
 #   sh bench/advise/closed_loop.sh OUTDIR [ROUNDS]
 #
-# 1. calibration: build/apps/advise_calib bare and under skip record -> OUTDIR/machine.cal.json
+# 1. calibration: build/apps/advise_calib bare and under skip record, three times each,
+#    alternated -> OUTDIR/machine.cal.json
 # 2. each DAG of bench/dags at its launch-bound (small) size: record the serial executor, advise
 #    (-o plan.json), then ROUNDS interleaved rounds of: serial, the plan, every executor, each
 #    a fresh `skip run` process of 50 timed iterations after 3 warm-up ones (unprofiled).
@@ -21,8 +22,12 @@ mkdir -p "$out"
 say() { echo "closed_loop: $*" >&2; }
 
 say "calibration"
-"$B/apps/advise_calib" > "$out/calib_bare.txt" || exit 1
-"$B/skip" record -q -o "$out/calib.db" -- "$B/apps/advise_calib" > "$out/calib_prof.txt" || exit 1
+for i in 1 2 3; do # alternated: the machine is noisy
+	"$B/apps/advise_calib" >> "$out/calib_bare.txt" || exit 1
+	"$B/skip" record -q -o "$out/calib.$i.db" -- "$B/apps/advise_calib" \
+		>> "$out/calib_prof.txt" || exit 1
+done
+mv "$out/calib.1.db" "$out/calib.db"
 python3 bench/advise/calibrate.py "$out/calib_bare.txt" "$out/calib_prof.txt" "$out/calib.db" \
 	> "$out/machine.cal.json" 2> "$out/calib_extra.json" || exit 1
 cal="--calibration $out/machine.cal.json"

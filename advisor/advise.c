@@ -293,8 +293,9 @@ void sk_item_set(struct skip_advice *a, double base, double pred, double total_s
 static const char graph_assumptions[] =
 	"every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
 	"host work between the launches is not repeated, and the region does not synchronize "
-	"with the host inside); kernels keep their recorded durations; nodes follow each other "
-	"after the per-node gap and the graph's first-node latency measured on this GPU";
+	"with the host inside; synchronizations after its last launch stay); kernels keep their "
+	"recorded durations; the graph's launch, first-node latency, per-node gap and node "
+	"dispatch rate are the calibration's (docs/skip-advise.md)";
 
 static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct sk_regions *rs,
 		       size_t members)

@@ -116,12 +116,28 @@ static const struct skip_advice *find_item(const struct skip_advice_report *r,
 	return NULL;
 }
 
+/* The calibration advise_model.sql's answers use. */
+static void model_cal(struct skip_advise_opts *o)
+{
+	skip_calibration_default(&o->cal);
+	o->cal.graph_launch_ns = 4000;
+	o->cal.graph_first_ns = 4188;
+	o->cal.graph_node_gap_ns = 91;
+	o->cal.graph_launch_node_ns = 0;
+	o->cal.graph_dispatch_ns = 0;
+	o->cal.profiler_launch_ns = 1900;
+	o->cal.stream_gap_ns = 600; /* the trace has no back-to-back kernels to read it off */
+}
+
 Test(advise, model_reproduces_and_predicts_graph_and_fusion)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");
 	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2,
 				      .profiled = 1 };
-	struct skip_advice_report *r = advise(t, &o);
+	struct skip_advice_report *r;
+
+	model_cal(&o);
+	r = advise(t, &o);
 	const struct skip_advice *g = find_item(r, SKIP_ADVICE_GRAPH);
 	const struct skip_advice *f = find_item(r, SKIP_ADVICE_FUSION);
 
@@ -146,7 +162,10 @@ Test(advise, unprofiled_baseline_takes_the_profiler_out)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");
 	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2 };
-	struct skip_advice_report *r = advise(t, &o);
+	struct skip_advice_report *r;
+
+	model_cal(&o);
+	r = advise(t, &o);
 	const struct skip_advice *g = find_item(r, SKIP_ADVICE_GRAPH);
 
 	cr_assert_not_null(g);

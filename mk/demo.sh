@@ -1,14 +1,16 @@
 #!/bin/sh
-# demo.sh: what `make demo` shows. With a GPU: record the bundled launch-bound program and
-# report it. Without one: say so and report a trace recorded on an H100 (tests/fixtures).
+# demo.sh: what `make demo` shows. With a GPU: record the bundled launch-bound program, report
+# it and ask skip advise what to change. Without one: say so and do the same on a trace recorded
+# on an H100 (tests/fixtures).
 set -u
 O=${O:-build}
 SKIP=$O/skip
 if nvidia-smi -L >/dev/null 2>&1 && [ -e "$O/libskip_collector.so" ] && [ -x "$O/apps/launch_chain" ]; then
 	echo "skip demo: GPU found: $(nvidia-smi -L | head -1)"
-	echo "skip demo: recording 20,000 tiny kernels (bench/apps/launch_chain.cu), 3 repetitions"
-	echo "\$ $SKIP record -f -o $O/demo.skip.db --repeat 3 -- $O/apps/launch_chain --kernels 20000"
-	"$SKIP" record -f -o "$O/demo.skip.db" --repeat 3 -- "$O/apps/launch_chain" --kernels 20000 || exit 1
+	echo "skip demo: recording 1,000 steps of 20 tiny kernels (bench/apps/launch_chain.cu), 3 repetitions"
+	echo "\$ $SKIP record -f -o $O/demo.skip.db --repeat 3 -- $O/apps/launch_chain --chain 20 --steps 1000"
+	"$SKIP" record -f -o "$O/demo.skip.db" --repeat 3 -- "$O/apps/launch_chain" --chain 20 \
+		--steps 1000 || exit 1
 	trace=$O/demo.skip.db
 else
 	if [ -e "$O/libskip_collector.so" ]; then
@@ -25,4 +27,9 @@ if "$SKIP" report --help >/dev/null 2>&1; then
 	echo
 	echo "\$ $SKIP report $trace"
 	"$SKIP" report "$trace"
+fi
+if "$SKIP" advise --help >/dev/null 2>&1; then
+	echo
+	echo "\$ $SKIP advise $trace --region step --top 3"
+	"$SKIP" advise "$trace" --region step --top 3
 fi

@@ -78,18 +78,11 @@ static struct entry *find_or_add(struct table *t, const int32_t *ids, int len)
 int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
 		    const struct skip_op *b)
 {
-	size_t lo = 0, hi = tl->nsyncs;
+	size_t lo;
 
 	if (a->launch == INT64_MIN || b->launch == INT64_MIN)
 		return 0;
-	while (lo < hi) { /* the first sync starting at or after a's launch */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->syncs[mid].start < a->launch)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sk_sync_from(tl, a->launch);
 	for (; lo < tl->nsyncs && tl->syncs[lo].start <= b->launch; lo++)
 		if (tl->syncs[lo].pid == a->pid && tl->syncs[lo].end <= b->launch)
 			return 1;

@@ -82,6 +82,8 @@ struct sk_region {
 	size_t n;
 	int64_t t0, end; /* the start and the last operation's end */
 };
+/* The index of the first synchronization of @tl that starts at or after @t. */
+size_t sk_sync_from(const struct skip_timeline *tl, int64_t t);
 /* The recorded IL: to the last operation's end or the return of the last synchronization of a
  * thread of the region that began before that end, whichever is later. */
 int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r);

@@ -180,23 +180,31 @@ struct builder {
 	} *sl; /* per stream of slkeys: its launched members (sync_waits) */
 };
 
+size_t sk_sync_from(const struct skip_timeline *tl, int64_t t)
+{
+	size_t lo = 0, hi = tl->nsyncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->syncs[mid].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r)
 {
 	int64_t end = r->end;
-	size_t lo = 0, hi = tl->nsyncs;
+	size_t lo;
 	struct keyed th = { 0 }; /* the threads that launched in it */
 
 	for (size_t k = 0; k < r->n; k++)
 		if (tl->ops[r->idx[k]].launch != INT64_MIN)
 			key_index(&th, ((uint64_t)tl->ops[r->idx[k]].pid << 24) | tl->ops[r->idx[k]].tid);
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->syncs[mid].start < r->t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sk_sync_from(tl, r->t0);
 	for (size_t s = lo; s < tl->nsyncs && tl->syncs[s].start <= r->end; s++) {
 		const struct skip_sync *y = &tl->syncs[s];
 
@@ -244,16 +252,7 @@ static void add_launch_calls(struct builder *b)
 
 static void add_sync_calls(struct builder *b)
 {
-	size_t lo = 0, hi = b->tl->nsyncs;
-
-	while (lo < hi) { /* the first sync that starts in the region */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->tl->syncs[mid].start < b->r->t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sk_sync_from(b->tl, b->r->t0);
 	for (size_t s = lo; s < b->tl->nsyncs && b->tl->syncs[s].start <= b->r->end; s++) {
 		const struct skip_sync *y = &b->tl->syncs[s];
 		int th = -1;

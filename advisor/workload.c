@@ -57,16 +57,7 @@ static int name_matches(struct skip_trace *t, const struct skip_op *op, const ch
 /* The first synchronization of the launching thread that began after @api_end. */
 static const struct skip_sync *sync_after(const struct skip_timeline *tl, const struct skip_op *op)
 {
-	size_t lo = 0, hi = tl->nsyncs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->syncs[mid].start < op->api_end)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sk_sync_from(tl, op->api_end);
 	for (; lo < tl->nsyncs; lo++)
 		if (tl->syncs[lo].pid == op->pid && tl->syncs[lo].tid == op->tid)
 			return &tl->syncs[lo];
@@ -152,6 +143,15 @@ static void add_sync(struct wi_prog *p, const struct wmodel *m, double gap, cons
 	wi_add_call(p, &w);
 }
 
+/* Run and free @p: the host time from its first call to its last call's return, or -1. */
+static int64_t host_time(struct wi_prog *p)
+{
+	int64_t t = wi_simulate(p) < 0 ? -1 : p->host_end - p->t0;
+
+	wi_free(p);
+	return t;
+}
+
 /* E1 or E2: @p->stream NULL runs everything on one stream. Returns the host time of one run
  * (first call to the synchronize's return), or -1. */
 static int64_t model_streams(const struct wmodel *m, const struct skip_plan *plan, int profiled)
@@ -193,8 +193,7 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 	}
 	for (int s = 0; s < nstreams; s++) /* sync_all(): one synchronize per stream, in turn */
 		add_sync(&p, m, m->host_gap, &last[s], last[s] >= 0);
-	t = wi_simulate(&p) < 0 ? -1 : p.host_end - p.t0;
-	wi_free(&p);
+	t = host_time(&p);
 	free(op_of);
 	free(last);
 	free(recorded);
@@ -236,8 +235,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 		if (!has_succ[v])
 			sinks[nsinks++] = op_of[v];
 	add_sync(&p, m, m->host_gap, sinks, nsinks);
-	t = wi_simulate(&p) < 0 ? -1 : p.host_end - p.t0;
-	wi_free(&p);
+	t = host_time(&p);
 	free(sinks);
 	free(op_of);
 	free(has_succ);

@@ -31,15 +31,14 @@
  * defaults (skip_calibration_default()).
  */
 struct skip_calibration {
-	double graph_launch_ns;	  /* host time of cudaGraphLaunch (3.2-4.8 us measured: 4000) */
-	double graph_first_ns;	  /* from its return to the first node's start (4188, h100_graph) */
-	double graph_node_gap_ns; /* between dependent nodes of a graph (91, h100_graph) */
-	double event_record_ns;	  /* host time of cudaEventRecord (1317, h100_two_streams) */
-	double stream_wait_ns;	  /* host time of cudaStreamWaitEvent (1338, h100_two_streams) */
-	double launch_latency_ns; /* launch return to kernel start on an idle GPU, when the trace
-				     shows none (2328, h100_launch_chain) */
-	double stream_gap_ns;	  /* between back-to-back kernels of a stream, likewise (600) */
-	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return (5000) */
+	double graph_launch_ns;	  /* host time of cudaGraphLaunch of a one-node graph */
+	double graph_first_ns;	  /* from its return to the first node's start */
+	double graph_node_gap_ns; /* between dependent nodes of a graph */
+	double event_record_ns;	  /* host time of cudaEventRecord */
+	double stream_wait_ns;	  /* host time of cudaStreamWaitEvent */
+	double launch_latency_ns; /* launch return to kernel start, the stream idle */
+	double stream_gap_ns;	  /* between back-to-back kernels of a stream */
+	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return */
 	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
 	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
 				      spent in the profiler, taken out for an unprofiled run */
@@ -47,8 +46,9 @@ struct skip_calibration {
 	double stream_switch_ns;  /* extra host time of a launch onto another stream than the
 				     previous launch's */
 	double graph_launch_node_ns; /* extra host time of cudaGraphLaunch per node after one */
-	double graph_dispatch_ns; /* between the starts of a graph's consecutive nodes */
+	double graph_dispatch_ns; /* least time between the starts of two graph nodes */
 };
+/* The built-in values: the H100 of docs/BENCHMARKS.md ("skip advise"). */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
 
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
@@ -107,9 +107,9 @@ struct skip_advice_report {
 	double calibration_error; /* median |replay - recorded| / recorded */
 	struct skip_chain *chains; /* PS >= min_ps, by recoverable time */
 	size_t nchains;
-	struct skip_advice *items; /* by predicted saved time, best first */
+	struct skip_advice *items; /* by total predicted saved time, best first */
 	size_t nitems;
-	int best_plan;		 /* index of the item whose plan is written, -1 none */
+	int best_plan;		 /* the fastest item with a plan (written by -o), -1 none */
 	int profiled;		 /* predictions are for a profiled run */
 	char *workload;		 /* the workload's name (workload mode), else NULL */
 	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */

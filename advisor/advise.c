@@ -200,21 +200,6 @@ static size_t regions_periods(const struct skip_timeline *tl, struct sk_regions 
 
 /* ---- modelling a set of regions -------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double sk_median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Median model IL over the set, transformed by @x; also the total of (baseline - that) when
  * @base (per region) is given. Regions the model cannot finish are left out. */
 static double model_set(const struct sk_ctx *c, const struct sk_regions *rs,
@@ -237,7 +222,7 @@ static double model_set(const struct sk_ctx *c, const struct sk_regions *rs,
 		if (total_saved && base && base[i] >= 0)
 			*total_saved += base[i] - (double)il;
 	}
-	med = sk_median(v, n);
+	med = skip_median(v, n);
 	free(v);
 	return med;
 }
@@ -257,12 +242,12 @@ static void calibrate_set(const struct sk_ctx *c, const struct sk_regions *rs, d
 		if (rep[i] >= 0 && rec[i] > 0)
 			err[ne++] = fabs(rep[i] - rec[i]) / rec[i];
 	}
-	*error = sk_median(err, ne);
-	*recorded = sk_median(rec, rs->n);
+	*error = skip_median(err, ne);
+	*recorded = skip_median(rec, rs->n);
 	for (size_t i = 0, k = 0; i < rs->n; i++)
 		if (rep[i] >= 0)
 			rep[k++] = rep[i];
-	*replay = sk_median(rep, ne);
+	*replay = skip_median(rep, ne);
 	free(rec);
 	free(rep);
 	free(err);

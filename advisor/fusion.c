@@ -174,25 +174,16 @@ static void count_windows(const struct seq *sq, size_t nseq, int len, struct tab
 		}
 }
 
-/* Launches per kernel identity over all streams (the PS denominator). */
-static int64_t launches_of(const struct seq *sq, size_t nseq, int32_t id)
-{
-	int64_t n = 0;
-
-	for (size_t s = 0; s < nseq; s++)
-		for (size_t i = 0; i < sq[s].n; i++)
-			n += sq[s].ids[i] == id;
-	return n;
-}
-
 size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl, int min_len,
 		      int max_len, double min_ps, struct skip_chain **out)
 {
 	struct seq *sq = sk_xcalloc(tl->nops + 1, sizeof(*sq));
 	struct skip_chain *c = NULL;
+	struct table heads = { 0 }; /* windows of one kernel: launches per identity (PS denominator) */
 	size_t nseq, nc = 0;
 
 	build_seqs(tl, sq, &nseq);
+	count_windows(sq, nseq, 1, &heads);
 	for (int len = min_len; len <= max_len; len++) {
 		struct table tab = { 0 };
 
@@ -203,7 +194,7 @@ size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl
 
 			if (!e->hash)
 				continue;
-			head = launches_of(sq, nseq, e->ids[0]);
+			head = find_or_add(&heads, e->ids, 1)->count;
 			if (head && (double)e->count / (double)head >= min_ps - 1e-12) {
 				struct skip_chain *ch;
 
@@ -226,6 +217,11 @@ size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl
 		}
 		free(tab.e);
 	}
+	for (size_t i = 0; i < heads.cap; i++) {
+		free(heads.e[i].ids);
+		free(heads.e[i].names);
+	}
+	free(heads.e);
 	for (size_t s = 0; s < nseq; s++) {
 		free(sq[s].ids);
 		free(sq[s].names);

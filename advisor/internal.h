@@ -120,7 +120,6 @@ struct sk_ctx {
 	struct sk_lat lat;
 };
 
-double sk_median(double *v, size_t n); /* sorts @v; 0 for n = 0 */
 struct skip_advice *sk_item_push(struct skip_advice_report *r);
 void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved);
 

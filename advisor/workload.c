@@ -260,13 +260,13 @@ static void task_stats(struct wmodel *m, const struct skip_timeline *tl, const u
 
 			v[i] = (double)(op->end - op->start);
 		}
-		s->dur = sk_median(v, ni);
+		s->dur = skip_median(v, ni);
 		for (size_t i = 0; i < ni; i++) {
 			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
 
 			v[i] = (double)(op->api_end - op->launch);
 		}
-		s->call = sk_median(v, ni);
+		s->call = skip_median(v, ni);
 		for (size_t i = 0; i < ni && k > 0; i++) {
 			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
 			const struct skip_op *pr = &tl->ops[ker[first[i] + (size_t)k - 1]];
@@ -274,10 +274,10 @@ static void task_stats(struct wmodel *m, const struct skip_timeline *tl, const u
 			v[i] = (double)(op->launch - pr->api_end);
 			gaps[ng++] = v[i];
 		}
-		s->gap = k > 0 ? sk_median(v, ni) : 0;
+		s->gap = k > 0 ? skip_median(v, ni) : 0;
 		s->sms = sk_sm_need(&tl->ops[ker[first[0] + (size_t)k]], sms);
 	}
-	m->host_gap = sk_median(gaps, ng);
+	m->host_gap = skip_median(gaps, ng);
 	for (size_t i = 0; i < ni; i++) { /* first launch to the synchronize's return */
 		const struct skip_op *a = &tl->ops[ker[first[i]]];
 		const struct skip_op *z = &tl->ops[ker[first[i] + (size_t)m->n - 1]];
@@ -286,7 +286,7 @@ static void task_stats(struct wmodel *m, const struct skip_timeline *tl, const u
 		v[i] = (double)((y && y->end >= z->end ? y->end : z->end + m->c->lat.sync_ret) -
 				a->launch);
 	}
-	*recorded = sk_median(v, ni);
+	*recorded = skip_median(v, ni);
 	free(v);
 	free(gaps);
 }

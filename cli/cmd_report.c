@@ -350,21 +350,6 @@ static void print_sweep(const struct skip_report *r)
 				   : "the two rules DISAGREE: read both with their inputs above");
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_dbl(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof(double), cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Per sweep value, skip advise's prediction for the region (or each run) replayed as one CUDA
  * graph: medians over the value's runs of each run's medians over its regions. */
 static void print_sweep_graph(struct skip_trace *t, const struct report_opts *o,
@@ -400,11 +385,11 @@ static void print_sweep_graph(struct skip_trace *t, const struct report_opts *o,
 			skip_timeline_free(tl);
 		}
 		if (n) {
-			double mb = median_dbl(base, n), mg = median_dbl(gr, n);
+			double mb = skip_median(base, (size_t)n), mg = skip_median(gr, (size_t)n);
 
 			printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", p->value,
-			       dur(a, sizeof(a), median_dbl(rec, n)),
-			       dur(b, sizeof(b), median_dbl(rep, n)), 100 * median_dbl(err, n),
+			       dur(a, sizeof(a), skip_median(rec, (size_t)n)),
+			       dur(b, sizeof(b), skip_median(rep, (size_t)n)), 100 * skip_median(err, (size_t)n),
 			       dur(c, sizeof(c), mb), dur(d, sizeof(d), mg), mg > 0 ? mb / mg : 0);
 		}
 		free(v);

@@ -124,6 +124,9 @@ SKIP_API uint64_t skip_clock_ns(clockid_t clock);
  * significant digits (nanoseconds are whole). Writes into @buf and returns it. */
 SKIP_API const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits);
 
+/* The median of @v (sorted in place): the mean of the middle two for an even @n; 0 for none. */
+SKIP_API double skip_median(double *v, size_t n);
+
 /* ---- string buffer ----------------------------------------------------------------- */
 
 /* A growable NUL-terminated string. Zero-initialize, append, then free(sb.buf). */

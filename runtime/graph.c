@@ -626,6 +626,15 @@ int skip_graph_find_buffer(const struct skip_graph *g, const char *name)
 	return SKIP_E_NOTFOUND;
 }
 
+int skip_graph_task_access(const struct skip_graph *g, int task, const struct skip_access **access)
+{
+	*access = NULL;
+	if (!g || task < 0 || task >= g->ntasks)
+		return 0;
+	*access = g->tasks[task].access;
+	return g->tasks[task].naccess;
+}
+
 int skip_graph_preds(const struct skip_graph *g, int task, const int **preds)
 {
 	*preds = NULL;

@@ -174,6 +174,10 @@ SKIP_API const char *skip_graph_task_name(const struct skip_graph *g, int task);
  * symbol (borrowed); @grid and @block (may be NULL) get its launch shape. */
 SKIP_API const char *skip_graph_task_kernel(const struct skip_graph *g, int task,
 					    unsigned grid[3], unsigned block[3]);
+/* The byte ranges @task reads and writes (borrowed array, sizes resolved: never 0); returns
+ * their number, 0 for an unknown task. */
+SKIP_API int skip_graph_task_access(const struct skip_graph *g, int task,
+				    const struct skip_access **access);
 SKIP_API const char *skip_graph_buffer_name(const struct skip_graph *g, int buffer);
 SKIP_API size_t skip_graph_buffer_size(const struct skip_graph *g, int buffer);
 /* Task or buffer id by name, or SKIP_E_NOTFOUND. */

@@ -38,6 +38,22 @@ Test(runtime_graph, read_after_write_orders_the_reader_after_the_writer)
 	cr_assert_eq(skip_graph_nedges(g), 1);
 }
 
+Test(runtime_graph, access_sets_read_back_with_sizes_resolved)
+{
+	const struct skip_access *a;
+	int t = helper_task(g, "a", "r:X@512+0 w:Y@0+256");
+
+	cr_assert_eq(skip_graph_task_access(g, t, &a), 2);
+	cr_expect_eq(a[0].buffer, skip_graph_find_buffer(g, "X"));
+	cr_expect_eq(a[0].offset, 512);
+	cr_expect_eq(a[0].size, HELPER_BUF_BYTES - 512, "0: to the end of the buffer");
+	cr_expect_eq(a[0].mode, SKIP_READ);
+	cr_expect_eq(a[1].size, 256);
+	cr_expect_eq(a[1].mode, SKIP_WRITE);
+	cr_expect_eq(skip_graph_task_access(g, 7, &a), 0, "no task 7");
+	cr_expect_null(a);
+}
+
 Test(runtime_graph, write_after_read_orders_the_writer_after_the_reader)
 {
 	helper_task(g, "a", "r:X");

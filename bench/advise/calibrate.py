@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """calibrate.py: a calibration file for `skip advise --calibration` from advise_calib's output.
 
-  calibrate.py BARE.txt PROFILED.txt TRACE.db > machine.cal.json
+  calibrate.py BARE.txt PROFILED.txt TRACE.db [RUNS_DIR] > machine.cal.json
 
 BARE.txt: the output of `build/apps/advise_calib` run alone; PROFILED.txt: of the same program
 under `skip record -o TRACE.db`. Each may hold several runs (their CALIB lines; each figure is
@@ -14,11 +14,28 @@ model reproduces the bare run's one-node graph (launch + synchronize) exactly:
   of the same chain is the reference, not a kernel's nominal work; chain16/chain1_total_ns,
   with 5-us kernels, show the same per-node cost of ~0.9 us over the work)
 and from differences of bare timings:
-  profiler_driver_launch_ns = cuLaunchKernelEx profiled - bare (likewise cudaLaunchKernel)
+  profiler_driver_launch_ns = with RUNS_DIR: per pair of `skip run bench/advise/launch_calib.json`
+                       runs (RUNS_DIR/lcal_bare.N.json bare, lcal_prof.N.json under skip record:
+                       64 dependent one-block kernels, so the run is bound by its launch calls),
+                       (profiled median - bare median - a synchronize's profiler cost) / 64,
+                       the median over the pairs: the runtime's own launch path, the one a
+                       recorded `skip run` takes. Without RUNS_DIR: cuLaunchKernelEx of an
+                       empty kernel, profiled - bare
+  profiler_launch_ns   = cudaLaunchKernel profiled - bare, timed over bursts of 16 launches
+                         (launch_loop_ns: the calls and the host's time between them, both
+                         of which the profiler lengthens)
   stream_switch_ns     = cuLaunchKernelEx of a 3-us kernel onto the next of 8 busy streams (after
                          a cudaStreamWaitEvent, before a cudaEventRecord) - onto its own busy one
   graph_launch_node_ns = (cudaGraphLaunch of 64 nodes - of 1 node) / 63
   graph_dispatch_ns    = (16 independent 20-us nodes - 1 such node) / 15, all 16 fitting the GPU
+  remote_read_cost     = from the trace: the add2_k of the fork-join copies (its two inputs
+                         written by two copies that ran at once, so one of them on other
+                         multiprocessors) over the same add2_k after the copies in a chain,
+                         minus 1, over the fraction of its reads from elsewhere (1/2)
+and, printed to stderr only (a check, not used): the fork-join levels of 3-us kernels (dia8 -
+dia1 = 7 levels of A and B after the previous C, then C after both) give the cost of an edge
+across a graph's branches as (level - 2 d) / 2, d the kernels' CUPTI duration; about 0.2 us on
+the H100, against the 1.2-1.6 us such edges show in a recording (the profiler's own cost).
 docs/skip-advise.md "Calibration" explains each figure.
 """
 import json
@@ -35,8 +52,26 @@ def calib_line(path):
     return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
 
+def runs_cost(folder):
+    """The profiler's cost per launch of the runtime (launch_calib pairs), or None."""
+    import glob
+    import os
+    dec = json.JSONDecoder()
+    diffs = []
+    for bare in sorted(glob.glob(os.path.join(folder, "lcal_bare.*.json"))):
+        prof = bare.replace("lcal_bare.", "lcal_prof.")
+        try:
+            # skip record's summary may follow the JSON on the same output
+            b = dec.raw_decode(open(bare).read())[0]["results"][0]
+            q = dec.raw_decode(open(prof).read())[0]["results"][0]
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+        diffs.append((q["median_ms"] - b["median_ms"]) * 1e6)
+    return statistics.median(diffs) if diffs else None
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     bare, prof = calib_line(sys.argv[1]), calib_line(sys.argv[2])
     db = sqlite3.connect(sys.argv[3])
@@ -59,26 +94,64 @@ def main():
     gaps = [b[0] - a[1] for a, b in zip(kern, kern[1:])
             if a[2] is not None and b[2] is not None and b[0] >= a[1] and b[0] - a[1] < 5000]
     trace_node_gap = statistics.median(gaps) if gaps else None
+    spin3 = [e - s for s, e in db.execute(
+        "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+        "ON s.id = k.shortName WHERE s.value = 'spin_k' AND k.gridX = 32 AND k.blockX = 256")]
+    d3 = statistics.median(spin3) if spin3 else 3000.0
+    node_gap = max(0.0, (bare["graph64_total_ns"] - bare["graph_total_ns"]) / 63 - kdur)
+    dispatch = max(0.0, (bare["spin16_total_ns"] - bare["spin1_total_ns"]) / 15)
+    cross_edge = None
+    if "dia8_total_ns" in bare:
+        cross_edge = ((bare["dia8_total_ns"] - bare["dia1_total_ns"]) / 7 - 2 * d3) / 2
+    remote = None
+    adds = {}  # graph id -> (add2_k durations, streams of its kernels)
+    for gid, st, dur, name in db.execute(
+            "SELECT k.graphId, k.streamId, k.end - k.start, s.value FROM "
+            "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
+            "WHERE k.graphId IN (SELECT k2.graphId FROM CUPTI_ACTIVITY_KIND_KERNEL k2 JOIN "
+            "StringIds s2 ON s2.id = k2.shortName WHERE s2.value = 'add2_k')"):
+        d, streams = adds.setdefault(gid, ([], set()))
+        streams.add(st)
+        if name == "add2_k":
+            d.append(dur)
+    fork = [statistics.median(d) for d, st in adds.values() if d and len(st) > 1]
+    chain = [statistics.median(d) for d, st in adds.values() if d and len(st) == 1]
+    if fork and chain:
+        remote = max(0.0, (fork[0] / chain[0] - 1) / 0.5)
+    drv_cost = max(0.0, prof["drv_launch_ns"] - bare["drv_launch_ns"])
+    per_run = runs_cost(sys.argv[4]) if len(sys.argv) == 5 else None
+    if per_run is not None:
+        sync_cost = max(0.0, prof["sync_idle_ns"] - bare["sync_idle_ns"])
+        drv_cost = max(0.0, (per_run - sync_cost) / 64)
     cal = {
         "graph_launch_ns": bare["graph_launch_ns"],
         "graph_first_ns": max(0.0, bare["graph_total_ns"] - bare["graph_launch_ns"] - kdur -
                               sync_ret),
-        "graph_node_gap_ns": max(0.0, (bare["graph64_total_ns"] - bare["graph_total_ns"]) / 63 -
-                                 kdur),
+        "graph_node_gap_ns": node_gap,
         "event_record_ns": bare["event_record_ns"],
         "stream_wait_ns": bare["stream_wait_ns"],
         "sync_idle_ns": bare["sync_idle_ns"],
-        "profiler_launch_ns": max(0.0, prof["launch_ns"] - bare["launch_ns"]),
-        "profiler_driver_launch_ns": max(0.0, prof["drv_launch_ns"] - bare["drv_launch_ns"]),
+        "profiler_launch_ns": max(0.0, prof.get("launch_loop_ns", prof["launch_ns"]) -
+                                  bare.get("launch_loop_ns", bare["launch_ns"])),
+        "profiler_driver_launch_ns": drv_cost,
         "stream_switch_ns": max(0.0, bare["drv_busy_switch_ns"] - bare["drv_busy_ns"]),
         "graph_launch_node_ns": max(0.0, (bare["graph64_launch_ns"] - bare["graph_launch_ns"]) /
                                     63),
-        "graph_dispatch_ns": max(0.0, (bare["spin16_total_ns"] - bare["spin1_total_ns"]) / 15),
+        "graph_dispatch_ns": dispatch,
     }
+    if remote is not None:
+        cal["remote_read_cost"] = remote
     json.dump(cal, sys.stdout, indent=1)
     print()
     print(json.dumps({"empty_kernel_ns": kdur, "sync_return_ns": sync_ret,
-                      "trace_node_gap_ns": trace_node_gap, "bare": bare, "profiled": prof}),
+                      "trace_node_gap_ns": trace_node_gap, "spin3_kernel_ns": d3,
+                      "cross_branch_edge_ns": cross_edge,
+                      "runs_profiler_cost_per_run_ns": per_run,
+                      "empty_drv_launch_profiler_ns":
+                          max(0.0, prof["drv_launch_ns"] - bare["drv_launch_ns"]),
+                      "args_drv_launch_profiler_ns":
+                          max(0.0, prof.get("drv_args_ns", 0) - bare.get("drv_args_ns", 0)),
+                      "bare": bare, "profiled": prof}),
           file=sys.stderr)
 
 

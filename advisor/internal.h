@@ -15,6 +15,12 @@
 
 #include "skip_advisor.h"
 
+/* Data an operation reads that an earlier operation of the program wrote. */
+struct wi_src {
+	int op;	      /* the writer */
+	double bytes; /* read from what it wrote */
+};
+
 struct wi_op {
 	int64_t dur;	  /* on the GPU */
 	int stream;	  /* 0 .. nstreams-1; operations of a stream run in index order */
@@ -28,6 +34,16 @@ struct wi_op {
 	int graph_node;	  /* a node of a CUDA graph: it starts at least the program's dispatch_gap
 			     after the previous graph node started (the GPU dispatches them in
 			     turn, whichever is ready) */
+	/* Placement (programs with remote_cost > 0): a kernel's blocks go one per multiprocessor
+	 * onto the least loaded ones, lowest first; data it reads that a kernel of another
+	 * placement or grid wrote costs more (the wi_prog's remote_cost). dur is its duration
+	 * with serial_remote of read_bytes so placed (the recording's). */
+	int blocks;	  /* its grid's blocks; 0: no placement (a copy) */
+	struct wi_src *srcs; /* owned */
+	int nsrcs;
+	double read_bytes;    /* all it reads, with or without a writer in the program */
+	double serial_remote; /* bytes of srcs whose writer's grid differs from its own */
+	int first_sm;	  /* out: the multiprocessor its first block was placed on */
 	int64_t start, end; /* out */
 };
 
@@ -52,6 +68,8 @@ struct wi_prog {
 	int nthreads;
 	int sms;	  /* multiprocessors of the GPU */
 	int64_t dispatch_gap; /* between the starts of two graph nodes */
+	double remote_cost; /* a kernel's time grows by this fraction for all its reads coming
+			       from kernels of another placement (0: no placement) */
 	int64_t t0;
 	int64_t host_end;  /* out: the last host call's end */
 };

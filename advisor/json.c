@@ -63,6 +63,8 @@ static cJSON *prediction_json(const struct skip_advice_report *r)
 
 	cJSON_AddStringToObject(o, "trace", r->path ? r->path : "");
 	cJSON_AddNumberToObject(o, "run", (double)r->run_id);
+	if (r->workload)
+		cJSON_AddNumberToObject(o, "runs", (double)r->runs);
 	if (r->region)
 		cJSON_AddStringToObject(o, "region", r->region);
 	else
@@ -98,6 +100,7 @@ static cJSON *calibration_json(const struct skip_advice_report *r)
 	cJSON_AddNumberToObject(o, "stream_switch_ns", c->stream_switch_ns);
 	cJSON_AddNumberToObject(o, "graph_launch_node_ns", c->graph_launch_node_ns);
 	cJSON_AddNumberToObject(o, "graph_dispatch_ns", c->graph_dispatch_ns);
+	cJSON_AddNumberToObject(o, "remote_read_cost", c->remote_read_cost);
 	return o;
 }
 

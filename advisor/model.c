@@ -18,24 +18,25 @@
 
 /* The H100 of docs/BENCHMARKS.md ("skip advise"): bench/advise/closed_loop.sh's calibration of
  * 2026-11-22 (medians of three alternated runs of bench/apps/advise_calib, bare and under skip
- * record); the fallbacks that a recording normally replaces come from the DAG suite's serial
- * recordings of the same run. */
+ * record, and of five alternated pairs of bench/advise/launch_calib.json's runs); the
+ * fallbacks that a recording normally replaces come from the DAG suite's serial recordings. */
 void skip_calibration_default(struct skip_calibration *c)
 {
-	c->graph_launch_ns = 1432;	  /* cudaGraphLaunch of a one-node graph, host */
-	c->graph_first_ns = 1822;	  /* derived: the one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 136;	  /* 64 dependent empty nodes, over their CUPTI durations */
-	c->event_record_ns = 226;	  /* cudaEventRecord, host */
-	c->stream_wait_ns = 214;	  /* cudaStreamWaitEvent, host */
+	c->graph_launch_ns = 2196;	  /* cudaGraphLaunch of a one-node graph, host */
+	c->graph_first_ns = 1502;	  /* derived: the one-node graph's launch + sync reproduced */
+	c->graph_node_gap_ns = 134;	  /* 64 dependent empty nodes, over their CUPTI durations */
+	c->event_record_ns = 337;	  /* cudaEventRecord, host */
+	c->stream_wait_ns = 336;	  /* cudaStreamWaitEvent, host */
 	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */
 	c->stream_gap_ns = 1350;	  /* fallback: back-to-back kernels of a stream (recorded) */
-	c->sync_return_ns = 2500;	  /* fallback: GPU done to cudaStreamSynchronize's return */
-	c->sync_idle_ns = 335;		  /* cudaStreamSynchronize of a finished stream, host */
-	c->profiler_launch_ns = 1470;	  /* cudaLaunchKernel under skip record - bare */
-	c->profiler_driver_launch_ns = 933; /* cuLaunchKernelEx under skip record - bare */
-	c->stream_switch_ns = 436;	  /* a launch onto another busy stream after an event wait */
-	c->graph_launch_node_ns = 2.3;	  /* cudaGraphLaunch, per node after the first */
-	c->graph_dispatch_ns = 749;	  /* between the starts of independent graph nodes */
+	c->sync_return_ns = 2800;	  /* fallback: GPU done to cudaStreamSynchronize's return */
+	c->sync_idle_ns = 527;		  /* cudaStreamSynchronize of a finished stream, host */
+	c->profiler_launch_ns = 2930;	  /* bursts of cudaLaunchKernel under skip record - bare */
+	c->profiler_driver_launch_ns = 1631; /* launch_calib.json's runs: recorded - bare */
+	c->stream_switch_ns = 122;	  /* a launch onto another busy stream after an event wait */
+	c->graph_launch_node_ns = 3.6;	  /* cudaGraphLaunch, per node after the first */
+	c->graph_dispatch_ns = 929;	  /* between the starts of independent graph nodes */
+	c->remote_read_cost = 0.61;	  /* fork-join copies: the join's add 30% slower */
 }
 
 static int cmp_i64(const void *a, const void *b)

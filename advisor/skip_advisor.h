@@ -47,6 +47,9 @@ struct skip_calibration {
 				     previous launch's */
 	double graph_launch_node_ns; /* extra host time of cudaGraphLaunch per node after one */
 	double graph_dispatch_ns; /* least time between the starts of two graph nodes */
+	double remote_read_cost;  /* a kernel's extra time, as a fraction of its time, when all
+				     it reads was written by kernels on other multiprocessors
+				     (in a serial run a kernel reuses its predecessor's) */
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md ("skip advise"). */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
@@ -102,6 +105,8 @@ struct skip_advice_report {
 	int64_t run_id;
 	char *region;
 	size_t regions;		 /* regions modelled (occurrences, iterations, or 1) */
+	size_t runs;		 /* workload mode: runs whose iterations are pooled (1 with
+				    run_id given; else every run of the trace that has some) */
 	double recorded_il_ns;	 /* median recorded IL of those regions */
 	double replay_il_ns;	 /* median IL of the model of the recording */
 	double calibration_error; /* median |replay - recorded| / recorded */

@@ -102,8 +102,10 @@ int wi_add_call(struct wi_prog *p, const struct wi_call *c)
 
 void wi_free(struct wi_prog *p)
 {
-	for (int i = 0; i < p->nops; i++)
+	for (int i = 0; i < p->nops; i++) {
 		free(p->ops[i].deps);
+		free(p->ops[i].srcs);
+	}
 	for (int i = 0; i < p->ncalls; i++)
 		free(p->calls[i].waits);
 	free(p->ops);
@@ -126,6 +128,8 @@ struct sim {
 	int64_t *wake_at;  /* per stream: the wake-up already queued, -1 none */
 	int free_sms;
 	int running;
+	int *sm_load;	   /* per multiprocessor: blocks placed on it (remote_cost > 0) */
+	int **placed;	   /* per operation: the multiprocessors it was placed on */
 	int64_t last_node; /* when the last graph node started, -1 none yet */
 };
 
@@ -159,6 +163,55 @@ static int64_t earliest(struct sim *s, int o, int pos_in_stream)
 	return e;
 }
 
+/* Multiprocessors @o's blocks occupy, one each. */
+static int nplaced(const struct sim *s, int o)
+{
+	int nsm = s->p->sms > 0 ? s->p->sms : 132;
+
+	return s->p->ops[o].blocks < nsm ? s->p->ops[o].blocks : nsm;
+}
+
+/* Place @o's blocks, one per multiprocessor, on the least loaded ones (lowest first), and
+ * return its duration with the cost of what it reads from kernels placed elsewhere. */
+static int64_t place(struct sim *s, int o)
+{
+	struct wi_op *op = &s->p->ops[o];
+	int nsm = s->p->sms > 0 ? s->p->sms : 132, want = nplaced(s, o), got = 0;
+	double remote = 0, f0, f1;
+
+	if (s->p->remote_cost <= 0 || op->blocks <= 0)
+		return op->dur;
+	s->placed[o] = sk_xmalloc((size_t)want * sizeof(int));
+	for (int load = 0; got < want; load++)
+		for (int m = 0; m < nsm && got < want; m++)
+			if (s->sm_load[m] == load)
+				s->placed[o][got++] = m;
+	op->first_sm = s->placed[o][0]; /* where its block 0 runs: its placement's identity */
+	for (int i = 0; i < want; i++)
+		s->sm_load[s->placed[o][i]]++;
+	for (int i = 0; i < op->nsrcs; i++) {
+		const struct wi_op *w = &s->p->ops[op->srcs[i].op];
+
+		if (w->blocks != op->blocks || w->first_sm != op->first_sm)
+			remote += op->srcs[i].bytes;
+	}
+	if (op->read_bytes <= 0)
+		return op->dur;
+	f0 = 1 + s->p->remote_cost * op->serial_remote / op->read_bytes;
+	f1 = 1 + s->p->remote_cost * remote / op->read_bytes;
+	return (int64_t)((double)op->dur * f1 / f0 + 0.5);
+}
+
+static void unplace(struct sim *s, int o)
+{
+	if (!s->placed[o])
+		return;
+	for (int i = 0, n = nplaced(s, o); i < n; i++)
+		s->sm_load[s->placed[o][i]]--;
+	free(s->placed[o]);
+	s->placed[o] = NULL;
+}
+
 static void dispatch(struct sim *s, int64_t now)
 {
 	for (int st = 0; st < s->p->nstreams; st++) {
@@ -183,7 +236,7 @@ static void dispatch(struct sim *s, int64_t now)
 		if (s->p->ops[o].sms > s->free_sms && s->running)
 			continue; /* waits for an end */
 		s->p->ops[o].start = now;
-		s->p->ops[o].end = now + s->p->ops[o].dur;
+		s->p->ops[o].end = now + place(s, o);
 		if (s->p->ops[o].graph_node)
 			s->last_node = now;
 		s->free_sms -= s->p->ops[o].sms;
@@ -269,6 +322,8 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 		s->wake_at[st] = -1;
 	s->free_sms = p->sms > 0 ? p->sms : 132;
 	s->last_node = -1;
+	s->sm_load = sk_xcalloc((size_t)s->free_sms, sizeof(int));
+	s->placed = sk_xcalloc((size_t)p->nops + 1, sizeof(int *));
 	for (int th = 0; th < p->nthreads; th++) {
 		s->waiting_call[th] = -1;
 		s->thread_calls[th] = sk_xmalloc(((size_t)p->ncalls + 1) * sizeof(int));
@@ -286,6 +341,7 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 
 		s->stream_ops[op->stream][s->nstream_ops[op->stream]++] = o;
 		op->start = op->end = -1;
+		op->first_sm = -1;
 		s->submitted[o] = op->call < 0 ? op->submit_at : -1;
 	}
 }
@@ -305,6 +361,10 @@ static void sim_fini(struct sim *s)
 	free(s->nstream_ops);
 	free(s->submitted);
 	free(s->wake_at);
+	for (int o = 0; o < s->p->nops; o++)
+		free(s->placed[o]);
+	free(s->placed);
+	free(s->sm_load);
 	free(s->h.v);
 }
 
@@ -348,10 +408,12 @@ int64_t wi_simulate(struct wi_prog *p)
 
 			s.free_sms += op->sms;
 			s.running--;
+			unplace(&s, e.id);
 			s.head[op->stream]++;
 			resume_waiting(&s, e.t);
 		}
-		dispatch(&s, e.t);
+		if (!s.h.n || s.h.v[0].t > e.t) /* everything at this time is done first */
+			dispatch(&s, e.t);
 	}
 	p->host_end = p->t0;
 	for (int c = 0; c < p->ncalls; c++) {

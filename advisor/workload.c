@@ -29,6 +29,12 @@ struct task_stat {
 	double call; /* its launch call, as recorded */
 	double gap;  /* host time before its launch call (after the previous call) */
 	int sms;     /* multiprocessors its grid occupies */
+	int blocks;  /* its grid's blocks */
+	int *src;    /* per read of data an earlier task writes: that task (the last writer) */
+	double *src_bytes;
+	int nsrc;
+	double read_bytes;    /* everything it reads */
+	double serial_remote; /* bytes of its sources whose grid differs from its own */
 };
 
 struct wmodel {
@@ -85,6 +91,23 @@ static int mismatch(struct skip_trace *t, const char *wname, const char **kname,
 	free(want.buf);
 	free(got.buf);
 	return SKIP_E_INVAL;
+}
+
+/* mismatch() on the context's run (the first, or the one chosen). */
+static int mismatch_of(struct sk_ctx *c, const char *wname, const char **kname, int n)
+{
+	const struct skip_timeline *tl = c->tl;
+	uint32_t *ker = sk_xmalloc((tl->nops + 1) * sizeof(uint32_t));
+	size_t nk = 0;
+	int err;
+
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].kind == SKIP_OP_KERNEL &&
+		    !is_helper(skip_trace_string(c->t, tl->ops[i].name)))
+			ker[nk++] = (uint32_t)i;
+	err = mismatch(c->t, wname, kname, n, ker, nk, tl);
+	free(ker);
+	return err;
 }
 
 /* Iterations: *@first gets, per iteration, the index into @ker of its first kernel. */
@@ -152,12 +175,26 @@ static int64_t host_time(struct wi_prog *p)
 	return t;
 }
 
+/* @o reads what earlier tasks wrote: its sources, as operations of the program (@op_of). */
+static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_op *o)
+{
+	const struct task_stat *t = &m->ts[v];
+
+	o->blocks = t->blocks;
+	o->read_bytes = t->read_bytes;
+	o->serial_remote = t->serial_remote;
+	o->nsrcs = t->nsrc;
+	o->srcs = sk_xmalloc(((size_t)t->nsrc + 1) * sizeof(*o->srcs));
+	for (int i = 0; i < t->nsrc; i++)
+		o->srcs[i] = (struct wi_src){ op_of[t->src[i]], t->src_bytes[i] };
+}
+
 /* E1 or E2: @p->stream NULL runs everything on one stream. Returns the host time of one run
  * (first call to the synchronize's return), or -1. */
 static int64_t model_streams(const struct wmodel *m, const struct skip_plan *plan, int profiled)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	struct wi_prog p = { .sms = m->c->tl->sm_count };
+	struct wi_prog p = { .sms = m->c->tl->sm_count, .remote_cost = cal->remote_read_cost };
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	int *last = sk_xmalloc(((size_t)plan->nstreams + 2) * sizeof(int));
 	char *recorded = sk_xcalloc((size_t)m->n + 1, 1);
@@ -181,6 +218,7 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 				o.deps[nd++] = op_of[plan->events[e].from];
 			}
 		o.ndeps = nd;
+		set_srcs(m, v, op_of, &o);
 		call = add_call(&p, k ? m->ts[v].gap : 0,
 				host_cost(m, m->ts[v].call, profiled) +
 					(k && o.stream != prev_stream ? (int64_t)cal->stream_switch_ns : 0));
@@ -205,7 +243,8 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
 	struct wi_prog p = { .sms = m->c->tl->sm_count,
-			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns };
+			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns,
+			     .remote_cost = cal->remote_read_cost };
 	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
@@ -228,6 +267,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 			has_succ[preds[i]] = 1;
 		}
 		o.ndeps = np;
+		set_srcs(m, v, op_of, &o);
 		o.graph_node = 1; /* the GPU dispatches the ready nodes one after another */
 		op_of[v] = wi_add_op(&p, &o);
 	}
@@ -244,51 +284,110 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 
 /* ---- the statistics -------------------------------------------------------------------------- */
 
-static void task_stats(struct wmodel *m, const struct skip_timeline *tl, const uint32_t *ker,
-		       const size_t *first, size_t ni, const int *order, double *recorded)
-{
-	double *v = sk_xmalloc((ni + 1) * sizeof(double));
-	double *gaps = sk_xmalloc(((size_t)m->n * ni + 1) * sizeof(double));
-	size_t ng = 0;
-	int sms = tl->sm_count > 0 ? tl->sm_count : 132;
+/* A run of the workload in the trace: its kernels (the runtime's own left out) and where its
+ * iterations start among them. */
+struct wrun {
+	const struct skip_timeline *tl;
+	struct skip_timeline *owned; /* loaded here (not the context's), freed with it */
+	uint32_t *ker;
+	size_t nk, ni, *first;
+};
 
+/* The @k-th kernel of iteration @i of the runs taken together. */
+static const struct skip_op *iter_op(const struct wrun *runs, int nruns, size_t i, int k)
+{
+	for (int r = 0; r < nruns; i -= runs[r++].ni)
+		if (i < runs[r].ni)
+			return &runs[r].tl->ops[runs[r].ker[runs[r].first[i] + (size_t)k]];
+	return NULL;
+}
+
+/* Per task, medians over every iteration of every run. */
+static void task_stats(struct wmodel *m, const struct wrun *runs, int nruns, const int *order,
+		       double *recorded)
+{
+	size_t ni = 0, ng = 0;
+	double *v, *gaps;
+	int sms = runs[0].tl->sm_count > 0 ? runs[0].tl->sm_count : 132;
+
+	for (int r = 0; r < nruns; r++)
+		ni += runs[r].ni;
+	v = sk_xmalloc((ni + 1) * sizeof(double));
+	gaps = sk_xmalloc(((size_t)m->n * ni + 1) * sizeof(double));
 	for (int k = 0; k < m->n; k++) {
 		struct task_stat *s = &m->ts[order[k]];
+		const struct skip_op *op0 = iter_op(runs, nruns, 0, k);
 
 		for (size_t i = 0; i < ni; i++) {
-			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
+			const struct skip_op *op = iter_op(runs, nruns, i, k);
 
 			v[i] = (double)(op->end - op->start);
 		}
 		s->dur = skip_median(v, ni);
 		for (size_t i = 0; i < ni; i++) {
-			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
+			const struct skip_op *op = iter_op(runs, nruns, i, k);
 
 			v[i] = (double)(op->api_end - op->launch);
 		}
 		s->call = skip_median(v, ni);
 		for (size_t i = 0; i < ni && k > 0; i++) {
-			const struct skip_op *op = &tl->ops[ker[first[i] + (size_t)k]];
-			const struct skip_op *pr = &tl->ops[ker[first[i] + (size_t)k - 1]];
+			const struct skip_op *op = iter_op(runs, nruns, i, k);
+			const struct skip_op *pr = iter_op(runs, nruns, i, k - 1);
 
 			v[i] = (double)(op->launch - pr->api_end);
 			gaps[ng++] = v[i];
 		}
 		s->gap = k > 0 ? skip_median(v, ni) : 0;
-		s->sms = sk_sm_need(&tl->ops[ker[first[0] + (size_t)k]], sms);
+		s->sms = sk_sm_need(op0, sms);
+		s->blocks = (int)op0->blocks;
 	}
 	m->host_gap = skip_median(gaps, ng);
-	for (size_t i = 0; i < ni; i++) { /* first launch to the synchronize's return */
-		const struct skip_op *a = &tl->ops[ker[first[i]]];
-		const struct skip_op *z = &tl->ops[ker[first[i] + (size_t)m->n - 1]];
-		const struct skip_sync *y = sync_after(tl, z);
+	for (int r = 0, i = 0; r < nruns; r++) /* first launch to the synchronize's return */
+		for (size_t j = 0; j < runs[r].ni; j++, i++) {
+			const struct skip_op *a = iter_op(runs, nruns, (size_t)i, 0);
+			const struct skip_op *z = iter_op(runs, nruns, (size_t)i, m->n - 1);
+			const struct skip_sync *y = sync_after(runs[r].tl, z);
 
-		v[i] = (double)((y && y->end >= z->end ? y->end : z->end + m->c->lat.sync_ret) -
-				a->launch);
-	}
+			v[i] = (double)((y && y->end >= z->end ? y->end : z->end + m->c->lat.sync_ret) -
+					a->launch);
+		}
 	*recorded = skip_median(v, ni);
 	free(v);
 	free(gaps);
+}
+
+/* Per task, in the serial @order: what it reads, and which earlier task last wrote each range
+ * it reads (any topological order gives the same writers: the access sets order them). */
+static void task_sources(struct wmodel *m, const int *order)
+{
+	for (int k = 0; k < m->n; k++) {
+		struct task_stat *s = &m->ts[order[k]];
+		const struct skip_access *a, *b;
+		int na = skip_graph_task_access(m->g, order[k], &a);
+
+		s->src = sk_xmalloc(((size_t)na + 1) * sizeof(int));
+		s->src_bytes = sk_xmalloc(((size_t)na + 1) * sizeof(double));
+		for (int i = 0; i < na; i++) {
+			if (!(a[i].mode & SKIP_READ))
+				continue;
+			s->read_bytes += (double)a[i].size;
+			for (int j = k - 1; j >= 0; j--) {
+				int nb = skip_graph_task_access(m->g, order[j], &b), hit = 0;
+
+				for (int x = 0; x < nb && !hit; x++)
+					hit = (b[x].mode & SKIP_WRITE) && b[x].buffer == a[i].buffer &&
+					      b[x].offset < a[i].offset + a[i].size &&
+					      a[i].offset < b[x].offset + b[x].size;
+				if (!hit)
+					continue;
+				s->src[s->nsrc] = order[j];
+				s->src_bytes[s->nsrc++] = (double)a[i].size;
+				if (m->ts[order[j]].blocks != s->blocks)
+					s->serial_remote += (double)a[i].size;
+				break;
+			}
+		}
+	}
 }
 
 /* ---- items ----------------------------------------------------------------------------------- */
@@ -298,6 +397,14 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 {
 	struct skip_advice *a = sk_item_push(r);
 	const struct skip_calibration *cal = &m->c->o.cal;
+	char *kernels = sk_xasprintf(
+		"kernels keep their recorded durations (medians over the iterations) when they run "
+		"beside others, but one that reads data a kernel on other multiprocessors wrote takes "
+		"up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "
+		"least loaded first, so a serial run's kernels reuse their predecessors'); kernels "
+		"share the GPU by the multiprocessors their grids occupy (memory bandwidth is not "
+		"modelled)",
+		100 * cal->remote_read_cost);
 
 	if (plan->executor == SKIP_EXEC_GRAPH) {
 		a->kind = SKIP_ADVICE_DAGGRAPH;
@@ -305,13 +412,13 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 					"%d edges)",
 					wname, m->n, skip_graph_nedges(m->g));
 		a->assumptions = sk_xasprintf(
-			"kernels keep their recorded durations (medians over the iterations) when they "
-			"run beside others, and share the GPU by the multiprocessors their grids occupy "
-			"(memory bandwidth is not modelled); cudaGraphLaunch takes %.0f ns on the host, "
-			"the first nodes start %lld ns after it returns and a node %lld ns after its "
-			"last dependency ends; the synchronize returns %lld ns after the last node",
-			cal->graph_launch_ns, (long long)m->c->lat.graph_first,
-			(long long)m->c->lat.node_gap, (long long)m->c->lat.sync_ret);
+			"%s; cudaGraphLaunch takes %.0f ns on the host, the first nodes start %lld ns "
+			"after it returns, a node %lld ns after its last dependency ends and %.0f ns "
+			"after the previous node started; the synchronize returns %lld ns after the last "
+			"node",
+			kernels, cal->graph_launch_ns, (long long)m->c->lat.graph_first,
+			(long long)m->c->lat.node_gap, cal->graph_dispatch_ns,
+			(long long)m->c->lat.sync_ret);
 	} else {
 		a->kind = SKIP_ADVICE_STREAMS;
 		a->title = sk_xasprintf("run workload '%s' on %d streams with %d event%s (E2, the "
@@ -319,15 +426,14 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 					wname, plan->nstreams, plan->nevents,
 					plan->nevents == 1 ? "" : "s");
 		a->assumptions = sk_xasprintf(
-			"kernels keep their recorded durations (medians over the iterations) when they "
-			"run beside others, and share the GPU by the multiprocessors their grids occupy "
-			"(memory bandwidth is not modelled); launch calls take their recorded time less "
-			"the profiler's %.0f ns; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, "
-			"a synchronize of a finished stream %.0f ns on the host; a waiting kernel starts "
-			"%lld ns after the event's kernel ends",
-			cal->profiler_launch_ns, cal->event_record_ns, cal->stream_wait_ns,
+			"%s; launch calls take their recorded time less the profiler's %.0f ns; "
+			"cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize of a "
+			"finished stream %.0f ns on the host; a waiting kernel starts %lld ns after the "
+			"event's kernel ends",
+			kernels, m->profiler, cal->event_record_ns, cal->stream_wait_ns,
 			cal->sync_idle_ns, (long long)m->c->lat.stream_gap);
 	}
+	free(kernels);
 	a->regions = r->regions;
 	a->calibration_error = r->calibration_error;
 	sk_item_set(a, base, pred, (base - pred) * (double)r->regions);
@@ -339,11 +445,12 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 	struct skip_plan_opts po = { .executor = SKIP_EXEC_SERIAL };
 	struct skip_plan *serial = NULL, *streams = NULL, *graph = NULL;
 	struct skip_workload *w;
-	const struct skip_timeline *tl = c->tl;
 	struct wmodel m = { .c = c };
 	const char **kname = NULL;
-	uint32_t *ker;
-	size_t nk = 0, ni, *first = NULL;
+	struct wrun *runs = NULL;
+	int64_t *ids = NULL, nids = 0;
+	int nruns = 0;
+	size_t ni = 0;
 	double recorded, replay, base;
 	int err = 0;
 
@@ -358,23 +465,47 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 	kname = sk_xcalloc((size_t)m.n + 1, sizeof(char *));
 	for (int k = 0; k < m.n; k++)
 		kname[k] = skip_graph_task_kernel(m.g, serial->order[k], NULL, NULL);
-	ker = sk_xmalloc((tl->nops + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < tl->nops; i++)
-		if (tl->ops[i].kind == SKIP_OP_KERNEL &&
-		    !is_helper(skip_trace_string(c->t, tl->ops[i].name)))
-			ker[nk++] = (uint32_t)i;
-	ni = m.n ? find_iterations(c->t, tl, ker, nk, kname, m.n, &first) : 0;
-	if (!ni) {
-		err = mismatch(c->t, r->workload, kname, m.n, ker, nk, tl);
-		free(ker);
+	/* the chosen run; with none chosen, every run of the trace that holds iterations (skip
+	 * record --repeat N: one recording's process is noisier than several pooled) */
+	if (!c->o.run_id)
+		nids = skip_trace_runs(c->t, &ids);
+	runs = sk_xcalloc((size_t)(nids > 1 ? nids : 1), sizeof(*runs));
+	for (int64_t i = 0; i < (nids > 1 ? nids : 1); i++) {
+		struct wrun *u = &runs[nruns];
+
+		u->tl = c->tl;
+		if (nids > 1 && ids[i] != c->tl->run_id) {
+			if (skip_timeline_load(c->t, ids[i], NULL, &u->owned))
+				continue; /* not a run this model can use: left out */
+			u->tl = u->owned;
+		}
+		u->ker = sk_xmalloc((u->tl->nops + 1) * sizeof(uint32_t));
+		for (size_t k = 0; k < u->tl->nops; k++)
+			if (u->tl->ops[k].kind == SKIP_OP_KERNEL &&
+			    !is_helper(skip_trace_string(c->t, u->tl->ops[k].name)))
+				u->ker[u->nk++] = (uint32_t)k;
+		u->ni = m.n ? find_iterations(c->t, u->tl, u->ker, u->nk, kname, m.n, &u->first) : 0;
+		if (u->ni) {
+			ni += u->ni;
+			nruns++;
+			continue;
+		}
+		free(u->ker);
+		free(u->first);
+		skip_timeline_free(u->owned);
+		memset(u, 0, sizeof(*u));
+	}
+	if (!ni) { /* no run matched: say what the context's run holds */
+		err = mismatch_of(c, r->workload, kname, m.n);
 		goto out;
 	}
 	m.ts = sk_xcalloc((size_t)m.n + 1, sizeof(*m.ts));
-	m.profiler = tl->ops[ker[first[0]]].driver ? c->o.cal.profiler_driver_launch_ns
-						   : c->o.cal.profiler_launch_ns;
-	task_stats(&m, tl, ker, first, ni, serial->order, &recorded);
-	free(ker);
+	m.profiler = iter_op(runs, nruns, 0, 0)->driver ? c->o.cal.profiler_driver_launch_ns
+							: c->o.cal.profiler_launch_ns;
+	task_stats(&m, runs, nruns, serial->order, &recorded);
+	task_sources(&m, serial->order);
 	r->regions = ni;
+	r->runs = (size_t)nruns;
 	r->recorded_il_ns = recorded;
 	replay = (double)model_streams(&m, serial, 1);
 	r->replay_il_ns = replay;
@@ -395,7 +526,17 @@ out:
 	skip_plan_free(streams);
 	skip_plan_free(graph);
 	free(kname);
-	free(first);
+	for (int i = 0; i < nruns; i++) {
+		free(runs[i].ker);
+		free(runs[i].first);
+		skip_timeline_free(runs[i].owned);
+	}
+	free(runs);
+	free(ids);
+	for (int v = 0; m.ts && v < m.n; v++) {
+		free(m.ts[v].src);
+		free(m.ts[v].src_bytes);
+	}
 	free(m.ts);
 	skip_workload_free(w);
 	return err;

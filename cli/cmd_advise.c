@@ -34,7 +34,9 @@ static const char help[] =
 	"  -R, --region NAME      model each occurrence of the NVTX range NAME (default: the\n"
 	"                         whole run; graph candidates are then the NVTX ranges that\n"
 	"                         repeat and the kernel sequence repeated between synchronizes)\n"
-	"  -r, --run N            the run to advise on (default: the first)\n"
+	"  -r, --run N            the run to advise on (default: the first; with --workload,\n"
+	"                         every run that holds the workload's iterations, pooled:\n"
+	"                         record with skip record --repeat N for steadier figures)\n"
 	"  -l, --lengths A-B      fusion chain lengths (default 2-8; 2 to 16)\n"
 	"  -m, --min-ps X         keep chains whose proximity score is at least X (default 1.0)\n"
 	"  -k, --top K            chains to model and list (default 5)\n"
@@ -219,6 +221,7 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
 		K(stream_wait_ns),    K(launch_latency_ns), K(stream_gap_ns),	  K(sync_return_ns),
 		K(sync_idle_ns),      K(profiler_launch_ns), K(profiler_driver_launch_ns),
 		K(stream_switch_ns),  K(graph_launch_node_ns), K(graph_dispatch_ns),
+		K(remote_read_cost),
 #undef K
 	};
 	char *text;
@@ -292,7 +295,10 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	char a[32], b[32], c[32];
 
 	printf("skip advise: %s, run %lld", o->path, (long long)r->run_id);
-	if (r->workload)
+	if (r->workload && r->runs > 1)
+		printf(" and %zu more, workload '%s' (%zu iterations of %zu runs, pooled)",
+		       r->runs - 1, r->workload, r->regions, r->runs);
+	else if (r->workload)
 		printf(", workload '%s' (%zu iteration%s)", r->workload, r->regions,
 		       r->regions == 1 ? "" : "s");
 	else if (r->region)

@@ -189,6 +189,7 @@ static void wl_cal(struct skip_advise_opts *o)
 	o->cal.stream_switch_ns = 500;
 	o->cal.graph_launch_node_ns = 200;
 	o->cal.graph_dispatch_ns = 300;
+	o->cal.remote_read_cost = 0; /* workload_remote_reads adds it */
 }
 
 Test(advise, workload_executors)
@@ -217,6 +218,58 @@ Test(advise, workload_executors)
 	cr_expect_float_eq(e3->speedup, 18700.0 / 15800, 1e-9);
 	cr_assert_geq(r->best_plan, 0);
 	cr_expect_eq(r->items[r->best_plan].kind, SKIP_ADVICE_DAGGRAPH);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, workload_runs_are_pooled)
+{
+	struct skip_trace *t = hand_trace_more(dir, "advise_wl", "advise_wl_run2");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advice_report *r;
+	const struct skip_advice *e3;
+
+	wl_cal(&o);
+	r = advise(t, &o);
+	cr_expect_eq(r->runs, 2);
+	cr_expect_eq(r->regions, 7, "3 + 4 iterations");
+	cr_expect_float_eq(r->recorded_il_ns, 20700, 1e-9);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+	cr_assert_not_null(e3);
+	cr_expect_float_eq(e3->baseline_il_ns, 19700, 1e-9);
+	cr_expect_float_eq(e3->predicted_il_ns, 16800, 1e-9);
+	skip_advice_free(r);
+	o.run_id = 1; /* one run: no pooling */
+	r = advise(t, &o);
+	cr_expect_eq(r->runs, 1);
+	cr_expect_eq(r->regions, 3);
+	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+	cr_assert_not_null(e3);
+	cr_expect_float_eq(e3->baseline_il_ns, 18700, 1e-9);
+	cr_expect_float_eq(e3->predicted_il_ns, 15800, 1e-9);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(advise, workload_remote_reads)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advice_report *r;
+	const struct skip_advice *e2, *e3;
+
+	wl_cal(&o);
+	o.cal.remote_read_cost = 0.5;
+	r = advise(t, &o);
+	e2 = find_item(r, SKIP_ADVICE_STREAMS);
+	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+	cr_assert_not_null(e2);
+	cr_assert_not_null(e3);
+	cr_expect_float_eq(r->replay_il_ns, 19700, 1e-9, "serial: every read is local");
+	cr_expect_float_eq(e2->baseline_il_ns, 18700, 1e-9);
+	cr_expect_float_eq(e2->predicted_il_ns, 21000, 1e-9, "c of 5000 on SM 0, y from SM 1");
+	cr_expect_float_eq(e3->predicted_il_ns, 16800, 1e-9);
 	skip_advice_free(r);
 	skip_trace_close(t);
 }

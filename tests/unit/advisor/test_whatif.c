@@ -139,3 +139,84 @@ Test(whatif, unfinishable_synchronize)
 	cr_expect_eq(wi_simulate(&p), -1);
 	wi_free(&p);
 }
+
+/* Kernels submitted at 0 without host calls, for the placement tests: @blocks each, 1000 ns. */
+static int placed_op(struct wi_prog *p, int stream, int blocks)
+{
+	struct wi_op o = { .dur = 1000, .stream = stream, .sms = 1, .call = -1, .submit_at = 0,
+			   .blocks = blocks };
+
+	return wi_add_op(p, &o);
+}
+
+/* C reads 100 bytes from each of A and B: @serial_remote of them from a writer of another
+ * grid in the recording. */
+static void reader(struct wi_prog *p, int stream, int a, int b, int dep, double serial_remote)
+{
+	struct wi_op c = { .dur = 1000, .stream = stream, .sms = 1, .call = -1, .submit_at = 0,
+			   .blocks = 2, .read_bytes = 200, .serial_remote = serial_remote,
+			   .nsrcs = 2 };
+
+	c.srcs = malloc(2 * sizeof(*c.srcs));
+	c.srcs[0] = (struct wi_src){ a, 100 };
+	c.srcs[1] = (struct wi_src){ b, 100 };
+	if (dep >= 0) {
+		c.deps = malloc(sizeof(int));
+		c.deps[0] = dep;
+		c.ndeps = 1;
+	}
+	wi_add_op(p, &c);
+}
+
+Test(whatif, remote_reads_cost_more)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 8, .remote_cost = 0.5 };
+
+	/* A (stream 0) and B (stream 1), 2 blocks each, run at once: A on SMs 0-1, B on 2-3.
+	 * C after both (stream 0 after A, a dependency on B) starts at 1000 on SMs 0-1: A's
+	 * data is local, B's (half of what C reads) remote: 1000 x (1 + 0.5 x 0.5) = 1250,
+	 * 1000-2250. */
+	int a = placed_op(&p, 0, 2), b = placed_op(&p, 1, 2);
+
+	reader(&p, 0, a, b, b, 0);
+	cr_expect_eq(wi_simulate(&p), 2250);
+	cr_expect_eq(p.ops[a].first_sm, 0);
+	cr_expect_eq(p.ops[b].first_sm, 2);
+	cr_expect_eq(p.ops[2].first_sm, 0);
+	cr_expect_eq(p.ops[2].start, 1000);
+	wi_free(&p);
+}
+
+Test(whatif, serial_placement_is_the_recording)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 8, .remote_cost = 0.5 };
+
+	/* One stream: A (2 blocks) 0-1000 on SMs 0-1, B (4 blocks) 1000-2000 on SMs 0-3, C (2
+	 * blocks) on SMs 0-1: A's data local, B's remote (another grid), as in the recording
+	 * (serial_remote 100): 1000 x 1.25 / 1.25 = 1000, 2000-3000. */
+	int a = placed_op(&p, 0, 2), b = placed_op(&p, 0, 4);
+
+	reader(&p, 0, a, b, -1, 100);
+	cr_expect_eq(wi_simulate(&p), 3000);
+	cr_expect_eq(p.ops[2].end - p.ops[2].start, 1000);
+	wi_free(&p);
+}
+
+Test(whatif, placement_takes_the_least_loaded)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 4, .remote_cost = 0.5 };
+
+	/* A (3 blocks) on SMs 0-2; B (3 blocks, at once) on SM 3, then 0 and 1 (one block
+	 * each already): its first block on SM 3. C (3 blocks) after both on SMs 0-2: B's data remote,
+	 * 1000 x 1.25, 1000-2250. Without remote_cost the same program takes 2000. */
+	int a = placed_op(&p, 0, 3), b = placed_op(&p, 1, 3);
+
+	p.ops[b].blocks = 3;
+	reader(&p, 0, a, b, b, 0);
+	p.ops[2].blocks = 3;
+	cr_expect_eq(wi_simulate(&p), 2250);
+	cr_expect_eq(p.ops[b].first_sm, 3);
+	p.remote_cost = 0;
+	cr_expect_eq(wi_simulate(&p), 2000);
+	wi_free(&p);
+}

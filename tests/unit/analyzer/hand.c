@@ -24,23 +24,30 @@ char *hand_slurp(const char *path)
 	return buf;
 }
 
-struct skip_trace *hand_trace(const char *dir, const char *name)
+struct skip_trace *hand_trace_more(const char *dir, const char *name, const char *more)
 {
+	const char *parts[] = { "common", name, more };
 	char path[256], sqlpath[256];
 	struct skip_trace *t = NULL;
 	sqlite3 *db = NULL;
-	char *sql;
 
-	snprintf(path, sizeof(path), "%s/%s.skip.db", dir, name);
+	snprintf(path, sizeof(path), "%s/%s%s%s.skip.db", dir, name, more ? "+" : "",
+		 more ? more : "");
 	cr_assert_eq(skip_store_create(path, 0, &db), 0, "%s", skip_errmsg());
-	sql = hand_slurp("tests/fixtures/hand/common.sql");
-	cr_assert_eq(skip_store_exec(db, sql), 0, "common.sql: %s", skip_errmsg());
-	free(sql);
-	snprintf(sqlpath, sizeof(sqlpath), "tests/fixtures/hand/%s.sql", name);
-	sql = hand_slurp(sqlpath);
-	cr_assert_eq(skip_store_exec(db, sql), 0, "%s: %s", sqlpath, skip_errmsg());
-	free(sql);
+	for (int i = 0; i < 3 && parts[i]; i++) {
+		char *sql;
+
+		snprintf(sqlpath, sizeof(sqlpath), "tests/fixtures/hand/%s.sql", parts[i]);
+		sql = hand_slurp(sqlpath);
+		cr_assert_eq(skip_store_exec(db, sql), 0, "%s: %s", sqlpath, skip_errmsg());
+		free(sql);
+	}
 	sqlite3_close(db);
 	cr_assert_eq(skip_trace_open(path, &t), 0, "%s", skip_errmsg());
 	return t;
+}
+
+struct skip_trace *hand_trace(const char *dir, const char *name)
+{
+	return hand_trace_more(dir, name, NULL);
 }

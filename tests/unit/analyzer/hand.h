@@ -12,5 +12,7 @@ char *hand_slurp(const char *path);
 /* Create DIR/NAME.skip.db from common.sql + NAME.sql and open it for analysis; fails the test
  * on any error. Close with skip_trace_close(). */
 struct skip_trace *hand_trace(const char *dir, const char *name);
+/* The same from common.sql + NAME.sql + MORE.sql (a trace that extends another). */
+struct skip_trace *hand_trace_more(const char *dir, const char *name, const char *more);
 
 #endif

@@ -4,17 +4,24 @@
 #
 #   sh bench/advise/closed_loop.sh OUTDIR [ROUNDS]
 #
-# 1. calibration: build/apps/advise_calib bare and under skip record, three times each,
-#    alternated, and five alternated pairs of `skip run bench/advise/launch_calib.json` bare
-#    and recorded (the profiler's cost on the runtime's own launch path)
-#    -> OUTDIR/machine.cal.json
-# 2. each DAG of bench/dags at its launch-bound (small) size: record the serial executor (three
-#    runs, which skip advise pools), advise (-o plan.json), then ROUNDS interleaved rounds of: serial, the plan, every executor, each
-#    a fresh `skip run` process of 50 timed iterations after 3 warm-up ones (unprofiled).
-#    Also records E2 and E3 once each (OUTDIR/NAME.streams.db, NAME.graph.db), to compare with
-#    the model's programs.
-# 3. launch_chain --chain 20: record the plain steps, advise --region step, then ROUNDS
-#    interleaved rounds of the plain program and its hand-written CUDA-graph variant.
+# The machine's costs drift between a fast and a slow state within minutes (docs/BENCHMARKS.md),
+# so the calibration is sampled throughout the loop, not only before it. One calibration pair:
+# build/apps/advise_calib bare, then under skip record; `skip run
+# bench/advise/launch_calib.json` bare, then under skip record (the profiler's cost on the
+# runtime's own launch path).
+# 1. three calibration pairs -> OUTDIR/machine0.cal.json (bench/advise/calibrate.py).
+# 2. each DAG of bench/dags at its launch-bound (small) size: one more calibration pair; record
+#    the serial executor (three runs, which skip advise pools); skip advise with
+#    machine0.cal.json writes the plan (-o NAME.plan.json); then ROUNDS interleaved rounds of:
+#    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
+#    after 3 warm-up ones (unprofiled). Also records E2 and E3 once each (NAME.streams.db,
+#    NAME.graph.db), to compare with the model's programs.
+# 3. launch_chain --chain 20: record the plain steps, then ROUNDS interleaved rounds of the
+#    plain program and its hand-written CUDA-graph variant.
+# 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
+#    (NAME.advice.json, chain.advice.json) are skip advise's with it, on the same recordings.
+#    The plans written in step 2 are what ran; the final advice must pick the same executor
+#    (table.py says so when it does not).
 set -u
 out=${1:?usage: closed_loop.sh OUTDIR [ROUNDS]}
 rounds=${2:-5}
@@ -22,36 +29,40 @@ B=${O:-build}
 export SKIP_MODULE_PATH=$B/dags
 mkdir -p "$out"
 say() { echo "closed_loop: $*" >&2; }
+npairs=0
+
+calib_pair() { # alternated bare and recorded runs: the machine is noisy
+	npairs=$((npairs + 1))
+	"$B/apps/advise_calib" >> "$out/calib_bare.txt" || exit 1
+	"$B/skip" record -q -f -o "$out/calib.db" -- "$B/apps/advise_calib" \
+		>> "$out/calib_prof.txt" || exit 1
+	$lcal > "$out/lcal_bare.$npairs.json" || exit 1
+	"$B/skip" record -q -f -o "$out/lcal.db" -- $lcal > "$out/lcal_prof.$npairs.json" || exit 1
+	rm -f "$out"/*.db-wal "$out"/*.db-shm
+}
+
+calibrate() { # -> $1
+	python3 bench/advise/calibrate.py "$out/calib_bare.txt" "$out/calib_prof.txt" \
+		"$out/calib.db" "$out" > "$1" 2> "$out/calib_extra.json" || exit 1
+}
 
 say "calibration"
-for i in 1 2 3; do # alternated: the machine is noisy
-	"$B/apps/advise_calib" >> "$out/calib_bare.txt" || exit 1
-	"$B/skip" record -q -o "$out/calib.$i.db" -- "$B/apps/advise_calib" \
-		>> "$out/calib_prof.txt" || exit 1
-done
 lcal="$B/skip run bench/advise/launch_calib.json -n 200 --warmup 20 --json"
-for i in 1 2 3 4 5; do
-	$lcal > "$out/lcal_bare.$i.json" || exit 1
-	"$B/skip" record -q -f -o "$out/lcal.db" -- $lcal > "$out/lcal_prof.$i.json" || exit 1
-done
-mv "$out/calib.1.db" "$out/calib.db"
-rm -f "$out/calib.2.db" "$out/calib.3.db" "$out"/*.db-wal "$out"/*.db-shm
-python3 bench/advise/calibrate.py "$out/calib_bare.txt" "$out/calib_prof.txt" "$out/calib.db" \
-	"$out" > "$out/machine.cal.json" 2> "$out/calib_extra.json" || exit 1
-cal="--calibration $out/machine.cal.json"
+calib_pair
+calib_pair
+calib_pair
+calibrate "$out/machine0.cal.json"
 
 for d in vec bs ml hits img dl m1 m2; do
 	say "$d"
+	calib_pair
 	w=bench/dags/$d.json
 	run="$B/skip run $w --size small -n 50 --warmup 3 --json"
 	"$B/skip" record -q --repeat 3 -o "$out/$d.db" -- "$B/skip" run "$w" --size small \
 		--executor serial -n 50 --warmup 3 > "$out/$d.rec.txt" 2>&1 ||
 		{ say "$d: record failed"; continue; }
-	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal -o "$out/$d.plan.json" \
-		> "$out/$d.advise.txt" 2>&1
-	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal --json > "$out/$d.advice.json"
-	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
-		> "$out/$d.advice_default.json"
+	"$B/skip" advise "$out/$d.db" --workload "$w" --size small \
+		--calibration "$out/machine0.cal.json" -o "$out/$d.plan.json" > "$out/$d.advise0.txt" 2>&1
 	for e in streams graph; do # what E2 and E3 really did, to compare with the model
 		"$B/skip" record -q -o "$out/$d.$e.db" -- "$B/skip" run "$w" --size small \
 			--executor $e -n 50 --warmup 3 > /dev/null 2>&1
@@ -65,15 +76,29 @@ for d in vec bs ml hits img dl m1 m2; do
 done
 
 say "launch_chain"
+calib_pair
 "$B/skip" record -q -o "$out/chain.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
 	> "$out/chain.rec.txt" 2>&1
 "$B/skip" record -q -o "$out/chain.graph.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
 	--graph > /dev/null 2>&1
-"$B/skip" advise "$out/chain.db" --region step $cal > "$out/chain.advise.txt" 2>&1
-"$B/skip" advise "$out/chain.db" --region step $cal --json > "$out/chain.advice.json"
-"$B/skip" advise "$out/chain.db" --region step --json > "$out/chain.advice_default.json"
 for r in $(seq "$rounds"); do
 	"$B/apps/launch_chain" --chain 20 --steps 2000 >> "$out/chain.plain.txt"
 	"$B/apps/launch_chain" --chain 20 --steps 2000 --graph >> "$out/chain.graph.txt"
 done
+
+say "advice ($npairs calibration pairs)"
+calibrate "$out/machine.cal.json"
+cal="--calibration $out/machine.cal.json"
+for d in vec bs ml hits img dl m1 m2; do
+	[ -f "$out/$d.db" ] || continue
+	w=bench/dags/$d.json
+	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal > "$out/$d.advise.txt" 2>&1
+	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal --json \
+		> "$out/$d.advice.json"
+	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
+		> "$out/$d.advice_default.json"
+done
+"$B/skip" advise "$out/chain.db" --region step $cal > "$out/chain.advise.txt" 2>&1
+"$B/skip" advise "$out/chain.db" --region step $cal --json > "$out/chain.advice.json"
+"$B/skip" advise "$out/chain.db" --region step --json > "$out/chain.advice_default.json"
 say "done"

@@ -45,7 +45,7 @@ def main():
     print("| DAG | cal. error | plan | predicted | measured, median [min, max] | error |"
           " E2 pred. / meas. | E3 pred. / meas. |")
     print("|---|---|---|---|---|---|---|---|")
-    errs = []
+    errs, notes = [], []
     for d in DAGS:
         ap = f"{out}/{d}.{which}"
         if not os.path.exists(ap):
@@ -61,6 +61,12 @@ def main():
         e2 = [r["serial"] / r["streams"] for r in allr if "streams" in r]
         e3 = [r["serial"] / r["graph"] for r in allr if "graph" in r]
         pred = best["speedup"] if best else float("nan")
+        try:  # the plan that ran was written earlier (closed_loop.sh step 2)
+            ran = load(f"{out}/{d}.plan.json")["advice"][0]["kind"]
+            if best and ran != best["kind"]:
+                notes.append(f"{d}: the plan that ran is {ran}, the final advice {best['kind']}")
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
         m = statistics.median(meas) if meas else float("nan")
         err = abs(pred - m) / m if meas else float("nan")
         errs.append(err)
@@ -71,6 +77,8 @@ def main():
               f"{spread(meas) if meas else '-'}x | {100 * err:.1f}% | "
               f"{pe2:.2f}x / {statistics.median(e2) if e2 else float('nan'):.2f}x | "
               f"{pe3:.2f}x / {statistics.median(e3) if e3 else float('nan'):.2f}x |")
+    for n in notes:
+        print(f"\nnote: {n}")
     if errs:
         print(f"\nplan speedup error: median {100 * statistics.median(errs):.1f}%, "
               f"max {100 * max(errs):.1f}%; within 10%: {sum(e <= 0.10 for e in errs)} of "

@@ -17,26 +17,27 @@
 #include "internal.h"
 
 /* The H100 of docs/BENCHMARKS.md ("skip advise"): bench/advise/closed_loop.sh's calibration of
- * 2026-11-22 (medians of three alternated runs of bench/apps/advise_calib, bare and under skip
- * record, and of five alternated pairs of bench/advise/launch_calib.json's runs); the
- * fallbacks that a recording normally replaces come from the DAG suite's serial recordings. */
+ * 2026-11-22 (medians over its 12 calibration pairs, sampled throughout the loop: alternated
+ * runs of bench/apps/advise_calib and of bench/advise/launch_calib.json, bare and under skip
+ * record); the fallbacks that a recording normally replaces come from the DAG suite's serial
+ * recordings. */
 void skip_calibration_default(struct skip_calibration *c)
 {
-	c->graph_launch_ns = 2196;	  /* cudaGraphLaunch of a one-node graph, host */
-	c->graph_first_ns = 1502;	  /* derived: the one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 134;	  /* 64 dependent empty nodes, over their CUPTI durations */
-	c->event_record_ns = 337;	  /* cudaEventRecord, host */
-	c->stream_wait_ns = 336;	  /* cudaStreamWaitEvent, host */
+	c->graph_launch_ns = 2260;	  /* cudaGraphLaunch of a one-node graph, host */
+	c->graph_first_ns = 1268;	  /* derived: the one-node graph's launch + sync reproduced */
+	c->graph_node_gap_ns = 137;	  /* 64 dependent empty nodes, over their CUPTI durations */
+	c->event_record_ns = 374;	  /* cudaEventRecord, host */
+	c->stream_wait_ns = 373;	  /* cudaStreamWaitEvent, host */
 	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */
 	c->stream_gap_ns = 1350;	  /* fallback: back-to-back kernels of a stream (recorded) */
 	c->sync_return_ns = 2800;	  /* fallback: GPU done to cudaStreamSynchronize's return */
-	c->sync_idle_ns = 527;		  /* cudaStreamSynchronize of a finished stream, host */
-	c->profiler_launch_ns = 2930;	  /* bursts of cudaLaunchKernel under skip record - bare */
-	c->profiler_driver_launch_ns = 1631; /* launch_calib.json's runs: recorded - bare */
-	c->stream_switch_ns = 122;	  /* a launch onto another busy stream after an event wait */
-	c->graph_launch_node_ns = 3.6;	  /* cudaGraphLaunch, per node after the first */
-	c->graph_dispatch_ns = 929;	  /* between the starts of independent graph nodes */
-	c->remote_read_cost = 0.61;	  /* fork-join copies: the join's add 30% slower */
+	c->sync_idle_ns = 570;		  /* cudaStreamSynchronize of a finished stream, host */
+	c->profiler_launch_ns = 3084;	  /* bursts of cudaLaunchKernel under skip record - bare */
+	c->profiler_driver_launch_ns = 1813; /* launch_calib.json's runs: recorded - bare */
+	c->stream_switch_ns = 104;	  /* a launch onto another busy stream after an event wait */
+	c->graph_launch_node_ns = 5.9;	  /* cudaGraphLaunch, per node after the first */
+	c->graph_dispatch_ns = 973;	  /* between the starts of independent graph nodes */
+	c->remote_read_cost = 0.64;	  /* fork-join copies: the join's add 32% slower */
 }
 
 static int cmp_i64(const void *a, const void *b)

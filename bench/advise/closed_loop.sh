@@ -16,10 +16,12 @@
 #    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
 #    after 3 warm-up ones (unprofiled). Also records E2 and E3 once each (NAME.streams.db,
 #    NAME.graph.db), to compare with the model's programs.
-# 3. launch_chain --chain 20: record the plain steps, then ROUNDS interleaved rounds of the
-#    plain program and its hand-written CUDA-graph variant.
+# 3. launch_chain --chain 20: record the plain steps three times (three traces: skip advise
+#    --region models one run, and one recording's profiler cost per launch varies from 0.5 to
+#    3.4 us), then ROUNDS interleaved rounds of the plain program and its hand-written
+#    CUDA-graph variant.
 # 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
-#    (NAME.advice.json, chain.advice.json) are skip advise's with it, on the same recordings.
+#    (NAME.advice.json, chain.N.advice.json) are skip advise's with it, on the same recordings.
 #    The plans written in step 2 are what ran; the final advice must pick the same executor
 #    (table.py says so when it does not).
 set -u
@@ -77,8 +79,10 @@ done
 
 say "launch_chain"
 calib_pair
-"$B/skip" record -q -o "$out/chain.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
-	> "$out/chain.rec.txt" 2>&1
+for i in 1 2 3; do
+	"$B/skip" record -q -o "$out/chain.$i.db" -- "$B/apps/launch_chain" --chain 20 \
+		--steps 300 > "$out/chain.rec.txt" 2>&1
+done
 "$B/skip" record -q -o "$out/chain.graph.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
 	--graph > /dev/null 2>&1
 for r in $(seq "$rounds"); do
@@ -98,7 +102,10 @@ for d in vec bs ml hits img dl m1 m2; do
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
 		> "$out/$d.advice_default.json"
 done
-"$B/skip" advise "$out/chain.db" --region step $cal > "$out/chain.advise.txt" 2>&1
-"$B/skip" advise "$out/chain.db" --region step $cal --json > "$out/chain.advice.json"
-"$B/skip" advise "$out/chain.db" --region step --json > "$out/chain.advice_default.json"
+for i in 1 2 3; do
+	"$B/skip" advise "$out/chain.$i.db" --region step $cal > "$out/chain.$i.advise.txt" 2>&1
+	"$B/skip" advise "$out/chain.$i.db" --region step $cal --json > "$out/chain.$i.advice.json"
+	"$B/skip" advise "$out/chain.$i.db" --region step --json \
+		> "$out/chain.$i.advice_default.json"
+done
 say "done"

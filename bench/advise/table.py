@@ -93,15 +93,21 @@ def main():
         return v
     try:
         plain, graph = steps(f"{out}/chain.plain.txt"), steps(f"{out}/chain.graph.txt")
-        a = load(f"{out}/chain.{which}")
-        g = next(i for i in a["advice"] if i["kind"] == "graph")
         meas = [p / q for p, q in zip(plain, graph)]
         m = statistics.median(meas)
+        preds = []  # one per recording: (now, predicted, speedup, calibration error)
+        for p in sorted(glob.glob(f"{out}/chain.[0-9].{which}")) or [f"{out}/chain.{which}"]:
+            a = load(p)
+            g = next(i for i in a["advice"] if i["kind"] == "graph")
+            preds.append((g["baseline_il_ns"] / 1000, g["predicted_il_ns"] / 1000, g["speedup"],
+                          a["model"]["calibration_error"]))
+        sp = statistics.median(x[2] for x in preds)
         print(f"\nlaunch_chain --chain 20: step plain {spread(plain)} us, graph {spread(graph)} us;"
-              f" predicted {g['baseline_il_ns'] / 1000:.2f} -> {g['predicted_il_ns'] / 1000:.2f} us"
-              f" = {g['speedup']:.2f}x, measured {m:.2f}x [{min(meas):.2f}, {max(meas):.2f}],"
-              f" error {100 * abs(g['speedup'] - m) / m:.1f}%; calibration error "
-              f"{100 * a['model']['calibration_error']:.1f}%")
+              f" predicted from {len(preds)} recording(s): " +
+              ", ".join(f"{x[0]:.2f} -> {x[1]:.2f} us = {x[2]:.2f}x (cal. error "
+                        f"{100 * x[3]:.1f}%)" for x in preds) +
+              f"; median {sp:.2f}x, measured {m:.2f}x [{min(meas):.2f}, {max(meas):.2f}],"
+              f" error {100 * abs(sp - m) / m:.1f}%")
     except (OSError, StopIteration, ValueError) as e:
         print(f"\nlaunch_chain: {e}")
 

@@ -28,6 +28,10 @@ and from differences of bare timings:
                          a cudaStreamWaitEvent, before a cudaEventRecord) - onto its own busy one
   graph_launch_node_ns = (cudaGraphLaunch of 64 nodes - of 1 node) / 63
   graph_dispatch_ns    = (16 independent 20-us nodes - 1 such node) / 15, all 16 fitting the GPU
+  graph_root_join_ns   = two independent 3-us nodes then a third after both, minus the two
+                         alone, minus a chain's per-node cost of the same kernel
+                         ((c32_16 - c32_1) / 15): what a node pays for joining the branches of
+                         two roots, beyond a dependency in a chain
   remote_read_cost     = from the trace: the add2_k of the fork-join copies (its two inputs
                          written by two copies that ran at once, so one of them on other
                          multiprocessors) over the same add2_k after the copies in a chain,
@@ -141,6 +145,10 @@ def main():
     }
     if remote is not None:
         cal["remote_read_cost"] = remote
+    if "r2j_total_ns" in bare:
+        chain_node = (bare["c32_16_total_ns"] - bare["c32_1_total_ns"]) / 15
+        cal["graph_root_join_ns"] = max(0.0, bare["r2j_total_ns"] - bare["r2_total_ns"] -
+                                        chain_node)
     json.dump(cal, sys.stdout, indent=1)
     print()
     print(json.dumps({"empty_kernel_ns": kdur, "sync_return_ns": sync_ret,

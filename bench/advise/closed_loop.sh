@@ -16,6 +16,9 @@
 #    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
 #    after 3 warm-up ones (unprofiled). Also records E2 and E3 once each (NAME.streams.db,
 #    NAME.graph.db), to compare with the model's programs.
+#    Then its mechanics replica (bench/advise/replica.py: the same DAG of adv_spin kernels of
+#    the recorded durations, NAME_spin.json): recorded three times, ROUNDS rounds of
+#    `--executor all`.
 # 3. launch_chain --chain 20: record the plain steps three times (three traces: skip advise
 #    --region models one run, and one recording's profiler cost per launch varies from 0.5 to
 #    3.4 us), then ROUNDS interleaved rounds of the plain program and its hand-written
@@ -23,7 +26,8 @@
 # 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
 #    (NAME.advice.json, chain.N.advice.json) are skip advise's with it, on the same recordings.
 #    The plans written in step 2 are what ran; the final advice must pick the same executor
-#    (table.py says so when it does not).
+#    (table.py says so when it does not). The replicas are advised with remote_read_cost 0
+#    (their kernels read nothing): NAME_spin.advice.json.
 set -u
 out=${1:?usage: closed_loop.sh OUTDIR [ROUNDS]}
 rounds=${2:-5}
@@ -75,6 +79,15 @@ for d in vec bs ml hits img dl m1 m2; do
 		$run --executor all > "$out/$d.all.$r.json"
 	done
 	rm -f "$out/$d.db-wal" "$out/$d.db-shm"
+	s=${d}_spin
+	python3 bench/advise/replica.py "$w" "$out/$d.db" "$out/$s.json" || continue
+	"$B/skip" record -q --repeat 3 -o "$out/$s.db" -- "$B/skip" run "$out/$s.json" --size small \
+		--executor serial -n 50 --warmup 3 > "$out/$s.rec.txt" 2>&1 ||
+		{ say "$s: record failed"; continue; }
+	for r in $(seq "$rounds"); do
+		"$B/skip" run "$out/$s.json" --size small -n 50 --warmup 3 --json --executor all \
+			> "$out/$s.all.$r.json"
+	done
 done
 
 say "launch_chain"
@@ -93,6 +106,8 @@ done
 say "advice ($npairs calibration pairs)"
 calibrate "$out/machine.cal.json"
 cal="--calibration $out/machine.cal.json"
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["remote_read_cost"] = 0
+json.dump(c, open(sys.argv[2], "w"), indent=1)' "$out/machine.cal.json" "$out/machine_spin.cal.json"
 for d in vec bs ml hits img dl m1 m2; do
 	[ -f "$out/$d.db" ] || continue
 	w=bench/dags/$d.json
@@ -101,6 +116,9 @@ for d in vec bs ml hits img dl m1 m2; do
 		> "$out/$d.advice.json"
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
 		> "$out/$d.advice_default.json"
+	[ -f "$out/${d}_spin.db" ] && "$B/skip" advise "$out/${d}_spin.db" --workload \
+		"$out/${d}_spin.json" --size small --calibration "$out/machine_spin.cal.json" --json \
+		> "$out/${d}_spin.advice.json"
 done
 for i in 1 2 3; do
 	"$B/skip" advise "$out/chain.$i.db" --region step $cal > "$out/chain.$i.advise.txt" 2>&1

@@ -6,7 +6,9 @@
 Per DAG: the model's calibration error, the predicted and measured speedup over serial of the
 plan skip advise wrote (measured: median over rounds of serial median / plan median, each round
 two fresh processes), their relative error; then the same for E2 and E3 from the `--executor all`
-runs. Then launch_chain's predicted and measured CUDA-graph gain.
+runs. Then each executor's modelled and measured time of one run (median over rounds), for the
+DAGs and for their mechanics replicas (NAME_spin). Then launch_chain's predicted and measured
+CUDA-graph gain.
 """
 import glob
 import json
@@ -83,6 +85,31 @@ def main():
         print(f"\nplan speedup error: median {100 * statistics.median(errs):.1f}%, "
               f"max {100 * max(errs):.1f}%; within 10%: {sum(e <= 0.10 for e in errs)} of "
               f"{len(errs)}")
+    for title, suffix in (("the DAGs", ""), ("their mechanics replicas (adv_spin kernels)", "_spin")):
+        rows = []
+        for d in DAGS:
+            ap = f"{out}/{d}{suffix}.{which if not suffix else 'advice.json'}"
+            allr = medians(out, d + suffix, "all")
+            if not os.path.exists(ap) or not allr:
+                continue
+            items = {i["kind"]: i for i in load(ap)["advice"]}
+            if "dag-graph" not in items or "streams" not in items:
+                continue
+            model = (items["dag-graph"]["baseline_il_ns"] / 1000,
+                     items["streams"]["predicted_il_ns"] / 1000,
+                     items["dag-graph"]["predicted_il_ns"] / 1000)
+            meas = tuple(statistics.median(r[e] * 1000 for r in allr if e in r)
+                         for e in ("serial", "streams", "graph"))
+            rows.append((d, model, meas))
+        if not rows:
+            continue
+        print(f"\nmodel / measured time of one run, us, {title}:\n")
+        print("| DAG | E1 serial | error | E2 streams | error | E3 graph | error |")
+        print("|---|---|---|---|---|---|---|")
+        for d, model, meas in rows:
+            cells = " | ".join(f"{a:.1f} / {b:.1f} | {100 * (a - b) / b:+.0f}%"
+                               for a, b in zip(model, meas))
+            print(f"| {d.upper()} | {cells} |")
     # launch_chain
     def steps(p):
         v = []

@@ -32,6 +32,8 @@
 //   fjc_total_ns, fj_total_ns  two copy_k then an add2_k of their outputs, in a chain / the
 //                    copies on two branches at once (the add's duration in a recording
 //                    shows what reading data written on other multiprocessors costs)
+//   r2_total_ns, r2j_total_ns  two independent 3 us nodes of 32 blocks (two roots), without and
+//                    with a third node after both: joining two roots' branches
 //   c32_1_total_ns   launch a one-node graph of a 3 us kernel of 32 blocks of 256 threads
 //   c32_16_total_ns  the same with 16 dependent such nodes
 //   drv_busy_ns      cuLaunchKernelEx of a 3 us kernel onto its busy stream
@@ -127,11 +129,11 @@ __global__ void add2_k(const float *a, const float *b, float *out, long long n)
 		out[i] = a[i] + b[i];
 }
 
-/* Producers and a consumer (16 blocks of 256 threads, @len floats): copy_k bufs[0] -> [1] and
- * [2] -> [3], then add2_k [1] + [3] -> [4]. @fork: the two copies on two branches at once (so
- * they run on different multiprocessors from each other), else one after the other. */
-static cudaGraphExec_t fj_graph(cudaStream_t s, cudaStream_t s2, long long len, float **b,
-				bool fork)
+/* Two kernels, @first on @s and @second on @s2 (at once, two branches) or on @s after it
+ * (@fork false), then @after on @s once both are done. */
+template <typename A, typename B, typename C>
+static cudaGraphExec_t two_then(cudaStream_t s, cudaStream_t s2, bool fork, A first, B second,
+				C after)
 {
 	cudaEvent_t f, j;
 	cudaGraph_t g;
@@ -142,14 +144,16 @@ static cudaGraphExec_t fj_graph(cudaStream_t s, cudaStream_t s2, long long len, 
 	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
 	CHECK(cudaEventRecord(f, s));
 	CHECK(cudaStreamWaitEvent(s2, f, 0));
-	copy_k<<<16, 256, 0, s>>>(b[0], b[1], len);
-	copy_k<<<16, 256, 0, fork ? s2 : s>>>(b[2], b[3], len);
+	first(s);
+	second(fork ? s2 : s);
 	CHECK(cudaEventRecord(j, s2));
 	CHECK(cudaStreamWaitEvent(s, j, 0));
-	add2_k<<<16, 256, 0, s>>>(b[1], b[3], b[4], len);
+	after(s);
 	CHECK(cudaStreamEndCapture(s, &g));
 	CHECK(cudaGraphInstantiate(&e, g, 0));
 	CHECK(cudaGraphDestroy(g));
+	CHECK(cudaEventDestroy(f));
+	CHECK(cudaEventDestroy(j));
 	return e;
 }
 
@@ -212,7 +216,7 @@ int main(int argc, char **argv)
 {
 	int reps = (int)arg_long(argc, argv, "--reps", 2000);
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
-		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a, c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj;
+		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a, c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j;
 	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
@@ -264,8 +268,26 @@ int main(int argc, char **argv)
 	};
 	cudaGraphExec_t cp[2] = { copies(1, true), copies(8, true) };
 	cudaGraphExec_t cpc[2] = { copies(1, false), copies(8, false) };
-	cudaGraphExec_t fjg[2] = { fj_graph(s, s2, 160000, cbufs + 8, false),
-				   fj_graph(s, s2, 160000, cbufs + 8, true) };
+	/* copies 8 -> 9 and 10 -> 11 (in a chain, or at once: on different SMs), then 9 + 11 */
+	auto fj_graph = [&](bool fork) {
+		float **b = cbufs + 8;
+
+		return two_then(
+			s, s2, fork, [&](cudaStream_t t) { copy_k<<<16, 256, 0, t>>>(b[0], b[1], 160000); },
+			[&](cudaStream_t t) { copy_k<<<16, 256, 0, t>>>(b[2], b[3], 160000); },
+			[&](cudaStream_t t) { add2_k<<<16, 256, 0, t>>>(b[1], b[3], b[4], 160000); });
+	};
+	/* two roots of 3 us (32 blocks), then, with @join, a third after both */
+	auto root_join_graph = [&](bool join) {
+		auto spin3 = [](cudaStream_t t) { spin_k<<<32, 256, 0, t>>>(3000); };
+
+		return two_then(s, s2, true, spin3, spin3, [&](cudaStream_t t) {
+			if (join)
+				spin3(t);
+		});
+	};
+	cudaGraphExec_t fjg[2] = { fj_graph(false), fj_graph(true) };
+	cudaGraphExec_t rj[2] = { root_join_graph(false), root_join_graph(true) };
 	cudaGraphExec_t dia[2] = { diamond_graph(s, s2, 1, 3000), diamond_graph(s, s2, 8, 3000) };
 	for (int i = 0; i < 8; i++)
 		CHECK(cudaEventCreateWithFlags(&rev[i], cudaEventDisableTiming));
@@ -456,7 +478,7 @@ int main(int argc, char **argv)
 		} pairs[] = { { w16, &w16a, &w16b }, { w64, &w64a, &w64b }, { c32, &c32a, &c32b },
 			  { wa16, &wa16a, &wa16b }, { dia, &dia1, &dia8 },
 			  { cp, &cp1, &cp8 }, { cpc, &cpc1, &cpc8 },
-			  { fjg, &fjc, &fj } };
+			  { fjg, &fjc, &fj }, { rj, &r2, &r2j } };
 		for (auto &pr : pairs) {
 			for (int i = 0; i < reps / 4; i++) {
 				double t = now_ns();
@@ -484,14 +506,14 @@ int main(int argc, char **argv)
 	       "\"wa16_1_total_ns\": %.0f, \"wa16_10_total_ns\": %.0f, \"dia1_total_ns\": %.0f, "
 	       "\"dia8_total_ns\": %.0f, \"cp1_total_ns\": %.0f, \"cp8_total_ns\": %.0f, "
 	       "\"cpc8_total_ns\": %.0f, \"fjc_total_ns\": %.0f, \"fj_total_ns\": %.0f, "
-	       "\"launch_loop_ns\": %.0f}\n",
+	       "\"launch_loop_ns\": %.0f, \"r2_total_ns\": %.0f, \"r2j_total_ns\": %.0f}\n",
 	       median(launch), median(rec), median(wait), median(idle), median(stotal),
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
 	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
 	       median(busy), median(busysw), median(drvargs), median(w16a), median(w16b),
 	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a),
 	       median(wa16b), median(dia1), median(dia8), median(cp1), median(cp8),
-	       median(cpc8), median(fjc), median(fj), median(loop));
+	       median(cpc8), median(fjc), median(fj), median(loop), median(r2), median(r2j));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	for (int i = 0; i < 2; i++) {

@@ -34,6 +34,8 @@ struct wi_op {
 	int graph_node;	  /* a node of a CUDA graph: it starts at least the program's dispatch_gap
 			     after the previous graph node started (the GPU dispatches them in
 			     turn, whichever is ready) */
+	int64_t join_extra; /* added to the gap after every dependency (a graph node joining
+			       branches of different roots) */
 	/* Placement (programs with remote_cost > 0): a kernel's blocks go one per multiprocessor
 	 * onto the least loaded ones, lowest first; data it reads that a kernel of another
 	 * placement or grid wrote costs more (the wi_prog's remote_cost). dur is its duration

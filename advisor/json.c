@@ -100,6 +100,7 @@ static cJSON *calibration_json(const struct skip_advice_report *r)
 	cJSON_AddNumberToObject(o, "stream_switch_ns", c->stream_switch_ns);
 	cJSON_AddNumberToObject(o, "graph_launch_node_ns", c->graph_launch_node_ns);
 	cJSON_AddNumberToObject(o, "graph_dispatch_ns", c->graph_dispatch_ns);
+	cJSON_AddNumberToObject(o, "graph_root_join_ns", c->graph_root_join_ns);
 	cJSON_AddNumberToObject(o, "remote_read_cost", c->remote_read_cost);
 	return o;
 }

@@ -23,21 +23,22 @@
  * recordings. */
 void skip_calibration_default(struct skip_calibration *c)
 {
-	c->graph_launch_ns = 2260;	  /* cudaGraphLaunch of a one-node graph, host */
-	c->graph_first_ns = 1268;	  /* derived: the one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 137;	  /* 64 dependent empty nodes, over their CUPTI durations */
-	c->event_record_ns = 374;	  /* cudaEventRecord, host */
-	c->stream_wait_ns = 373;	  /* cudaStreamWaitEvent, host */
+	c->graph_launch_ns = 2427;	  /* cudaGraphLaunch of a one-node graph, host */
+	c->graph_first_ns = 1485;	  /* derived: the one-node graph's launch + sync reproduced */
+	c->graph_node_gap_ns = 141;	  /* 64 dependent empty nodes, over their CUPTI durations */
+	c->event_record_ns = 426;	  /* cudaEventRecord, host */
+	c->stream_wait_ns = 420;	  /* cudaStreamWaitEvent, host */
 	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */
 	c->stream_gap_ns = 1350;	  /* fallback: back-to-back kernels of a stream (recorded) */
 	c->sync_return_ns = 2800;	  /* fallback: GPU done to cudaStreamSynchronize's return */
-	c->sync_idle_ns = 570;		  /* cudaStreamSynchronize of a finished stream, host */
-	c->profiler_launch_ns = 3084;	  /* bursts of cudaLaunchKernel under skip record - bare */
-	c->profiler_driver_launch_ns = 1813; /* launch_calib.json's runs: recorded - bare */
-	c->stream_switch_ns = 104;	  /* a launch onto another busy stream after an event wait */
-	c->graph_launch_node_ns = 5.9;	  /* cudaGraphLaunch, per node after the first */
-	c->graph_dispatch_ns = 973;	  /* between the starts of independent graph nodes */
-	c->remote_read_cost = 0.64;	  /* fork-join copies: the join's add 32% slower */
+	c->sync_idle_ns = 680;		  /* cudaStreamSynchronize of a finished stream, host */
+	c->profiler_launch_ns = 3344;	  /* bursts of cudaLaunchKernel under skip record - bare */
+	c->profiler_driver_launch_ns = 1826; /* launch_calib.json's runs: recorded - bare */
+	c->stream_switch_ns = 144;	  /* a launch onto another busy stream after an event wait */
+	c->graph_launch_node_ns = 5.6;	  /* cudaGraphLaunch, per node after the first */
+	c->graph_dispatch_ns = 1089;	  /* between the starts of independent graph nodes */
+	c->graph_root_join_ns = 1858;	  /* two root nodes joined, over a chain */
+	c->remote_read_cost = 0.59;	  /* fork-join copies: the join's add 30% slower */
 }
 
 static int cmp_i64(const void *a, const void *b)

@@ -47,6 +47,8 @@ struct skip_calibration {
 				     previous launch's */
 	double graph_launch_node_ns; /* extra host time of cudaGraphLaunch per node after one */
 	double graph_dispatch_ns; /* least time between the starts of two graph nodes */
+	double graph_root_join_ns; /* extra wait of a graph node that joins branches started by
+				      different root nodes (the first such join only) */
 	double remote_read_cost;  /* a kernel's extra time, as a fraction of its time, when all
 				     it reads was written by kernels on other multiprocessors
 				     (in a serial run a kernel reuses its predecessor's) */

@@ -157,8 +157,8 @@ static int64_t earliest(struct sim *s, int o, int pos_in_stream)
 
 		if (dep->end < 0)
 			return -1;
-		if (dep->end + op->gap > e)
-			e = dep->end + op->gap;
+		if (dep->end + op->gap + op->join_extra > e)
+			e = dep->end + op->gap + op->join_extra;
 	}
 	return e;
 }

@@ -12,7 +12,8 @@
  *   E2 streams: per task in the plan's order its cudaStreamWaitEvent calls, its launch and,
  *      when another stream waits for it, a cudaEventRecord; then a synchronize per stream;
  *   E3 graph: one cudaGraphLaunch, then the tasks as nodes with their DAG edges, then a
- *      synchronize.
+ *      synchronize; a node that first joins the branches of different root nodes waits
+ *      graph_root_join_ns more.
  * The E1 program with the recorded (profiled) call times must reproduce the recorded
  * iteration (the calibration error); predictions take the profiler's cost per launch call out.
  */
@@ -238,6 +239,16 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 	return t;
 }
 
+/* The root group of task @v (path halving). */
+static int find_group(int *group, int v)
+{
+	while (group[v] != v) {
+		group[v] = group[group[v]];
+		v = group[v];
+	}
+	return v;
+}
+
 /* E3: one graph launch, the tasks as nodes with the DAG's edges, one synchronize. */
 static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 {
@@ -248,6 +259,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
+	int *group = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)); /* root groups (union-find) */
 	int call = add_call(&p, 0, (int64_t)(cal->graph_launch_ns +
 					     (m->n - 1) * cal->graph_launch_node_ns));
 	int64_t t;
@@ -262,9 +274,18 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 				   .gap = m->c->lat.node_gap };
 
 		o.deps = sk_xmalloc(((size_t)np + 1) * sizeof(int));
+		group[v] = v; /* a root starts its own group */
 		for (int i = 0; i < np; i++) {
+			int r = find_group(group, preds[i]);
+
 			o.deps[i] = op_of[preds[i]];
 			has_succ[preds[i]] = 1;
+			if (i == 0) {
+				group[v] = r;
+			} else if (r != find_group(group, v)) { /* joins another root's branches */
+				o.join_extra = (int64_t)cal->graph_root_join_ns;
+				group[r] = find_group(group, v);
+			}
 		}
 		o.ndeps = np;
 		set_srcs(m, v, op_of, &o);
@@ -279,6 +300,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 	free(sinks);
 	free(op_of);
 	free(has_succ);
+	free(group);
 	return t;
 }
 
@@ -413,11 +435,11 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 					wname, m->n, skip_graph_nedges(m->g));
 		a->assumptions = sk_xasprintf(
 			"%s; cudaGraphLaunch takes %.0f ns on the host, the first nodes start %lld ns "
-			"after it returns, a node %lld ns after its last dependency ends and %.0f ns "
-			"after the previous node started; the synchronize returns %lld ns after the last "
-			"node",
+			"after it returns, a node %lld ns after its last dependency ends (%.0f ns more "
+			"where it first joins the branches of different root nodes) and %.0f ns after "
+			"the previous node started; the synchronize returns %lld ns after the last node",
 			kernels, cal->graph_launch_ns, (long long)m->c->lat.graph_first,
-			(long long)m->c->lat.node_gap, cal->graph_dispatch_ns,
+			(long long)m->c->lat.node_gap, cal->graph_root_join_ns, cal->graph_dispatch_ns,
 			(long long)m->c->lat.sync_ret);
 	} else {
 		a->kind = SKIP_ADVICE_STREAMS;

@@ -221,7 +221,7 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
 		K(stream_wait_ns),    K(launch_latency_ns), K(stream_gap_ns),	  K(sync_return_ns),
 		K(sync_idle_ns),      K(profiler_launch_ns), K(profiler_driver_launch_ns),
 		K(stream_switch_ns),  K(graph_launch_node_ns), K(graph_dispatch_ns),
-		K(remote_read_cost),
+		K(graph_root_join_ns), K(remote_read_cost),
 #undef K
 	};
 	char *text;

@@ -23,7 +23,7 @@ cat > "$TMPDIR/cal.json" <<'JSON'
 {"graph_launch_ns": 3000, "graph_first_ns": 2500, "graph_node_gap_ns": 100,
  "event_record_ns": 1000, "stream_wait_ns": 1000, "sync_idle_ns": 1000,
  "profiler_launch_ns": 1000, "stream_switch_ns": 500, "graph_launch_node_ns": 200,
- "graph_dispatch_ns": 300, "remote_read_cost": 0.5}
+ "graph_dispatch_ns": 300, "remote_read_cost": 0.5, "graph_root_join_ns": 0}
 JSON
 expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
 	--calibration "$TMPDIR/cal.json" -o "$TMPDIR/plan.json"

@@ -189,7 +189,8 @@ static void wl_cal(struct skip_advise_opts *o)
 	o->cal.stream_switch_ns = 500;
 	o->cal.graph_launch_node_ns = 200;
 	o->cal.graph_dispatch_ns = 300;
-	o->cal.remote_read_cost = 0; /* workload_remote_reads adds it */
+	o->cal.remote_read_cost = 0;   /* workload_remote_reads adds it */
+	o->cal.graph_root_join_ns = 0; /* workload_root_join adds it */
 }
 
 Test(advise, workload_executors)
@@ -252,7 +253,9 @@ Test(advise, workload_runs_are_pooled)
 	skip_trace_close(t);
 }
 
-Test(advise, workload_remote_reads)
+/* advise_wl.sql with wl_cal() plus @remote and @join (its header has the answers): the serial
+ * baseline and replay stay; E2 and E3 are checked. */
+static void wl_with(double remote, double join, double want_e2, double want_e3)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
 	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
@@ -260,7 +263,8 @@ Test(advise, workload_remote_reads)
 	const struct skip_advice *e2, *e3;
 
 	wl_cal(&o);
-	o.cal.remote_read_cost = 0.5;
+	o.cal.remote_read_cost = remote;
+	o.cal.graph_root_join_ns = join;
 	r = advise(t, &o);
 	e2 = find_item(r, SKIP_ADVICE_STREAMS);
 	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
@@ -268,10 +272,20 @@ Test(advise, workload_remote_reads)
 	cr_assert_not_null(e3);
 	cr_expect_float_eq(r->replay_il_ns, 19700, 1e-9, "serial: every read is local");
 	cr_expect_float_eq(e2->baseline_il_ns, 18700, 1e-9);
-	cr_expect_float_eq(e2->predicted_il_ns, 21000, 1e-9, "c of 5000 on SM 0, y from SM 1");
-	cr_expect_float_eq(e3->predicted_il_ns, 16800, 1e-9);
+	cr_expect_float_eq(e2->predicted_il_ns, want_e2, 1e-9);
+	cr_expect_float_eq(e3->predicted_il_ns, want_e3, 1e-9);
 	skip_advice_free(r);
 	skip_trace_close(t);
+}
+
+Test(advise, workload_root_join)
+{
+	wl_with(0, 1000, 20000, 16800); /* c joins roots a and b: 1000 later; E2 has no graph */
+}
+
+Test(advise, workload_remote_reads)
+{
+	wl_with(0.5, 0, 21000, 16800); /* c of 5000 on SM 0, y written on SM 1 */
 }
 
 Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)

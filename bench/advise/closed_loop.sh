@@ -14,7 +14,8 @@
 #    the serial executor (three runs, which skip advise pools); skip advise with
 #    machine0.cal.json writes the plan (-o NAME.plan.json); then ROUNDS interleaved rounds of:
 #    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
-#    after 3 warm-up ones (unprofiled). Also records E2 and E3 once each (NAME.streams.db,
+#    after 3 warm-up ones (unprofiled). Two more recordings like the first (NAME.2.db in the
+#    middle of the rounds, NAME.3.db after them) sample the machine's drift as the rounds do. Also records E2 and E3 once each (NAME.streams.db,
 #    NAME.graph.db), to compare with the model's programs.
 #    Then its mechanics replica (bench/advise/replica.py: the same DAG of adv_spin kernels of
 #    the recorded durations, NAME_spin.json): recorded three times, ROUNDS rounds of
@@ -24,7 +25,8 @@
 #    3.4 us), then ROUNDS interleaved rounds of the plain program and its hand-written
 #    CUDA-graph variant.
 # 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
-#    (NAME.advice.json, chain.N.advice.json) are skip advise's with it, on the same recordings.
+#    (NAME.advice.json, NAME.2/3.advice.json, chain.N.advice.json) are skip advise's with it,
+#    on the same recordings; table.py takes the median over a DAG's three recordings.
 #    The plans written in step 2 are what ran; the final advice must pick the same executor
 #    (table.py says so when it does not). The replicas are advised with remote_read_cost 0
 #    (their kernels read nothing): NAME_spin.advice.json.
@@ -73,12 +75,18 @@ for d in vec bs ml hits img dl m1 m2; do
 		"$B/skip" record -q -o "$out/$d.$e.db" -- "$B/skip" run "$w" --size small \
 			--executor $e -n 50 --warmup 3 > /dev/null 2>&1
 	done
+	rec() { # a recording of three serial runs -> $1
+		"$B/skip" record -q --repeat 3 -o "$1" -- "$B/skip" run "$w" --size small \
+			--executor serial -n 50 --warmup 3 > /dev/null 2>&1
+	}
 	for r in $(seq "$rounds"); do
 		$run --executor serial > "$out/$d.serial.$r.json"
 		$run --plan "$out/$d.plan.json" > "$out/$d.plan.$r.json"
 		$run --executor all > "$out/$d.all.$r.json"
+		[ "$r" = $(((rounds + 1) / 2)) ] && rec "$out/$d.2.db"
 	done
-	rm -f "$out/$d.db-wal" "$out/$d.db-shm"
+	rec "$out/$d.3.db"
+	rm -f "$out"/$d*.db-wal "$out"/$d*.db-shm
 	s=${d}_spin
 	python3 bench/advise/replica.py "$w" "$out/$d.db" "$out/$s.json" || continue
 	"$B/skip" record -q --repeat 3 -o "$out/$s.db" -- "$B/skip" run "$out/$s.json" --size small \
@@ -116,6 +124,10 @@ for d in vec bs ml hits img dl m1 m2; do
 		> "$out/$d.advice.json"
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
 		> "$out/$d.advice_default.json"
+	for i in 2 3; do # the recordings taken in the middle and at the end of the rounds
+		[ -f "$out/$d.$i.db" ] && "$B/skip" advise "$out/$d.$i.db" --workload "$w" \
+			--size small $cal --json > "$out/$d.$i.advice.json"
+	done
 	[ -f "$out/${d}_spin.db" ] && "$B/skip" advise "$out/${d}_spin.db" --workload \
 		"$out/${d}_spin.json" --size small --calibration "$out/machine_spin.cal.json" --json \
 		> "$out/${d}_spin.advice.json"

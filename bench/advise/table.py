@@ -3,8 +3,8 @@
 
   table.py OUTDIR [--advice advice.json|advice_default.json]
 
-Per DAG: the model's calibration error, the predicted and measured speedup over serial of the
-plan skip advise wrote (measured: median over rounds of serial median / plan median, each round
+Per DAG: the model's calibration error, the predicted (the median over the DAG's recordings:
+closed_loop.sh takes three) and measured speedup over serial of the plan skip advise wrote (measured: median over rounds of serial median / plan median, each round
 two fresh processes), their relative error; then the same for E2 and E3 from the `--executor all`
 runs. Then each executor's modelled and measured time of one run (median over rounds), for the
 DAGs and for their mechanics replicas (NAME_spin). Then launch_chain's predicted and measured
@@ -37,6 +37,20 @@ def medians(out, d, kind):
     return rounds
 
 
+def advices(out, d, which):
+    """The DAG's advice on each of its recordings (the first, then NAME.2 and NAME.3 taken in
+    the middle and at the end of the rounds), as many as exist."""
+    paths = [f"{out}/{d}.{which}"]
+    if which == "advice.json":
+        paths += [f"{out}/{d}.{i}.advice.json" for i in (2, 3)]
+    return [load(p) for p in paths if os.path.exists(p)]
+
+
+def med_item(advs, kind, key):
+    v = [i[key] for a in advs for i in a["advice"] if i["kind"] == kind]
+    return statistics.median(v) if v else float("nan")
+
+
 def spread(v):
     return f"{statistics.median(v):.3f} [{min(v):.3f}, {max(v):.3f}]"
 
@@ -49,12 +63,11 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     errs, notes = [], []
     for d in DAGS:
-        ap = f"{out}/{d}.{which}"
-        if not os.path.exists(ap):
+        advs = advices(out, d, which)
+        if not advs:
             print(f"| {d} | - | - | - | (no advice) | - | - | - |")
             continue
-        a = load(ap)
-        items = {i["kind"]: i for i in a["advice"]}
+        a = advs[0]
         best = a["advice"][a["best_plan"]] if a["best_plan"] >= 0 else None
         serial = medians(out, d, "serial")
         plan = medians(out, d, "plan")
@@ -62,7 +75,7 @@ def main():
         meas = [s["serial"] / p[next(iter(p))] for s, p in zip(serial, plan) if p]
         e2 = [r["serial"] / r["streams"] for r in allr if "streams" in r]
         e3 = [r["serial"] / r["graph"] for r in allr if "graph" in r]
-        pred = best["speedup"] if best else float("nan")
+        pred = med_item(advs, best["kind"], "speedup") if best else float("nan")
         try:  # the plan that ran was written earlier (closed_loop.sh step 2)
             ran = load(f"{out}/{d}.plan.json")["advice"][0]["kind"]
             if best and ran != best["kind"]:
@@ -72,9 +85,10 @@ def main():
         m = statistics.median(meas) if meas else float("nan")
         err = abs(pred - m) / m if meas else float("nan")
         errs.append(err)
-        pe2 = items.get("streams", {}).get("speedup", float("nan"))
-        pe3 = items.get("dag-graph", {}).get("speedup", float("nan"))
-        print(f"| {d.upper()} | {100 * a['model']['calibration_error']:.1f}% | "
+        pe2 = med_item(advs, "streams", "speedup")
+        pe3 = med_item(advs, "dag-graph", "speedup")
+        cal_err = statistics.median(x["model"]["calibration_error"] for x in advs)
+        print(f"| {d.upper()} | {100 * cal_err:.1f}% | "
               f"{best['kind'] if best else '-'} | {pred:.2f}x | "
               f"{spread(meas) if meas else '-'}x | {100 * err:.1f}% | "
               f"{pe2:.2f}x / {statistics.median(e2) if e2 else float('nan'):.2f}x | "
@@ -88,16 +102,15 @@ def main():
     for title, suffix in (("the DAGs", ""), ("their mechanics replicas (adv_spin kernels)", "_spin")):
         rows = []
         for d in DAGS:
-            ap = f"{out}/{d}{suffix}.{which if not suffix else 'advice.json'}"
+            advs = advices(out, d + suffix, which if not suffix else "advice.json")
             allr = medians(out, d + suffix, "all")
-            if not os.path.exists(ap) or not allr:
+            if not advs or not allr:
                 continue
-            items = {i["kind"]: i for i in load(ap)["advice"]}
-            if "dag-graph" not in items or "streams" not in items:
+            model = (med_item(advs, "dag-graph", "baseline_il_ns") / 1000,
+                     med_item(advs, "streams", "predicted_il_ns") / 1000,
+                     med_item(advs, "dag-graph", "predicted_il_ns") / 1000)
+            if any(x != x for x in model):  # nan: an item is missing
                 continue
-            model = (items["dag-graph"]["baseline_il_ns"] / 1000,
-                     items["streams"]["predicted_il_ns"] / 1000,
-                     items["dag-graph"]["predicted_il_ns"] / 1000)
             meas = tuple(statistics.median(r[e] * 1000 for r in allr if e in r)
                          for e in ("serial", "streams", "graph"))
             rows.append((d, model, meas))

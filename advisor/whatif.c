@@ -3,11 +3,13 @@
  * program it runs).
  *
  * Events in time order: a host thread ready for its next call; a GPU operation's end; a wake-up
- * when a stream's head operation may start. After each event the heads of the streams are
- * started when everything they wait for is done (their submission plus latency, their stream
- * predecessor and dependencies plus the gap) and enough multiprocessors are free; a head that
- * must wait for a time schedules a wake-up, one that needs multiprocessors waits for an end.
- * Ties go to the lower index, so a replay is deterministic.
+ * when a stream's head operation may start. Once every event of one time is handled, the heads
+ * of the streams are started when everything they wait for is done (their submission plus
+ * latency, their stream predecessor and dependencies plus the gap) and enough multiprocessors
+ * are free; a head that must wait for a time schedules a wake-up, one that needs
+ * multiprocessors waits for an end. Ties go to the lower index, so a replay is deterministic.
+ * In programs with a remote_cost, a kernel starting is placed on multiprocessors (place()),
+ * which sets its duration.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -94,19 +94,27 @@ static int mismatch(struct skip_trace *t, const char *wname, const char **kname,
 	return SKIP_E_INVAL;
 }
 
+/* The kernels of @tl in launch order, the runtime's own left out: *@ker (caller frees) gets
+ * their indices; returns their number. */
+static size_t run_kernels(struct skip_trace *t, const struct skip_timeline *tl, uint32_t **ker)
+{
+	size_t nk = 0;
+
+	*ker = sk_xmalloc((tl->nops + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].kind == SKIP_OP_KERNEL &&
+		    !is_helper(skip_trace_string(t, tl->ops[i].name)))
+			(*ker)[nk++] = (uint32_t)i;
+	return nk;
+}
+
 /* mismatch() on the context's run (the first, or the one chosen). */
 static int mismatch_of(struct sk_ctx *c, const char *wname, const char **kname, int n)
 {
-	const struct skip_timeline *tl = c->tl;
-	uint32_t *ker = sk_xmalloc((tl->nops + 1) * sizeof(uint32_t));
-	size_t nk = 0;
-	int err;
+	uint32_t *ker;
+	size_t nk = run_kernels(c->t, c->tl, &ker);
+	int err = mismatch(c->t, wname, kname, n, ker, nk, c->tl);
 
-	for (size_t i = 0; i < tl->nops; i++)
-		if (tl->ops[i].kind == SKIP_OP_KERNEL &&
-		    !is_helper(skip_trace_string(c->t, tl->ops[i].name)))
-			ker[nk++] = (uint32_t)i;
-	err = mismatch(c->t, wname, kname, n, ker, nk, tl);
 	free(ker);
 	return err;
 }
@@ -501,11 +509,7 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 				continue; /* not a run this model can use: left out */
 			u->tl = u->owned;
 		}
-		u->ker = sk_xmalloc((u->tl->nops + 1) * sizeof(uint32_t));
-		for (size_t k = 0; k < u->tl->nops; k++)
-			if (u->tl->ops[k].kind == SKIP_OP_KERNEL &&
-			    !is_helper(skip_trace_string(c->t, u->tl->ops[k].name)))
-				u->ker[u->nk++] = (uint32_t)k;
+		u->nk = run_kernels(c->t, u->tl, &u->ker);
 		u->ni = m.n ? find_iterations(c->t, u->tl, u->ker, u->nk, kname, m.n, &u->first) : 0;
 		if (u->ni) {
 			ni += u->ni;

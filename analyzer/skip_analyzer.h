@@ -291,5 +291,10 @@ SKIP_API size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id,
 					   size_t max, char ***names);
 /* The runs of the trace, ascending: *@ids is malloc'ed (caller frees); returns the count. */
 SKIP_API int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids);
+/* The repetitions of run @run_id: the runs with its command line and its parameters
+ * (SKIP_PARAMETERS), itself included, ascending (skip record --repeat N makes N of them; a
+ * sweep's other values are not). *@ids is malloc'ed (caller frees); returns the count: 1 when
+ * the trace does not say (no SKIP_RUNS), 0 when it has no run @run_id. */
+SKIP_API int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids);
 
 #endif /* SKIP_ANALYZER_H */

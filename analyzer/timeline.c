@@ -48,6 +48,34 @@ int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids)
 	return sk_trace_run_ids(t, ids);
 }
 
+int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids)
+{
+	static const char q[] =
+		"WITH p AS (SELECT r.runId AS id, r.commandLine AS cmd, (SELECT group_concat(x, "
+		"char(31)) FROM (SELECT s.name || '=' || s.value AS x FROM SKIP_PARAMETERS s WHERE "
+		"s.runId = r.runId ORDER BY s.name)) AS params FROM SKIP_RUNS r) "
+		"SELECT b.id FROM p a JOIN p b ON b.cmd = a.cmd AND b.params IS a.params "
+		"WHERE a.id = ?1 ORDER BY b.id";
+	sqlite3_stmt *st = NULL;
+	int64_t n = 0, cap = 8;
+
+	*ids = sk_xmalloc((size_t)cap * sizeof(int64_t));
+	if (sqlite3_prepare_v2(t->db, q, -1, &st, NULL) != SQLITE_OK) {
+		(*ids)[0] = run_id; /* a trace without SKIP_RUNS or SKIP_PARAMETERS */
+		return 1;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (n == cap) {
+			cap *= 2;
+			*ids = sk_xrealloc(*ids, (size_t)cap * sizeof(int64_t));
+		}
+		(*ids)[n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
 static void copy_op(const struct sk_op *o, struct skip_op *p)
 {
 	p->start = o->start;

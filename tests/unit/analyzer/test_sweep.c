@@ -133,6 +133,20 @@ Test(analyzer_sweep, runs_are_grouped_by_parameter_value_with_medians)
 	cr_expect_float_eq(s->pts[2].tklqt_ns, 3700, 1e-9, "IL - 500, median of 3500 and 3900");
 	cr_expect_float_eq(s->pts[0].host_share, (500.0 / 1000 + 700.0 / 1200) / 2, 1e-12);
 	skip_report_free(r);
+	{ /* repetitions: one command, the same parameters */
+		int64_t *ids = NULL;
+
+		cr_assert_eq(skip_trace_repeats(t, 2, &ids), 2);
+		cr_expect_eq(ids[0], 2);
+		cr_expect_eq(ids[1], 5);
+		free(ids);
+		cr_assert_eq(skip_trace_repeats(t, 4, &ids), 2, "batch 1 and mode eager, both");
+		cr_expect_eq(ids[0], 1);
+		cr_expect_eq(ids[1], 4);
+		free(ids);
+		cr_expect_eq(skip_trace_repeats(t, 9, &ids), 0, "no run 9");
+		free(ids);
+	}
 	o.param = "nope";
 	cr_expect_eq(skip_analyze(t, &o, &r), SKIP_E_NOTFOUND);
 	cr_expect(strstr(skip_errmsg(), "no numeric parameter 'nope'"), "%s", skip_errmsg());

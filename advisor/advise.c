@@ -26,13 +26,15 @@ void sk_regions_free(struct sk_regions *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-static struct sk_region *region_push(struct sk_regions *rs, size_t cap_members)
+static struct sk_region *region_push(struct sk_regions *rs, const struct skip_timeline *tl,
+				      size_t cap_members)
 {
 	struct sk_region *r;
 
 	rs->r = sk_xrealloc(rs->r, (rs->n + 1) * sizeof(*rs->r));
 	r = &rs->r[rs->n++];
 	memset(r, 0, sizeof(*r));
+	r->tl = tl;
 	r->idx = sk_xmalloc((cap_members + 1) * sizeof(uint32_t));
 	r->t0 = INT64_MAX;
 	r->end = INT64_MIN;
@@ -51,7 +53,7 @@ static void region_add(struct sk_region *r, const struct skip_timeline *tl, size
 /* The whole run: every operation, from the run's IL start. */
 static void regions_whole(const struct skip_timeline *tl, struct sk_regions *rs)
 {
-	struct sk_region *r = region_push(rs, tl->nops);
+	struct sk_region *r = region_push(rs, tl, tl->nops);
 
 	for (size_t i = 0; i < tl->nops; i++)
 		region_add(r, tl, i);
@@ -78,7 +80,7 @@ static void regions_windows(const struct skip_timeline *tl, const char *name,
 		if (!count[w])
 			continue;
 		slot[w] = (int)rs->n;
-		region_push(rs, count[w])->t0 = tl->windows[w].start;
+		region_push(rs, tl, count[w])->t0 = tl->windows[w].start;
 	}
 	for (size_t i = 0; i < tl->nops; i++) {
 		int w = tl->ops[i].window;
@@ -86,7 +88,8 @@ static void regions_windows(const struct skip_timeline *tl, const char *name,
 		if (w >= 0 && (size_t)w < tl->nwindows && slot[w] >= 0)
 			region_add(&rs->r[slot[w]], tl, i);
 	}
-	rs->label = sk_xasprintf("NVTX region '%s'", name);
+	if (!rs->label)
+		rs->label = sk_xasprintf("NVTX region '%s'", name);
 	free(count);
 	free(slot);
 }
@@ -183,7 +186,7 @@ static size_t regions_periods(const struct skip_timeline *tl, struct sk_regions 
 
 			if (hash[b] != hash[best] || len[b] != len[best])
 				continue;
-			r = region_push(rs, len[b]);
+			r = region_push(rs, tl, len[b]);
 			for (size_t k = seg_start[b]; k < seg_start[b] + len[b]; k++)
 				region_add(r, tl, k);
 			r->t0 = tl->ops[seg_start[b]].launch;
@@ -212,7 +215,9 @@ static double model_set(const struct sk_ctx *c, const struct sk_regions *rs,
 	if (total_saved)
 		*total_saved = 0;
 	for (size_t i = 0; i < rs->n; i++) {
-		int64_t il = sk_model_region(c->tl, &rs->r[i], &c->lat, &c->o.cal, profiled, x, NULL);
+		const struct sk_region *g = &rs->r[i];
+		int64_t il = sk_model_region(g->tl, g, g->lat ? g->lat : &c->lat, &c->o.cal, profiled,
+					     x, NULL);
 
 		if (per)
 			per[i] = (double)il;
@@ -238,7 +243,7 @@ static void calibrate_set(const struct sk_ctx *c, const struct sk_regions *rs, d
 
 	model_set(c, rs, NULL, 1, rep, NULL, NULL);
 	for (size_t i = 0; i < rs->n; i++) {
-		rec[i] = (double)sk_region_il(c->tl, &rs->r[i]);
+		rec[i] = (double)sk_region_il(rs->r[i].tl, &rs->r[i]);
 		if (rep[i] >= 0 && rec[i] > 0)
 			err[ne++] = fabs(rep[i] - rec[i]) / rec[i];
 	}
@@ -441,6 +446,57 @@ static int region_missing(struct skip_trace *t, int64_t run, const char *region)
 	return SKIP_E_NOTFOUND;
 }
 
+/* The other runs whose regions an NVTX region's set pools, with their latencies. */
+struct pool {
+	struct skip_timeline **tl;
+	struct sk_lat **lat;
+	size_t n;
+};
+
+static void pool_free(struct pool *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		skip_timeline_free(p->tl[i]);
+		free(p->lat[i]);
+	}
+	free(p->tl);
+	free(p->lat);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Add to @rs the occurrences of the region in every repetition of the run (skip record
+ * --repeat N: one process is noisier than several pooled) that has some, each with its own
+ * run's latencies. Returns the runs the set then covers. */
+static size_t pool_runs(const struct sk_ctx *c, struct sk_regions *rs, struct pool *p)
+{
+	int64_t *ids = NULL, n = skip_trace_repeats(c->t, c->tl->run_id, &ids);
+	size_t runs = 1;
+
+	for (int64_t i = 0; i < n; i++) {
+		struct skip_timeline *tl = NULL;
+		size_t from = rs->n;
+
+		if (ids[i] == c->tl->run_id || skip_timeline_load(c->t, ids[i], c->o.region, &tl))
+			continue;
+		if (!tl->nwindows || !has_kernels(tl)) {
+			skip_timeline_free(tl);
+			continue;
+		}
+		p->tl = sk_xrealloc(p->tl, (p->n + 1) * sizeof(*p->tl));
+		p->lat = sk_xrealloc(p->lat, (p->n + 1) * sizeof(*p->lat));
+		p->tl[p->n] = tl;
+		p->lat[p->n] = sk_xmalloc(sizeof(struct sk_lat));
+		sk_calibrate(tl, &c->o.cal, p->lat[p->n]);
+		regions_windows(tl, c->o.region, rs);
+		for (size_t k = from; k < rs->n; k++)
+			rs->r[k].lat = p->lat[p->n];
+		p->n++;
+		runs++;
+	}
+	free(ids);
+	return runs;
+}
+
 int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		struct skip_advice_report **out)
 {
@@ -448,6 +504,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	struct skip_advice_report *r;
 	struct sk_regions rs = { 0 };
 	struct skip_timeline *tl = NULL;
+	struct pool pool = { 0 };
 	int64_t run;
 	int err;
 
@@ -470,6 +527,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	sk_calibrate(c.tl, &c.o.cal, &c.lat);
 	r = sk_xcalloc(1, sizeof(*r));
 	r->run_id = run;
+	r->runs = 1;
 	r->region = c.o.region ? sk_xstrdup(c.o.region) : NULL;
 	r->cal = c.o.cal;
 	r->best_plan = -1;
@@ -481,10 +539,13 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	if (c.o.workload) {
 		err = sk_workload_advise(&c, r);
 	} else {
-		if (c.o.region)
+		if (c.o.region) {
 			regions_windows(c.tl, c.o.region, &rs);
-		else
+			if (!c.o.run_id)
+				r->runs = pool_runs(&c, &rs, &pool);
+		} else {
 			regions_whole(c.tl, &rs);
+		}
 		r->regions = rs.n;
 		calibrate_set(&c, &rs, &r->recorded_il_ns, &r->replay_il_ns,
 			      &r->calibration_error);
@@ -496,6 +557,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	}
 	sk_regions_free(&rs);
 	skip_timeline_free(tl);
+	pool_free(&pool);
 	if (err) {
 		skip_advice_free(r);
 		return err;

@@ -98,6 +98,8 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 
 /* A region: the timeline's operations in it (indices, launch order) and its window. */
 struct sk_region {
+	const struct skip_timeline *tl; /* its run's (borrowed) */
+	const struct sk_lat *lat;	/* that run's latencies (borrowed); NULL: the context's */
 	uint32_t *idx;
 	size_t n;
 	int64_t t0, end; /* the start and the last operation's end */

@@ -63,7 +63,7 @@ static cJSON *prediction_json(const struct skip_advice_report *r)
 
 	cJSON_AddStringToObject(o, "trace", r->path ? r->path : "");
 	cJSON_AddNumberToObject(o, "run", (double)r->run_id);
-	if (r->workload)
+	if (r->workload || r->region)
 		cJSON_AddNumberToObject(o, "runs", (double)r->runs);
 	if (r->region)
 		cJSON_AddStringToObject(o, "region", r->region);

@@ -107,8 +107,9 @@ struct skip_advice_report {
 	int64_t run_id;
 	char *region;
 	size_t regions;		 /* regions modelled (occurrences, iterations, or 1) */
-	size_t runs;		 /* workload mode: runs whose iterations are pooled (1 with
-				    run_id given; else every run of the trace that has some) */
+	size_t runs;		 /* workload and region modes: runs whose iterations or
+				    occurrences are pooled (1 with run_id given; else every run of
+				    the trace that has some) */
 	double recorded_il_ns;	 /* median recorded IL of those regions */
 	double replay_il_ns;	 /* median IL of the model of the recording */
 	double calibration_error; /* median |replay - recorded| / recorded */

@@ -495,10 +495,11 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 	kname = sk_xcalloc((size_t)m.n + 1, sizeof(char *));
 	for (int k = 0; k < m.n; k++)
 		kname[k] = skip_graph_task_kernel(m.g, serial->order[k], NULL, NULL);
-	/* the chosen run; with none chosen, every run of the trace that holds iterations (skip
-	 * record --repeat N: one recording's process is noisier than several pooled) */
+	/* the chosen run; with none chosen, every repetition of the first run that holds
+	 * iterations (skip record --repeat N: one recording's process is noisier than several
+	 * pooled; a sweep's other parameter values are not repetitions) */
 	if (!c->o.run_id)
-		nids = skip_trace_runs(c->t, &ids);
+		nids = skip_trace_repeats(c->t, c->tl->run_id, &ids);
 	runs = sk_xcalloc((size_t)(nids > 1 ? nids : 1), sizeof(*runs));
 	for (int64_t i = 0; i < (nids > 1 ? nids : 1); i++) {
 		struct wrun *u = &runs[nruns];

@@ -34,9 +34,10 @@ static const char help[] =
 	"  -R, --region NAME      model each occurrence of the NVTX range NAME (default: the\n"
 	"                         whole run; graph candidates are then the NVTX ranges that\n"
 	"                         repeat and the kernel sequence repeated between synchronizes)\n"
-	"  -r, --run N            the run to advise on (default: the first; with --workload,\n"
-	"                         every run that holds the workload's iterations, pooled:\n"
-	"                         record with skip record --repeat N for steadier figures)\n"
+	"  -r, --run N            the run to advise on (default: the first; with --workload or\n"
+	"                         --region, every run that holds the workload's iterations or\n"
+	"                         the region, pooled: record with skip record --repeat N for\n"
+	"                         steadier figures)\n"
 	"  -l, --lengths A-B      fusion chain lengths (default 2-8; 2 to 16)\n"
 	"  -m, --min-ps X         keep chains whose proximity score is at least X (default 1.0)\n"
 	"  -k, --top K            chains to model and list (default 5)\n"
@@ -295,9 +296,11 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	char a[32], b[32], c[32];
 
 	printf("skip advise: %s, run %lld", o->path, (long long)r->run_id);
-	if (r->workload && r->runs > 1)
-		printf(" and %zu more, workload '%s' (%zu iterations of %zu runs, pooled)",
-		       r->runs - 1, r->workload, r->regions, r->runs);
+	if (r->runs > 1)
+		printf(" and %zu more, %s%s%s (%zu %s of %zu runs, pooled)", r->runs - 1,
+		       r->workload ? "workload '" : "NVTX region '",
+		       r->workload ? r->workload : r->region, "'", r->regions,
+		       r->workload ? "iterations" : "occurrences", r->runs);
 	else if (r->workload)
 		printf(", workload '%s' (%zu iteration%s)", r->workload, r->regions,
 		       r->regions == 1 ? "" : "s");

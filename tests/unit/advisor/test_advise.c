@@ -158,6 +158,37 @@ Test(advise, model_reproduces_and_predicts_graph_and_fusion)
 	skip_trace_close(t);
 }
 
+Test(advise, region_runs_are_pooled)
+{
+	struct skip_trace *t = hand_trace_more(dir, "advise_model", "advise_model_runs");
+	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2,
+				      .profiled = 1 };
+	struct skip_advice_report *r;
+	const struct skip_advice *g;
+
+	model_cal(&o);
+	r = advise(t, &o);
+	cr_expect_eq(r->runs, 3, "run 4 has another parameter: not a repetition");
+	cr_expect_eq(r->regions, 3);
+	cr_expect_float_eq(r->recorded_il_ns, 22000, 1e-9);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 22000, 1e-9);
+	cr_expect_float_eq(g->predicted_il_ns, 12461, 1e-9);
+	cr_expect_float_eq(g->speedup, 22000.0 / 12461, 1e-9);
+	skip_advice_free(r);
+	o.run_id = 4;
+	r = advise(t, &o);
+	cr_expect_eq(r->runs, 1);
+	cr_expect_eq(r->regions, 1);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 14000, 1e-9);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 Test(advise, unprofiled_baseline_takes_the_profiler_out)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");

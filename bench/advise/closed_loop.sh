@@ -20,10 +20,10 @@
 #    Then its mechanics replica (bench/advise/replica.py: the same DAG of adv_spin kernels of
 #    the recorded durations, NAME_spin.json): recorded three times, ROUNDS rounds of
 #    `--executor all`.
-# 3. launch_chain --chain 20: record the plain steps three times (three traces: skip advise
-#    --region models one run, and one recording's profiler cost per launch varies from 0.5 to
-#    3.4 us), then ROUNDS interleaved rounds of the plain program and its hand-written
-#    CUDA-graph variant.
+# 3. launch_chain --chain 20: record the plain steps in three traces of three runs each (one
+#    recording's profiler cost per launch varied from 0.5 to 3.4 us; skip advise --region
+#    pools a trace's runs), then ROUNDS interleaved rounds of the plain program and its
+#    hand-written CUDA-graph variant.
 # 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
 #    (NAME.advice.json, NAME.2/3.advice.json, chain.N.advice.json) are skip advise's with it,
 #    on the same recordings; table.py takes the median over a DAG's three recordings.
@@ -100,9 +100,9 @@ done
 
 say "launch_chain"
 calib_pair
-for i in 1 2 3; do
-	"$B/skip" record -q -o "$out/chain.$i.db" -- "$B/apps/launch_chain" --chain 20 \
-		--steps 300 > "$out/chain.rec.txt" 2>&1
+for i in 1 2 3; do # three runs each, which skip advise --region pools
+	"$B/skip" record -q --repeat 3 -o "$out/chain.$i.db" -- "$B/apps/launch_chain" \
+		--chain 20 --steps 300 > "$out/chain.rec.txt" 2>&1
 done
 "$B/skip" record -q -o "$out/chain.graph.db" -- "$B/apps/launch_chain" --chain 20 --steps 300 \
 	--graph > /dev/null 2>&1

@@ -82,7 +82,7 @@ static double run_once(struct bench *b, int v)
 	t0 = now_ns();
 	b->hd->run(&b->h);
 	for (int i = 0; i < b->hd->nstreams; i++)
-		CK(cudaStreamSynchronize(b->h.s[i]));
+		CHECK(cudaStreamSynchronize(b->h.s[i]));
 	return (double)(now_ns() - t0) / 1e6;
 }
 
@@ -107,9 +107,9 @@ static void setup(struct bench *b, const struct opts &o, const struct hand_dag *
 	b->h.w = b->w;
 	b->h.g = b->g;
 	for (int i = 0; i < hd->nstreams; i++)
-		CK(cudaStreamCreateWithFlags(&b->h.s[i], cudaStreamNonBlocking));
+		CHECK(cudaStreamCreateWithFlags(&b->h.s[i], cudaStreamNonBlocking));
 	for (int i = 0; i < HAND_EVENTS; i++)
-		CK(cudaEventCreateWithFlags(&b->h.e[i], cudaEventDisableTiming));
+		CHECK(cudaEventCreateWithFlags(&b->h.e[i], cudaEventDisableTiming));
 	for (int v = 0; v < NV; v++) {
 		struct skip_plan_opts po = {};
 
@@ -131,9 +131,9 @@ static void teardown(struct bench *b)
 		skip_plan_free(b->plan[v]);
 	}
 	for (int i = 0; i < b->hd->nstreams; i++)
-		CK(cudaStreamDestroy(b->h.s[i]));
+		CHECK(cudaStreamDestroy(b->h.s[i]));
 	for (int i = 0; i < HAND_EVENTS; i++)
-		CK(cudaEventDestroy(b->h.e[i]));
+		CHECK(cudaEventDestroy(b->h.e[i]));
 	skip_workload_free(b->w);
 }
 

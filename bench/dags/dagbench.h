@@ -12,19 +12,11 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
+#include "../check.h"
+
 extern "C" {
 #include "skip_runtime.h"
 }
-
-#define CK(call)                                                                                   \
-	do {                                                                                       \
-		cudaError_t e_ = (call);                                                           \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,              \
-				cudaGetErrorString(e_));                                           \
-			exit(1);                                                                   \
-		}                                                                                  \
-	} while (0)
 
 #define HAND_STREAMS 16
 #define HAND_EVENTS  64
@@ -58,8 +50,8 @@ static inline long hparam(struct hand *h, const char *name)
 /* s waits for what has been enqueued on t so far, through event @ev. */
 static inline void join(struct hand *h, int s, int t, int ev)
 {
-	CK(cudaEventRecord(h->e[ev], h->s[t]));
-	CK(cudaStreamWaitEvent(h->s[s], h->e[ev], 0));
+	CHECK(cudaEventRecord(h->e[ev], h->s[t]));
+	CHECK(cudaStreamWaitEvent(h->s[s], h->e[ev], 0));
 }
 
 struct hand_dag {

@@ -86,22 +86,8 @@ static cJSON *calibration_json(const struct skip_advice_report *r)
 	const struct skip_calibration *c = &r->cal;
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddNumberToObject(o, "graph_launch_ns", c->graph_launch_ns);
-	cJSON_AddNumberToObject(o, "graph_first_ns", c->graph_first_ns);
-	cJSON_AddNumberToObject(o, "graph_node_gap_ns", c->graph_node_gap_ns);
-	cJSON_AddNumberToObject(o, "event_record_ns", c->event_record_ns);
-	cJSON_AddNumberToObject(o, "stream_wait_ns", c->stream_wait_ns);
-	cJSON_AddNumberToObject(o, "launch_latency_ns", c->launch_latency_ns);
-	cJSON_AddNumberToObject(o, "stream_gap_ns", c->stream_gap_ns);
-	cJSON_AddNumberToObject(o, "sync_return_ns", c->sync_return_ns);
-	cJSON_AddNumberToObject(o, "sync_idle_ns", c->sync_idle_ns);
-	cJSON_AddNumberToObject(o, "profiler_launch_ns", c->profiler_launch_ns);
-	cJSON_AddNumberToObject(o, "profiler_driver_launch_ns", c->profiler_driver_launch_ns);
-	cJSON_AddNumberToObject(o, "stream_switch_ns", c->stream_switch_ns);
-	cJSON_AddNumberToObject(o, "graph_launch_node_ns", c->graph_launch_node_ns);
-	cJSON_AddNumberToObject(o, "graph_dispatch_ns", c->graph_dispatch_ns);
-	cJSON_AddNumberToObject(o, "graph_root_join_ns", c->graph_root_join_ns);
-	cJSON_AddNumberToObject(o, "remote_read_cost", c->remote_read_cost);
+	for (const struct skip_calibration_key *k = skip_calibration_keys; k->name; k++)
+		cJSON_AddNumberToObject(o, k->name, *(const double *)((const char *)c + k->offset));
 	return o;
 }
 

@@ -11,6 +11,7 @@
  * its blocks fit the free multiprocessors. The latencies are medians read off the same
  * recording (calibrate()), or the calibration's defaults when it shows none.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,17 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->graph_root_join_ns = 1858;	  /* two root nodes joined, over a chain */
 	c->remote_read_cost = 0.59;	  /* fork-join copies: the join's add 30% slower */
 }
+
+const struct skip_calibration_key skip_calibration_keys[] = {
+#define K(f) { #f, offsetof(struct skip_calibration, f) }
+	K(graph_launch_ns),	 K(graph_first_ns),	    K(graph_node_gap_ns),
+	K(event_record_ns),	 K(stream_wait_ns),	    K(launch_latency_ns),
+	K(stream_gap_ns),	 K(sync_return_ns),	    K(sync_idle_ns),
+	K(profiler_launch_ns),	 K(profiler_driver_launch_ns), K(stream_switch_ns),
+	K(graph_launch_node_ns), K(graph_dispatch_ns),	    K(graph_root_join_ns),
+	K(remote_read_cost),	 { NULL, 0 },
+#undef K
+};
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -55,6 +55,14 @@ struct skip_calibration {
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md ("skip advise"). */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
+/* The members of struct skip_calibration by their JSON name (as --calibration files and the
+ * report's "calibration" object spell them), in output order; the last entry's name is NULL.
+ * Static. */
+struct skip_calibration_key {
+	const char *name;
+	size_t offset; /* of its double in struct skip_calibration */
+};
+SKIP_API extern const struct skip_calibration_key skip_calibration_keys[];
 
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
 struct skip_chain {

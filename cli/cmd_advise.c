@@ -213,18 +213,6 @@ static int read_file(const char *path, char **text)
 
 static int load_calibration(const char *path, struct skip_calibration *cal)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-#define K(f) { #f, offsetof(struct skip_calibration, f) }
-		K(graph_launch_ns),   K(graph_first_ns),    K(graph_node_gap_ns), K(event_record_ns),
-		K(stream_wait_ns),    K(launch_latency_ns), K(stream_gap_ns),	  K(sync_return_ns),
-		K(sync_idle_ns),      K(profiler_launch_ns), K(profiler_driver_launch_ns),
-		K(stream_switch_ns),  K(graph_launch_node_ns), K(graph_dispatch_ns),
-		K(graph_root_join_ns), K(remote_read_cost),
-#undef K
-	};
 	char *text;
 	cJSON *root, *it;
 	int err = read_file(path, &text);
@@ -240,20 +228,17 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
 	skip_calibration_default(cal);
 	cJSON_ArrayForEach(it, root)
 	{
-		size_t k = 0;
+		const struct skip_calibration_key *k = skip_calibration_keys;
 
-		for (; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!strcmp(it->string, keys[k].key))
-				break;
-		if (k == sizeof(keys) / sizeof(keys[0]) || !cJSON_IsNumber(it) ||
-		    it->valuedouble < 0) {
+		while (k->name && strcmp(it->string, k->name))
+			k++;
+		if (!k->name || !cJSON_IsNumber(it) || it->valuedouble < 0) {
 			err = sk_fail(SKIP_E_INVAL, "%s: '%s': %s", path, it->string,
-				      k == sizeof(keys) / sizeof(keys[0])
-					      ? "unknown member (docs/skip-advise.md lists them)"
-					      : "must be a number of nanoseconds >= 0");
+				      !k->name ? "unknown member (docs/skip-advise.md lists them)"
+					       : "must be a number of nanoseconds >= 0");
 			break;
 		}
-		*(double *)((char *)cal + keys[k].off) = it->valuedouble;
+		*(double *)((char *)cal + k->offset) = it->valuedouble;
 	}
 	cJSON_Delete(root);
 	return err;

@@ -36,7 +36,7 @@ struct wi_op {
 			     turn, whichever is ready) */
 	int64_t join_extra; /* added to the gap after every dependency (a graph node joining
 			       branches of different roots) */
-	/* Placement (programs with remote_cost > 0): a kernel's blocks go one per multiprocessor
+	/* Placement (programs with a remote_cost or a share_rate): a kernel's blocks go one per multiprocessor
 	 * onto the least loaded ones, lowest first; data it reads that a kernel of another
 	 * placement or grid wrote costs more (the wi_prog's remote_cost). dur is its duration
 	 * with serial_remote of read_bytes so placed (the recording's). */
@@ -71,7 +71,10 @@ struct wi_prog {
 	int sms;	  /* multiprocessors of the GPU */
 	int64_t dispatch_gap; /* between the starts of two graph nodes */
 	double remote_cost; /* a kernel's time grows by this fraction for all its reads coming
-			       from kernels of another placement (0: no placement) */
+			       from kernels of another placement */
+	double share_rate;  /* 0 < rate < 1: a block placed on a multiprocessor where an older
+			       kernel's block runs progresses at this rate until that ends
+			       (0 or 1: no cost). Kernels are placed when either is set. */
 	int64_t t0;
 	int64_t host_end;  /* out: the last host call's end */
 };

@@ -52,6 +52,9 @@ struct skip_calibration {
 	double remote_read_cost;  /* a kernel's extra time, as a fraction of its time, when all
 				     it reads was written by kernels on other multiprocessors
 				     (in a serial run a kernel reuses its predecessor's) */
+	double sm_share_rate;	  /* the pace (0..1] of a kernel's block on a multiprocessor
+				     where an older kernel's block runs, until that one ends
+				     (1: sharing costs nothing) */
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md ("skip advise"). */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);

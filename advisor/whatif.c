@@ -130,7 +130,7 @@ struct sim {
 	int64_t *wake_at;  /* per stream: the wake-up already queued, -1 none */
 	int free_sms;
 	int running;
-	int *sm_load;	   /* per multiprocessor: blocks placed on it (remote_cost > 0) */
+	int *sm_load;	   /* per multiprocessor: blocks placed on it (placing()) */
 	int **placed;	   /* per operation: the multiprocessors it was placed on */
 	int64_t last_node; /* when the last graph node started, -1 none yet */
 };
@@ -173,15 +173,60 @@ static int nplaced(const struct sim *s, int o)
 	return s->p->ops[o].blocks < nsm ? s->p->ops[o].blocks : nsm;
 }
 
+/* Whether the program places kernels' blocks on multiprocessors. */
+static int placing(const struct wi_prog *p)
+{
+	return p->remote_cost > 0 || (p->share_rate > 0 && p->share_rate < 1);
+}
+
+/* The end of a block of @d ns starting at @now on a multiprocessor where an older block runs
+ * until @busy: it progresses at the program's share_rate until then, at full rate after. */
+static int64_t shared_end(const struct wi_prog *p, int64_t now, int64_t d, int64_t busy)
+{
+	double rho = p->share_rate, slow = rho * (double)(busy - now);
+
+	if (busy <= now || rho <= 0 || rho >= 1)
+		return now + d;
+	if (slow >= (double)d)
+		return now + (int64_t)((double)d / rho + 0.5);
+	return busy + (int64_t)((double)d - slow + 0.5);
+}
+
+/* @o's duration when it starts at @now on the multiprocessors placed[o]: its blocks that share
+ * one with an older running kernel's block run slower while that runs (share_rate; a warp
+ * scheduler favours older warps, so the older kernel keeps its pace); the last block's end. */
+static int64_t shared_dur(struct sim *s, int o, int64_t now, int64_t d)
+{
+	int nsm = s->p->sms > 0 ? s->p->sms : 132, n = nplaced(s, o);
+	int64_t *busy, end = now + d;
+
+	if (!(s->p->share_rate > 0 && s->p->share_rate < 1))
+		return d;
+	busy = sk_xcalloc((size_t)nsm, sizeof(int64_t));
+	for (int r = 0; r < s->p->nops; r++) /* the running kernels' ends, per multiprocessor */
+		if (r != o && s->placed[r])
+			for (int i = 0, nr = nplaced(s, r); i < nr; i++)
+				if (s->p->ops[r].end > busy[s->placed[r][i]])
+					busy[s->placed[r][i]] = s->p->ops[r].end;
+	for (int i = 0; i < n; i++) {
+		int64_t e = shared_end(s->p, now, d, busy[s->placed[o][i]]);
+
+		end = e > end ? e : end;
+	}
+	free(busy);
+	return end - now;
+}
+
 /* Place @o's blocks, one per multiprocessor, on the least loaded ones (lowest first), and
- * return its duration with the cost of what it reads from kernels placed elsewhere. */
-static int64_t place(struct sim *s, int o)
+ * return its duration with the cost of what it reads from kernels placed elsewhere and of the
+ * multiprocessors it shares with older kernels. */
+static int64_t place(struct sim *s, int o, int64_t now)
 {
 	struct wi_op *op = &s->p->ops[o];
 	int nsm = s->p->sms > 0 ? s->p->sms : 132, want = nplaced(s, o), got = 0;
 	double remote = 0, f0, f1;
 
-	if (s->p->remote_cost <= 0 || op->blocks <= 0)
+	if (!placing(s->p) || op->blocks <= 0)
 		return op->dur;
 	s->placed[o] = sk_xmalloc((size_t)want * sizeof(int));
 	for (int load = 0; got < want; load++)
@@ -197,11 +242,11 @@ static int64_t place(struct sim *s, int o)
 		if (w->blocks != op->blocks || w->first_sm != op->first_sm)
 			remote += op->srcs[i].bytes;
 	}
-	if (op->read_bytes <= 0)
-		return op->dur;
+	if (op->read_bytes <= 0 || s->p->remote_cost <= 0)
+		return shared_dur(s, o, now, op->dur);
 	f0 = 1 + s->p->remote_cost * op->serial_remote / op->read_bytes;
 	f1 = 1 + s->p->remote_cost * remote / op->read_bytes;
-	return (int64_t)((double)op->dur * f1 / f0 + 0.5);
+	return shared_dur(s, o, now, (int64_t)((double)op->dur * f1 / f0 + 0.5));
 }
 
 static void unplace(struct sim *s, int o)
@@ -238,7 +283,7 @@ static void dispatch(struct sim *s, int64_t now)
 		if (s->p->ops[o].sms > s->free_sms && s->running)
 			continue; /* waits for an end */
 		s->p->ops[o].start = now;
-		s->p->ops[o].end = now + place(s, o);
+		s->p->ops[o].end = now + place(s, o, now);
 		if (s->p->ops[o].graph_node)
 			s->last_node = now;
 		s->free_sms -= s->p->ops[o].sms;

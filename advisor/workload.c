@@ -203,7 +203,8 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
 static int64_t model_streams(const struct wmodel *m, const struct skip_plan *plan, int profiled)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	struct wi_prog p = { .sms = m->c->tl->sm_count, .remote_cost = cal->remote_read_cost };
+	struct wi_prog p = { .sms = m->c->tl->sm_count, .remote_cost = cal->remote_read_cost,
+			     .share_rate = cal->sm_share_rate };
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	int *last = sk_xmalloc(((size_t)plan->nstreams + 2) * sizeof(int));
 	char *recorded = sk_xcalloc((size_t)m->n + 1, 1);
@@ -263,7 +264,8 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 	const struct skip_calibration *cal = &m->c->o.cal;
 	struct wi_prog p = { .sms = m->c->tl->sm_count,
 			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns,
-			     .remote_cost = cal->remote_read_cost };
+			     .remote_cost = cal->remote_read_cost,
+			     .share_rate = cal->sm_share_rate };
 	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
@@ -431,10 +433,12 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 		"kernels keep their recorded durations (medians over the iterations) when they run "
 		"beside others, but one that reads data a kernel on other multiprocessors wrote takes "
 		"up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "
-		"least loaded first, so a serial run's kernels reuse their predecessors'); kernels "
-		"share the GPU by the multiprocessors their grids occupy (memory bandwidth is not "
-		"modelled)",
-		100 * cal->remote_read_cost);
+		"least loaded first, so a serial run's kernels reuse their predecessors'); a block "
+		"placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
+		"of its pace until that one ends; kernels share the GPU by the multiprocessors their "
+		"grids occupy (memory bandwidth is not modelled)",
+		100 * cal->remote_read_cost,
+		100 * (cal->sm_share_rate > 0 && cal->sm_share_rate < 1 ? cal->sm_share_rate : 1));
 
 	if (plan->executor == SKIP_EXEC_GRAPH) {
 		a->kind = SKIP_ADVICE_DAGGRAPH;

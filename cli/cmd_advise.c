@@ -232,10 +232,12 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
 
 		while (k->name && strcmp(it->string, k->name))
 			k++;
-		if (!k->name || !cJSON_IsNumber(it) || it->valuedouble < 0) {
+		if (!k->name || !cJSON_IsNumber(it) || it->valuedouble < 0 ||
+		    (!strcmp(k->name, "sm_share_rate") && it->valuedouble > 1)) {
 			err = sk_fail(SKIP_E_INVAL, "%s: '%s': %s", path, it->string,
 				      !k->name ? "unknown member (docs/skip-advise.md lists them)"
-					       : "must be a number of nanoseconds >= 0");
+					       : "must be a number >= 0 (nanoseconds; a fraction "
+						 "for remote_read_cost, 0 to 1 for sm_share_rate)");
 			break;
 		}
 		*(double *)((char *)cal + k->offset) = it->valuedouble;

@@ -220,3 +220,38 @@ Test(whatif, placement_takes_the_least_loaded)
 	cr_expect_eq(wi_simulate(&p), 2000);
 	wi_free(&p);
 }
+
+Test(whatif, shared_multiprocessors_slow_the_newcomer)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 4, .share_rate = 0.5 };
+
+	/* A (2 blocks, 1000 ns) at 0 on SMs 0-1. B (3 blocks, 600 ns) submitted at 200: SMs 2-3
+	 * free, its third block on SM 0 beside A's older block until 1000: it does 0.5 x 800 =
+	 * 400 ns of its work by then and the other 200 after, ending at 1200 (its free blocks at
+	 * 800). A keeps its pace: 0-1000. */
+	int a = placed_op(&p, 0, 2), b = placed_op(&p, 1, 3);
+
+	p.ops[b].submit_at = 200;
+	p.ops[b].dur = 600;
+	cr_expect_eq(wi_simulate(&p), 1200);
+	cr_expect_eq(p.ops[a].end, 1000);
+	cr_expect_eq(p.ops[b].start, 200);
+	cr_expect_eq(p.ops[b].end, 1200);
+	/* 400 ns of work fits in the 800 ns beside A: at half pace, 200-1000. */
+	p.ops[b].dur = 400;
+	cr_expect_eq(wi_simulate(&p), 1000);
+	cr_expect_eq(p.ops[b].end, 1000);
+	/* B with 2 blocks fits the free SMs 2-3: 200-600. */
+	p.ops[b].blocks = 2;
+	cr_expect_eq(wi_simulate(&p), 1000);
+	cr_expect_eq(p.ops[b].end, 600);
+	/* Rate 1 (or 0): sharing costs nothing; 3 blocks again, 200-600. */
+	p.ops[b].blocks = 3;
+	p.share_rate = 1;
+	cr_expect_eq(wi_simulate(&p), 1000);
+	cr_expect_eq(p.ops[b].end, 600);
+	p.share_rate = 0;
+	cr_expect_eq(wi_simulate(&p), 1000);
+	cr_expect_eq(p.ops[b].end, 600);
+	wi_free(&p);
+}

@@ -36,6 +36,12 @@ and from differences of bare timings:
                          written by two copies that ran at once, so one of them on other
                          multiprocessors) over the same add2_k after the copies in a chain,
                          minus 1, over the fraction of its reads from elsewhere (1/2)
+  sm_share_rate        = from the trace: math_k (one block per multiprocessor, arithmetic on
+                         doubles) alone, duration D, and started beside an older math_k of
+                         three times its work, duration d: its blocks progress at rate r
+                         while the older one runs, so r = D / d when it ends first, else
+                         r = (D - (d - o)) / o, o the time it spent beside it; the median
+                         over the graph launches
 and, printed to stderr only (a check, not used): the fork-join levels of 3-us kernels (dia8 -
 dia1 = 7 levels of A and B after the previous C, then C after both) give the cost of an edge
 across a graph's branches as (level - 2 d) / 2, d the kernels' CUPTI duration; about 0.2 us on
@@ -72,6 +78,36 @@ def runs_cost(folder):
             continue
         diffs.append((q["median_ms"] - b["median_ms"]) * 1e6)
     return statistics.median(diffs) if diffs else None
+
+
+def share_rate(db):
+    """sm_share_rate from the math_k graphs of the trace (see the docstring), or None."""
+    graphs = {}  # graph id -> ([(start, end)] in start order, its node ids)
+    for gid, node, start, end in db.execute(
+            "SELECT k.graphId, k.graphNodeId, k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+            "JOIN StringIds s ON s.id = k.shortName WHERE s.value = 'math_k' "
+            "AND k.graphId IS NOT NULL ORDER BY k.start"):
+        ks, nodes = graphs.setdefault(gid, ([], set()))
+        ks.append((start, end))
+        nodes.add(node)
+    alone = [e - s for ks, nodes in graphs.values() if len(nodes) == 1 for s, e in ks]
+    if not alone:
+        return None
+    d_alone = statistics.median(alone)
+    rates = []
+    for ks, nodes in graphs.values():
+        if len(nodes) != 2:
+            continue
+        for (s_old, e_old), (s_new, e_new) in zip(ks[0::2], ks[1::2]):  # one launch each
+            if e_old - s_old < 2 * d_alone:  # the newcomer started first: not this setup
+                continue
+            d = e_new - s_new
+            if e_new <= e_old:
+                rates.append(d_alone / d)
+            elif e_old > s_new:
+                o = e_old - s_new
+                rates.append((d_alone - (d - o)) / o)
+    return min(1.0, max(0.05, statistics.median(rates))) if rates else None
 
 
 def main():
@@ -122,6 +158,7 @@ def main():
     chain = [statistics.median(d) for d, st in adds.values() if d and len(st) == 1]
     if fork and chain:
         remote = max(0.0, (fork[0] / chain[0] - 1) / 0.5)
+    share = share_rate(db)
     drv_cost = max(0.0, prof["drv_launch_ns"] - bare["drv_launch_ns"])
     per_run = runs_cost(sys.argv[4]) if len(sys.argv) == 5 else None
     if per_run is not None:
@@ -145,6 +182,8 @@ def main():
     }
     if remote is not None:
         cal["remote_read_cost"] = remote
+    if share is not None:
+        cal["sm_share_rate"] = share
     if "r2j_total_ns" in bare:
         chain_node = (bare["c32_16_total_ns"] - bare["c32_1_total_ns"]) / 15
         cal["graph_root_join_ns"] = max(0.0, bare["r2j_total_ns"] - bare["r2_total_ns"] -

@@ -40,6 +40,11 @@
 //   drv_busy_switch_ns the same onto the next of 8 streams, each launch after a
 //                    cudaStreamWaitEvent on the previous stream's last kernel and followed by
 //                    a cudaEventRecord (the launch call alone is timed), as E2 does
+//   sh1_total_ns, sh2_total_ns  a graph of math_k (one block of 256 threads per multiprocessor,
+//                    about 20 us) alone / beside an older math_k of three times its work, a
+//                    node before it: every block of the newcomer shares its multiprocessor with
+//                    an older block (the newcomer's duration in a recording gives
+//                    sm_share_rate)
 // bench/advise/calibrate.py turns a bare run and a run under skip record into a calibration
 // file for `skip advise --calibration` (docs/skip-advise.md "Calibration").
 //   advise_calib [--reps N]
@@ -157,6 +162,20 @@ static cudaGraphExec_t two_then(cudaStream_t s, cudaStream_t s2, bool fork, A fi
 	return e;
 }
 
+/* Double-precision arithmetic (exp, log, sqrt) on one element per thread, @reps times: a
+ * kernel whose blocks are busy on the multiprocessor's arithmetic units. */
+__global__ void math_k(const double *in, double *out, long long n, int reps)
+{
+	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+	     i += (long long)gridDim.x * blockDim.x) {
+		double x = in[i], y = 0;
+
+		for (int r = 0; r < reps; r++)
+			y += exp(-0.5 * x * x) * log(1.0 + x + r) + sqrt(x + r);
+		out[i] = y;
+	}
+}
+
 /* spin_k with a workload kernel's parameters (eight buffers, four scalars: 96 bytes). */
 __global__ void spin_args_k(long long ns, float *a, float *b, float *c, float *d, float *e,
 			    float *f, float *g, float *h, double x, double y, double z)
@@ -216,7 +235,7 @@ int main(int argc, char **argv)
 {
 	int reps = (int)arg_long(argc, argv, "--reps", 2000);
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
-		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a, c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j;
+		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a, c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2;
 	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
@@ -285,6 +304,36 @@ int main(int argc, char **argv)
 			if (join)
 				spin3(t);
 		});
+	};
+	/* math_k: sized to about 20 us alone, one block per multiprocessor; then alone, and a
+	 * node after an older one of three times the work (on other buffers) */
+	int nsm = 0, mreps = 256; /* long enough for the events' own cost not to count */
+	double *mbuf;
+	cudaEvent_t m0, m1;
+	float mms = 0;
+
+	CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+	long long mn = (long long)nsm * 256;
+	CHECK(cudaMalloc(&mbuf, 4 * mn * sizeof(double)));
+	CHECK(cudaMemset(mbuf, 0, 4 * mn * sizeof(double)));
+	CHECK(cudaEventCreate(&m0));
+	CHECK(cudaEventCreate(&m1));
+	math_k<<<nsm, 256, 0, s>>>(mbuf, mbuf + mn, mn, mreps); /* warm-up */
+	CHECK(cudaEventRecord(m0, s));
+	math_k<<<nsm, 256, 0, s>>>(mbuf, mbuf + mn, mn, mreps);
+	CHECK(cudaEventRecord(m1, s));
+	CHECK(cudaEventSynchronize(m1));
+	CHECK(cudaEventElapsedTime(&mms, m0, m1));
+	if (mms > 0)
+		mreps = std::max(1, (int)(mreps * 0.020 / mms + 0.5));
+	cudaGraphExec_t sh[2] = {
+		capture(s, 1, true, [&](int, cudaStream_t t) {
+			math_k<<<nsm, 256, 0, t>>>(mbuf, mbuf + mn, mn, mreps);
+		}),
+		capture(s, 2, true, [&](int i, cudaStream_t t) { /* node 0: the older one */
+			math_k<<<nsm, 256, 0, t>>>(mbuf + 2 * i * mn, mbuf + (2 * i + 1) * mn, mn,
+						   i ? mreps : 3 * mreps);
+		}),
 	};
 	cudaGraphExec_t fjg[2] = { fj_graph(false), fj_graph(true) };
 	cudaGraphExec_t rj[2] = { root_join_graph(false), root_join_graph(true) };
@@ -478,7 +527,7 @@ int main(int argc, char **argv)
 		} pairs[] = { { w16, &w16a, &w16b }, { w64, &w64a, &w64b }, { c32, &c32a, &c32b },
 			  { wa16, &wa16a, &wa16b }, { dia, &dia1, &dia8 },
 			  { cp, &cp1, &cp8 }, { cpc, &cpc1, &cpc8 },
-			  { fjg, &fjc, &fj }, { rj, &r2, &r2j } };
+			  { fjg, &fjc, &fj }, { rj, &r2, &r2j }, { sh, &sh1, &sh2 } };
 		for (auto &pr : pairs) {
 			for (int i = 0; i < reps / 4; i++) {
 				double t = now_ns();
@@ -506,14 +555,16 @@ int main(int argc, char **argv)
 	       "\"wa16_1_total_ns\": %.0f, \"wa16_10_total_ns\": %.0f, \"dia1_total_ns\": %.0f, "
 	       "\"dia8_total_ns\": %.0f, \"cp1_total_ns\": %.0f, \"cp8_total_ns\": %.0f, "
 	       "\"cpc8_total_ns\": %.0f, \"fjc_total_ns\": %.0f, \"fj_total_ns\": %.0f, "
-	       "\"launch_loop_ns\": %.0f, \"r2_total_ns\": %.0f, \"r2j_total_ns\": %.0f}\n",
+	       "\"launch_loop_ns\": %.0f, \"r2_total_ns\": %.0f, \"r2j_total_ns\": %.0f, "
+	       "\"sh1_total_ns\": %.0f, \"sh2_total_ns\": %.0f}\n",
 	       median(launch), median(rec), median(wait), median(idle), median(stotal),
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
 	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
 	       median(busy), median(busysw), median(drvargs), median(w16a), median(w16b),
 	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a),
 	       median(wa16b), median(dia1), median(dia8), median(cp1), median(cp8),
-	       median(cpc8), median(fjc), median(fj), median(loop), median(r2), median(r2j));
+	       median(cpc8), median(fjc), median(fj), median(loop), median(r2), median(r2j),
+	       median(sh1), median(sh2));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	for (int i = 0; i < 2; i++) {
@@ -523,6 +574,11 @@ int main(int argc, char **argv)
 		CHECK(cudaGraphExecDestroy(wa16[i]));
 		CHECK(cudaGraphExecDestroy(dia[i]));
 	}
+	for (int i = 0; i < 2; i++)
+		CHECK(cudaGraphExecDestroy(sh[i]));
+	CHECK(cudaEventDestroy(m0));
+	CHECK(cudaEventDestroy(m1));
+	CHECK(cudaFree(mbuf));
 	CHECK(cudaFree(buf));
 	return 0;
 }

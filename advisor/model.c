@@ -40,7 +40,9 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->graph_dispatch_ns = 1089;	  /* between the starts of independent graph nodes */
 	c->graph_root_join_ns = 1858;	  /* two root nodes joined, over a chain */
 	c->remote_read_cost = 0.59;	  /* fork-join copies: the join's add 30% slower */
-	c->sm_share_rate = 0.715;	  /* math_k beside an older math_k: 5.2 us -> 7.3 us */
+	c->sm_share_rate = 0.69;	  /* math_k beside an older math_k: 20.2 us -> 29.3 us */
+	c->runtime_launch_ns = 3624;	  /* launch_calib.json's bare runs, per launch */
+	c->stream_gap_bare_ns = 1088;	  /* 16 back-to-back 10 us kernels on a stream, bare */
 }
 
 const struct skip_calibration_key skip_calibration_keys[] = {
@@ -50,7 +52,8 @@ const struct skip_calibration_key skip_calibration_keys[] = {
 	K(stream_gap_ns),	 K(sync_return_ns),	    K(sync_idle_ns),
 	K(profiler_launch_ns),	 K(profiler_driver_launch_ns), K(stream_switch_ns),
 	K(graph_launch_node_ns), K(graph_dispatch_ns),	    K(graph_root_join_ns),
-	K(remote_read_cost),	 K(sm_share_rate),	    { NULL, 0 },
+	K(remote_read_cost),	 K(sm_share_rate),	    K(runtime_launch_ns),
+	K(stream_gap_bare_ns),	 { NULL, 0 },
 #undef K
 };
 

@@ -52,6 +52,12 @@ struct skip_calibration {
 	double remote_read_cost;  /* a kernel's extra time, as a fraction of its time, when all
 				     it reads was written by kernels on other multiprocessors
 				     (in a serial run a kernel reuses its predecessor's) */
+	double runtime_launch_ns; /* workload models (skip run): one launch of the serial
+				     executor on the host, bare, with the host's time before it;
+				     replaces the recorded launch calls less the profiler's cost
+				     (0: those) */
+	double stream_gap_bare_ns; /* workload models: between back-to-back kernels of a stream
+				      in an unprofiled run (0: the recording's) */
 	double sm_share_rate;	  /* the pace (0..1] of a kernel's block on a multiprocessor
 				     where an older kernel's block runs, until that one ends
 				     (1: sharing costs nothing) */

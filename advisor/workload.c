@@ -149,11 +149,25 @@ static size_t find_iterations(struct skip_trace *t, const struct skip_timeline *
 
 /* ---- the programs ---------------------------------------------------------------------------- */
 
-static int64_t host_cost(const struct wmodel *m, double recorded_call, int profiled)
+/* The host time of task @v's launch call, after its gap @gap: as recorded when @profiled; else
+ * the calibrated launch of skip run less the gap, or without one the recorded call less the
+ * profiler's cost. */
+static int64_t host_cost(const struct wmodel *m, int v, double gap, int profiled)
 {
-	double d = recorded_call - (profiled ? 0 : m->profiler);
+	double rt = m->c->o.cal.runtime_launch_ns, d = m->ts[v].call;
 
+	if (!profiled)
+		d = rt > 0 ? rt - gap : d - m->profiler;
 	return (int64_t)(d < 100 ? 100 : d);
+}
+
+/* Between back-to-back kernels of a stream: the recording's, or when predicting an unprofiled
+ * run the calibrated bare gap if there is one (the profiler lengthens it). */
+static int64_t stream_gap(const struct wmodel *m, int profiled)
+{
+	double bare = m->c->o.cal.stream_gap_bare_ns;
+
+	return !profiled && bare > 0 ? (int64_t)bare : m->c->lat.stream_gap;
 }
 
 static int add_call(struct wi_prog *p, double gap, int64_t dur)
@@ -218,7 +232,7 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 	for (int k = 0; k < m->n; k++) {
 		int v = plan->order[k], call, nd = 0;
 		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms,
-				   .lat = m->c->lat.launch, .gap = m->c->lat.stream_gap };
+				   .lat = m->c->lat.launch, .gap = stream_gap(m, profiled) };
 
 		o.stream = plan->stream ? plan->stream[v] : 0;
 		o.deps = sk_xmalloc(((size_t)plan->nevents + 1) * sizeof(int));
@@ -230,7 +244,7 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 		o.ndeps = nd;
 		set_srcs(m, v, op_of, &o);
 		call = add_call(&p, k ? m->ts[v].gap : 0,
-				host_cost(m, m->ts[v].call, profiled) +
+				host_cost(m, v, k ? m->ts[v].gap : 0, profiled) +
 					(k && o.stream != prev_stream ? (int64_t)cal->stream_switch_ns : 0));
 		prev_stream = o.stream;
 		o.call = call;
@@ -459,13 +473,21 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 					"KeSCo/HuntKT stream assignment)",
 					wname, plan->nstreams, plan->nevents,
 					plan->nevents == 1 ? "" : "s");
+		char *launch = cal->runtime_launch_ns > 0
+				       ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
+						      "before it (skip run's, calibrated)",
+						      cal->runtime_launch_ns)
+				       : sk_xasprintf("launch calls take their recorded time less the "
+						      "profiler's %.0f ns",
+						      m->profiler);
+
 		a->assumptions = sk_xasprintf(
-			"%s; launch calls take their recorded time less the profiler's %.0f ns; "
-			"cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize of a "
-			"finished stream %.0f ns on the host; a waiting kernel starts %lld ns after the "
-			"event's kernel ends",
-			kernels, m->profiler, cal->event_record_ns, cal->stream_wait_ns,
-			cal->sync_idle_ns, (long long)m->c->lat.stream_gap);
+			"%s; %s; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize "
+			"of a finished stream %.0f ns on the host; a waiting kernel starts %lld ns "
+			"after the event's kernel ends",
+			kernels, launch, cal->event_record_ns, cal->stream_wait_ns, cal->sync_idle_ns,
+			(long long)stream_gap(m, m->c->o.profiled));
+		free(launch);
 	}
 	free(kernels);
 	a->regions = r->regions;

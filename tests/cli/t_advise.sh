@@ -23,7 +23,8 @@ cat > "$TMPDIR/cal.json" <<'JSON'
 {"graph_launch_ns": 3000, "graph_first_ns": 2500, "graph_node_gap_ns": 100,
  "event_record_ns": 1000, "stream_wait_ns": 1000, "sync_idle_ns": 1000,
  "profiler_launch_ns": 1000, "stream_switch_ns": 500, "graph_launch_node_ns": 200,
- "graph_dispatch_ns": 300, "remote_read_cost": 0.5, "graph_root_join_ns": 0}
+ "graph_dispatch_ns": 300, "remote_read_cost": 0.5, "graph_root_join_ns": 0,
+ "runtime_launch_ns": 0, "stream_gap_bare_ns": 0}
 JSON
 expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
 	--calibration "$TMPDIR/cal.json" -o "$TMPDIR/plan.json"
@@ -56,6 +57,9 @@ expect_out "skip advise: error:"
 echo '{"graph_launch": 1}' > "$TMPDIR/badcal.json"
 expect_exit 2 "$SKIP" advise h100_graph.skip.db --calibration "$TMPDIR/badcal.json"
 expect_out "'graph_launch': unknown member"
+echo '{"sm_share_rate": 1.5}' > "$TMPDIR/badcal.json"
+expect_exit 2 "$SKIP" advise h100_graph.skip.db --calibration "$TMPDIR/badcal.json"
+expect_out "'sm_share_rate': must be a number >= 0"
 expect_exit 0 "$SKIP" advise --help
 expect_out "usage: skip advise TRACE"
 exit 0

@@ -36,6 +36,13 @@ and from differences of bare timings:
                          written by two copies that ran at once, so one of them on other
                          multiprocessors) over the same add2_k after the copies in a chain,
                          minus 1, over the fraction of its reads from elsewhere (1/2)
+  stream_gap_bare_ns   = (16 back-to-back 10-us kernels on a stream - 1 such kernel) / 15 - the
+                         kernel's CUPTI duration: the gap an unprofiled stream leaves between
+                         kernels (a recording's is longer: the profiler's)
+  runtime_launch_ns    = with RUNS_DIR: per bare launch_calib.json run, (its median - what
+                         follows the last launch: stream_total - launch, one kernel's launch
+                         latency and synchronize, bare) / 64, the median over the runs: one
+                         launch of skip run's serial executor with the host's time around it
   sm_share_rate        = from the trace: math_k (one block per multiprocessor, arithmetic on
                          doubles) alone, duration D, and started beside an older math_k of
                          three times its work, duration d: its blocks progress at rate r
@@ -78,6 +85,22 @@ def runs_cost(folder):
             continue
         diffs.append((q["median_ms"] - b["median_ms"]) * 1e6)
     return statistics.median(diffs) if diffs else None
+
+
+def runtime_launch(folder, tail):
+    """skip run's serial launch, bare, from the launch_calib runs (see the docstring)."""
+    import glob
+    import os
+    dec = json.JSONDecoder()
+    per = []
+    for bare in sorted(glob.glob(os.path.join(folder, "lcal_bare.*.json"))):
+        try:
+            b = dec.raw_decode(open(bare).read())[0]["results"][0]
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+        if "median_ms" in b:
+            per.append((b["median_ms"] * 1e6 - tail) / 64)
+    return statistics.median(per) if per else None
 
 
 def share_rate(db):
@@ -184,6 +207,17 @@ def main():
         cal["remote_read_cost"] = remote
     if share is not None:
         cal["sm_share_rate"] = share
+    spin10 = [e - s for s, e in db.execute(
+        "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+        "ON s.id = k.shortName WHERE s.value = 'spin_k' AND k.gridX = 1 "
+        "AND k.end - k.start BETWEEN 9000 AND 15000")]
+    if "st16_total_ns" in bare and spin10:
+        cal["stream_gap_bare_ns"] = max(0.0, (bare["st16_total_ns"] - bare["st1_total_ns"]) /
+                                        15 - statistics.median(spin10))
+    if len(sys.argv) == 5:
+        rt = runtime_launch(sys.argv[4], bare["stream_total_ns"] - bare["launch_ns"])
+        if rt is not None:
+            cal["runtime_launch_ns"] = rt
     if "r2j_total_ns" in bare:
         chain_node = (bare["c32_16_total_ns"] - bare["c32_1_total_ns"]) / 15
         cal["graph_root_join_ns"] = max(0.0, bare["r2j_total_ns"] - bare["r2_total_ns"] -

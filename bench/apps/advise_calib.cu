@@ -40,6 +40,9 @@
 //   drv_busy_switch_ns the same onto the next of 8 streams, each launch after a
 //                    cudaStreamWaitEvent on the previous stream's last kernel and followed by
 //                    a cudaEventRecord (the launch call alone is timed), as E2 does
+//   st1_total_ns, st16_total_ns  launch one / 16 spin_k of 10 us (one block) back to back on
+//                    one stream, and synchronize: the GPU is the bottleneck, so the difference
+//                    per kernel over its duration is the stream's gap between kernels, bare
 //   sh1_total_ns, sh2_total_ns  a graph of math_k (one block of 256 threads per multiprocessor,
 //                    about 20 us) alone / beside an older math_k of three times its work, a
 //                    node before it: every block of the newcomer shares its multiprocessor with
@@ -235,7 +238,7 @@ int main(int argc, char **argv)
 {
 	int reps = (int)arg_long(argc, argv, "--reps", 2000);
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
-		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a, c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2;
+		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a, c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2, st1, st16;
 	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
@@ -395,6 +398,20 @@ int main(int argc, char **argv)
 			CHECK(cudaStreamSynchronize(s));
 			if (keep)
 				stotal.push_back(now_ns() - t);
+		}
+		for (int i = 0; i < reps / 8; i++) { /* a stream of 10 us kernels, GPU-bound */
+			double t = now_ns();
+
+			spin_k<<<1, 32, 0, s>>>(10000);
+			CHECK(cudaStreamSynchronize(s));
+			double t2 = now_ns();
+			for (int k = 0; k < 16; k++)
+				spin_k<<<1, 32, 0, s>>>(10000);
+			CHECK(cudaStreamSynchronize(s));
+			if (keep) {
+				st1.push_back(t2 - t);
+				st16.push_back(now_ns() - t2);
+			}
 		}
 		for (int i = 0; i < reps; i++) {
 			double t = now_ns();
@@ -556,7 +573,8 @@ int main(int argc, char **argv)
 	       "\"dia8_total_ns\": %.0f, \"cp1_total_ns\": %.0f, \"cp8_total_ns\": %.0f, "
 	       "\"cpc8_total_ns\": %.0f, \"fjc_total_ns\": %.0f, \"fj_total_ns\": %.0f, "
 	       "\"launch_loop_ns\": %.0f, \"r2_total_ns\": %.0f, \"r2j_total_ns\": %.0f, "
-	       "\"sh1_total_ns\": %.0f, \"sh2_total_ns\": %.0f}\n",
+	       "\"sh1_total_ns\": %.0f, \"sh2_total_ns\": %.0f, \"st1_total_ns\": %.0f, "
+	       "\"st16_total_ns\": %.0f}\n",
 	       median(launch), median(rec), median(wait), median(idle), median(stotal),
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
 	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
@@ -564,7 +582,7 @@ int main(int argc, char **argv)
 	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a),
 	       median(wa16b), median(dia1), median(dia8), median(cp1), median(cp8),
 	       median(cpc8), median(fjc), median(fj), median(loop), median(r2), median(r2j),
-	       median(sh1), median(sh2));
+	       median(sh1), median(sh2), median(st1), median(st16));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	for (int i = 0; i < 2; i++) {

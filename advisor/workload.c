@@ -473,7 +473,9 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 					"KeSCo/HuntKT stream assignment)",
 					wname, plan->nstreams, plan->nevents,
 					plan->nevents == 1 ? "" : "s");
-		char *launch = cal->runtime_launch_ns > 0
+		char *launch = m->c->o.profiled
+				       ? sk_xstrdup("launch calls take their recorded time")
+			       : cal->runtime_launch_ns > 0
 				       ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
 						      "before it (skip run's, calibrated)",
 						      cal->runtime_launch_ns)

@@ -36,9 +36,10 @@ struct wi_op {
 			     turn, whichever is ready) */
 	int64_t join_extra; /* added to the gap after every dependency (a graph node joining
 			       branches of different roots) */
-	/* Placement (programs with a remote_cost or a share_rate): a kernel's blocks go one per multiprocessor
-	 * onto the least loaded ones, lowest first; data it reads that a kernel of another
-	 * placement or grid wrote costs more (the wi_prog's remote_cost). dur is its duration
+	/* Placement (programs with a remote_cost or a share_rate): a kernel's blocks go one per
+	 * multiprocessor onto the least loaded ones, lowest first; data it reads that a kernel
+	 * of another placement or grid wrote costs more (the wi_prog's remote_cost), and so does
+	 * a multiprocessor shared with an older kernel (its share_rate). dur is its duration
 	 * with serial_remote of read_bytes so placed (the recording's). */
 	int blocks;	  /* its grid's blocks; 0: no placement (a copy) */
 	struct wi_src *srcs; /* owned */

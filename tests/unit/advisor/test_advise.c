@@ -286,9 +286,14 @@ Test(advise, workload_runs_are_pooled)
 	skip_trace_close(t);
 }
 
-/* advise_wl.sql with wl_cal() plus @remote and @join (its header has the answers): the serial
- * baseline and replay stay; E2 and E3 are checked. */
-static void wl_with(double remote, double join, double want_e2, double want_e3)
+/* advise_wl.sql with wl_cal() plus the calibration of @c (its header has the answers): the
+ * profiled replay stays; the serial baseline, E2 and E3 are checked. */
+struct wl_case {
+	double remote, join, runtime_launch, stream_gap_bare;
+	double base, e2, e3; /* the answers */
+};
+
+static void wl_with(struct wl_case c)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
 	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
@@ -296,61 +301,47 @@ static void wl_with(double remote, double join, double want_e2, double want_e3)
 	const struct skip_advice *e2, *e3;
 
 	wl_cal(&o);
-	o.cal.remote_read_cost = remote;
-	o.cal.graph_root_join_ns = join;
+	o.cal.remote_read_cost = c.remote;
+	o.cal.graph_root_join_ns = c.join;
+	o.cal.runtime_launch_ns = c.runtime_launch;
+	o.cal.stream_gap_bare_ns = c.stream_gap_bare;
 	r = advise(t, &o);
 	e2 = find_item(r, SKIP_ADVICE_STREAMS);
 	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
 	cr_assert_not_null(e2);
 	cr_assert_not_null(e3);
-	cr_expect_float_eq(r->replay_il_ns, 19700, 1e-9, "serial: every read is local");
-	cr_expect_float_eq(e2->baseline_il_ns, 18700, 1e-9);
-	cr_expect_float_eq(e2->predicted_il_ns, want_e2, 1e-9);
-	cr_expect_float_eq(e3->predicted_il_ns, want_e3, 1e-9);
+	cr_expect_float_eq(r->replay_il_ns, 19700, 1e-9, "the recording's calls, local reads");
+	cr_expect_float_eq(e2->baseline_il_ns, c.base, 1e-9);
+	cr_expect_float_eq(e2->predicted_il_ns, c.e2, 1e-9);
+	cr_expect_float_eq(e3->predicted_il_ns, c.e3, 1e-9);
 	skip_advice_free(r);
 	skip_trace_close(t);
 }
 
 Test(advise, workload_root_join)
 {
-	wl_with(0, 1000, 20000, 16800); /* c joins roots a and b: 1000 later; E2 has no graph */
+	/* c joins roots a and b: 1000 later; E2 has no graph */
+	wl_with((struct wl_case){ .join = 1000, .base = 18700, .e2 = 20000, .e3 = 16800 });
 }
 
 Test(advise, workload_remote_reads)
 {
-	wl_with(0.5, 0, 21000, 16800); /* c of 5000 on SM 0, y written on SM 1 */
+	/* c of 5000 on SM 0, y written on SM 1 */
+	wl_with((struct wl_case){ .remote = 0.5, .base = 18700, .e2 = 21000, .e3 = 16800 });
 }
 
 Test(advise, workload_bare_launches)
 {
-	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
-	struct skip_advice_report *r;
-	const struct skip_advice *e2, *e3;
-
-	wl_cal(&o);
-	o.cal.runtime_launch_ns = 2500;
-	o.cal.stream_gap_bare_ns = 300;
-	r = advise(t, &o);
-	/* The profiled replay keeps the recording's calls and gaps. */
-	cr_expect_float_eq(r->replay_il_ns, 19700, 1e-9);
-	e2 = find_item(r, SKIP_ADVICE_STREAMS);
-	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
-	cr_assert_not_null(e2);
-	cr_assert_not_null(e3);
-	/* E1: a launch and the gap before it take 2500: calls 0-2500, 3000-5000, 5500-7500,
-	 * the sync from 8000; kernels 300 apart: a 4500-8500, b 8800-12800, c 13100-17100; the
-	 * sync returns 18600. */
-	cr_expect_float_eq(e2->baseline_il_ns, 18600, 1e-9);
-	/* E2: a 0-2500; b 3000-5500 (2000 + 500 onto another stream); record 6000-7000; wait
+	/* E1: a launch and the gap before it take 2500: calls 0-2500, 3000-5000, 5500-7500, the
+	 * sync from 8000; kernels 300 apart: a 4500-8500, b 8800-12800, c 13100-17100; the sync
+	 * returns 18600.
+	 * E2: a 0-2500; b 3000-5500 (2000 + 500 onto another stream); record 6000-7000; wait
 	 * 7500-8500; c 9000-11500; kernels a 4500-8500, b 7500-11500, c at 11500 + 2000 =
 	 * 13500-17500 (after b + 300); stream 0's sync (from 12000) returns 19000, stream 1's
-	 * (from 19500, 1000) at 20500. */
-	cr_expect_float_eq(e2->predicted_il_ns, 20500, 1e-9);
-	/* E3 has no launch per kernel and no stream gap: as in workload_executors. */
-	cr_expect_float_eq(e3->predicted_il_ns, 15800, 1e-9);
-	skip_advice_free(r);
-	skip_trace_close(t);
+	 * (from 19500, 1000) at 20500.
+	 * E3 has no launch per kernel and no stream gap: as in workload_executors. */
+	wl_with((struct wl_case){ .runtime_launch = 2500, .stream_gap_bare = 300, .base = 18600,
+				  .e2 = 20500, .e3 = 15800 });
 }
 
 Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)

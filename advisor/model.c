@@ -17,32 +17,33 @@
 
 #include "internal.h"
 
-/* The H100 of docs/BENCHMARKS.md ("skip advise"): bench/advise/closed_loop.sh's calibration of
- * 2026-11-22 (medians over its 12 calibration pairs, sampled throughout the loop: alternated
- * runs of bench/apps/advise_calib and of bench/advise/launch_calib.json, bare and under skip
- * record); the fallbacks that a recording normally replaces come from the DAG suite's serial
+/* The H100 of docs/BENCHMARKS.md ("skip advise"): the medians of bench/advise/closed_loop.sh's
+ * calibrations in runs G, H, I and J of 2026-11-22, four freshly started machines (each the
+ * median over its 12 calibration pairs, sampled throughout the loop: alternated runs of
+ * bench/apps/advise_calib and of bench/advise/launch_calib.json, bare and under skip record);
+ * the fallbacks that a recording normally replaces come from the DAG suite's serial
  * recordings. */
 void skip_calibration_default(struct skip_calibration *c)
 {
-	c->graph_launch_ns = 2427;	  /* cudaGraphLaunch of a one-node graph, host */
-	c->graph_first_ns = 1485;	  /* derived: the one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 141;	  /* 64 dependent empty nodes, over their CUPTI durations */
-	c->event_record_ns = 426;	  /* cudaEventRecord, host */
-	c->stream_wait_ns = 420;	  /* cudaStreamWaitEvent, host */
+	c->graph_launch_ns = 1871;	  /* cudaGraphLaunch of a one-node graph, host */
+	c->graph_first_ns = 1612;	  /* derived: the one-node graph's launch + sync reproduced */
+	c->graph_node_gap_ns = 139;	  /* 64 dependent empty nodes, over their CUPTI durations */
+	c->event_record_ns = 319;	  /* cudaEventRecord, host */
+	c->stream_wait_ns = 317;	  /* cudaStreamWaitEvent, host */
 	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */
 	c->stream_gap_ns = 1350;	  /* fallback: back-to-back kernels of a stream (recorded) */
 	c->sync_return_ns = 2800;	  /* fallback: GPU done to cudaStreamSynchronize's return */
-	c->sync_idle_ns = 680;		  /* cudaStreamSynchronize of a finished stream, host */
-	c->profiler_launch_ns = 3344;	  /* bursts of cudaLaunchKernel under skip record - bare */
-	c->profiler_driver_launch_ns = 1826; /* launch_calib.json's runs: recorded - bare */
-	c->stream_switch_ns = 144;	  /* a launch onto another busy stream after an event wait */
-	c->graph_launch_node_ns = 5.6;	  /* cudaGraphLaunch, per node after the first */
-	c->graph_dispatch_ns = 1089;	  /* between the starts of independent graph nodes */
-	c->graph_root_join_ns = 1858;	  /* two root nodes joined, over a chain */
-	c->remote_read_cost = 0.59;	  /* fork-join copies: the join's add 30% slower */
+	c->sync_idle_ns = 511;		  /* cudaStreamSynchronize of a finished stream, host */
+	c->profiler_launch_ns = 2766;	  /* bursts of cudaLaunchKernel under skip record - bare */
+	c->profiler_driver_launch_ns = 1618; /* launch_calib.json's runs: recorded - bare */
+	c->stream_switch_ns = 263;	  /* a launch onto another busy stream after an event wait */
+	c->graph_launch_node_ns = 5.7;	  /* cudaGraphLaunch, per node after the first */
+	c->graph_dispatch_ns = 903;	  /* between the starts of independent graph nodes */
+	c->graph_root_join_ns = 1846;	  /* two root nodes joined, over a chain */
+	c->remote_read_cost = 0.60;	  /* fork-join copies: the join's add 30% slower */
 	c->sm_share_rate = 0.69;	  /* math_k beside an older math_k: 20.2 us -> 29.3 us */
-	c->runtime_launch_ns = 3624;	  /* launch_calib.json's bare runs, per launch */
-	c->stream_gap_bare_ns = 1088;	  /* 16 back-to-back 10 us kernels on a stream, bare */
+	c->runtime_launch_ns = 3626;	  /* launch_calib.json's bare runs, per launch */
+	c->stream_gap_bare_ns = 1047;	  /* 16 back-to-back 10 us kernels on a stream, bare */
 }
 
 const struct skip_calibration_key skip_calibration_keys[] = {

@@ -173,19 +173,26 @@ static int nplaced(const struct sim *s, int o)
 	return s->p->ops[o].blocks < nsm ? s->p->ops[o].blocks : nsm;
 }
 
+/* Whether a shared multiprocessor slows a block (share_rate strictly between 0 and 1). */
+static int sharing(const struct wi_prog *p)
+{
+	return p->share_rate > 0 && p->share_rate < 1;
+}
+
 /* Whether the program places kernels' blocks on multiprocessors. */
 static int placing(const struct wi_prog *p)
 {
-	return p->remote_cost > 0 || (p->share_rate > 0 && p->share_rate < 1);
+	return p->remote_cost > 0 || sharing(p);
 }
 
 /* The end of a block of @d ns starting at @now on a multiprocessor where an older block runs
- * until @busy: it progresses at the program's share_rate until then, at full rate after. */
+ * until @busy: it progresses at the program's share_rate (sharing()) until then, at full rate
+ * after. */
 static int64_t shared_end(const struct wi_prog *p, int64_t now, int64_t d, int64_t busy)
 {
 	double rho = p->share_rate, slow = rho * (double)(busy - now);
 
-	if (busy <= now || rho <= 0 || rho >= 1)
+	if (busy <= now)
 		return now + d;
 	if (slow >= (double)d)
 		return now + (int64_t)((double)d / rho + 0.5);
@@ -200,7 +207,7 @@ static int64_t shared_dur(struct sim *s, int o, int64_t now, int64_t d)
 	int nsm = s->p->sms > 0 ? s->p->sms : 132, n = nplaced(s, o);
 	int64_t *busy, end = now + d;
 
-	if (!(s->p->share_rate > 0 && s->p->share_rate < 1))
+	if (!sharing(s->p))
 		return d;
 	busy = sk_xcalloc((size_t)nsm, sizeof(int64_t));
 	for (int r = 0; r < s->p->nops; r++) /* the running kernels' ends, per multiprocessor */

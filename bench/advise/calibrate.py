@@ -69,37 +69,37 @@ def calib_line(path):
     return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
 
-def runs_cost(folder):
-    """The profiler's cost per launch of the runtime (launch_calib pairs), or None."""
+def lcal_median_ns(path):
+    """The median run of a `skip run launch_calib.json --json` output, ns, or None."""
+    try:
+        # skip record's summary may follow the JSON on the same output
+        return json.JSONDecoder().raw_decode(open(path).read())[0]["results"][0][
+            "median_ms"] * 1e6
+    except (OSError, ValueError, KeyError, IndexError):
+        return None
+
+
+def lcal_bare_files(folder):
     import glob
     import os
-    dec = json.JSONDecoder()
+    return sorted(glob.glob(os.path.join(folder, "lcal_bare.*.json")))
+
+
+def runs_cost(folder):
+    """The profiler's cost per launch of the runtime (launch_calib pairs), or None."""
     diffs = []
-    for bare in sorted(glob.glob(os.path.join(folder, "lcal_bare.*.json"))):
-        prof = bare.replace("lcal_bare.", "lcal_prof.")
-        try:
-            # skip record's summary may follow the JSON on the same output
-            b = dec.raw_decode(open(bare).read())[0]["results"][0]
-            q = dec.raw_decode(open(prof).read())[0]["results"][0]
-        except (OSError, ValueError, KeyError, IndexError):
-            continue
-        diffs.append((q["median_ms"] - b["median_ms"]) * 1e6)
+    for bare in lcal_bare_files(folder):
+        b = lcal_median_ns(bare)
+        q = lcal_median_ns(bare.replace("lcal_bare.", "lcal_prof."))
+        if b is not None and q is not None:
+            diffs.append(q - b)
     return statistics.median(diffs) if diffs else None
 
 
 def runtime_launch(folder, tail):
     """skip run's serial launch, bare, from the launch_calib runs (see the docstring)."""
-    import glob
-    import os
-    dec = json.JSONDecoder()
-    per = []
-    for bare in sorted(glob.glob(os.path.join(folder, "lcal_bare.*.json"))):
-        try:
-            b = dec.raw_decode(open(bare).read())[0]["results"][0]
-        except (OSError, ValueError, KeyError, IndexError):
-            continue
-        if "median_ms" in b:
-            per.append((b["median_ms"] * 1e6 - tail) / 64)
+    per = [(b - tail) / 64 for b in map(lcal_median_ns, lcal_bare_files(folder))
+           if b is not None]
     return statistics.median(per) if per else None
 
 

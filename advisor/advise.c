@@ -497,6 +497,20 @@ static size_t pool_runs(const struct sk_ctx *c, struct sk_regions *rs, struct po
 	return runs;
 }
 
+/* The fusion chains of the run and of the repetitions its region set pools. */
+static size_t chains_of(const struct sk_ctx *c, const struct pool *p, struct skip_chain **out)
+{
+	const struct skip_timeline **tls = sk_xmalloc((p->n + 1) * sizeof(*tls));
+	size_t n;
+
+	tls[0] = c->tl;
+	for (size_t i = 0; i < p->n; i++)
+		tls[i + 1] = p->tl[i];
+	n = sk_find_chains(c->t, tls, p->n + 1, c->o.min_len, c->o.max_len, c->o.min_ps, out);
+	free(tls);
+	return n;
+}
+
 int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		struct skip_advice_report **out)
 {
@@ -535,8 +549,8 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	r->launch_latency_ns = (double)c.lat.launch;
 	r->stream_gap_ns = (double)c.lat.stream_gap;
 	r->sync_return_ns = (double)c.lat.sync_ret;
-	r->nchains = sk_find_chains(t, c.tl, c.o.min_len, c.o.max_len, c.o.min_ps, &r->chains);
 	if (c.o.workload) {
+		r->nchains = chains_of(&c, &pool, &r->chains); /* the first run's */
 		err = sk_workload_advise(&c, r);
 	} else {
 		if (c.o.region) {
@@ -546,6 +560,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		} else {
 			regions_whole(c.tl, &rs);
 		}
+		r->nchains = chains_of(&c, &pool, &r->chains);
 		r->regions = rs.n;
 		calibrate_set(&c, &rs, &r->recorded_il_ns, &r->replay_il_ns,
 			      &r->calibration_error);

@@ -5,7 +5,8 @@
  * where a host synchronization came between two launches (the recorded sync calls;
  * SKIP's own code tests for a sync among launch events, which never happens), every window of L
  * consecutive kernels (L = min_len..max_len, windows may overlap) is a candidate;
- * PS = occurrences of the chain / launches of its first kernel in the run; chains with
+ * PS = occurrences of the chain / launches of its first kernel in the run (in the pooled runs,
+ * when --region pools a run's repetitions: each run's streams are counted apart); chains with
  * PS >= min_ps are kept and ranked by recoverable time = (L - 1) x occurrences x the mean time
  * of the launch calls a fusion would remove.
  */
@@ -104,10 +105,9 @@ struct seq {
 
 static void build_seqs(const struct skip_timeline *tl, struct seq *sq, size_t *nseq)
 {
-	size_t *last = NULL;
+	size_t *last = NULL, first = *nseq; /* sequences of earlier timelines are left alone */
 	uint64_t *keys = NULL;
 
-	*nseq = 0;
 	for (size_t i = 0; i < tl->nops; i++) {
 		const struct skip_op *op = &tl->ops[i];
 		uint64_t key = ((uint64_t)op->pid << 32) | op->stream;
@@ -115,12 +115,12 @@ static void build_seqs(const struct skip_timeline *tl, struct seq *sq, size_t *n
 
 		if (!kernel_in_scope(tl, op))
 			continue;
-		for (s = 0; s < *nseq && keys[s] != key; s++)
+		for (s = first; s < *nseq && keys[s - first] != key; s++)
 			;
 		if (s == *nseq) {
-			keys = sk_xrealloc(keys, (s + 1) * sizeof(uint64_t));
-			last = sk_xrealloc(last, (s + 1) * sizeof(size_t));
-			keys[s] = key;
+			keys = sk_xrealloc(keys, (s - first + 1) * sizeof(uint64_t));
+			last = sk_xrealloc(last, (s - first + 1) * sizeof(size_t));
+			keys[s - first] = key;
 			memset(&sq[s], 0, sizeof(sq[s]));
 			(*nseq)++;
 		}
@@ -134,9 +134,9 @@ static void build_seqs(const struct skip_timeline *tl, struct seq *sq, size_t *n
 							       : 0;
 		sq[s].segment[sq[s].n] = sq[s].n == 0 ? 0
 				       : sq[s].segment[sq[s].n - 1] +
-						 (tl->ops[last[s]].window != op->window ||
-						  sk_sync_between(tl, &tl->ops[last[s]], op));
-		last[s] = i;
+						 (tl->ops[last[s - first]].window != op->window ||
+						  sk_sync_between(tl, &tl->ops[last[s - first]], op));
+		last[s - first] = i;
 		sq[s].n++;
 	}
 	free(keys);
@@ -174,15 +174,19 @@ static void count_windows(const struct seq *sq, size_t nseq, int len, struct tab
 		}
 }
 
-size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl, int min_len,
-		      int max_len, double min_ps, struct skip_chain **out)
+size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *const *tls,
+		      size_t ntl, int min_len, int max_len, double min_ps, struct skip_chain **out)
 {
-	struct seq *sq = sk_xcalloc(tl->nops + 1, sizeof(*sq));
+	struct seq *sq;
 	struct skip_chain *c = NULL;
 	struct table heads = { 0 }; /* windows of one kernel: launches per identity (PS denominator) */
-	size_t nseq, nc = 0;
+	size_t nseq = 0, nc = 0, nops = 0;
 
-	build_seqs(tl, sq, &nseq);
+	for (size_t i = 0; i < ntl; i++)
+		nops += tls[i]->nops;
+	sq = sk_xcalloc(nops + 1, sizeof(*sq));
+	for (size_t i = 0; i < ntl; i++)
+		build_seqs(tls[i], sq, &nseq);
 	count_windows(sq, nseq, 1, &heads);
 	for (int len = min_len; len <= max_len; len++) {
 		struct table tab = { 0 };

@@ -156,9 +156,10 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 /* fusion.c: did a host synchronization of a's process end between the launches of a and b? */
 int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
 		    const struct skip_op *b);
-/* fusion.c: PS chains over the kernels of @tl (in trace order per stream, split where a host
- * synchronization came between two launches). */
-size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *tl, int min_len,
-		      int max_len, double min_ps, struct skip_chain **out);
+/* fusion.c: PS chains over the kernels of the @ntl timelines @tls, a run's and its pooled
+ * repetitions' (in trace order per stream of each, split where a host synchronization came
+ * between two launches); names are strings of @t. *out is the caller's (skip_advice_free). */
+size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *const *tls,
+		      size_t ntl, int min_len, int max_len, double min_ps, struct skip_chain **out);
 
 #endif /* SKIP_ADVISOR_INTERNAL_H */

@@ -78,8 +78,9 @@ struct skip_chain {
 	int len;
 	char **names;	  /* short names, for display */
 	int32_t *ids;	  /* demangled-name ids (identity) */
-	int64_t count;	  /* occurrences (windows may overlap) */
-	int64_t head_launches; /* launches of the first kernel in the analyzed run */
+	int64_t count;	  /* occurrences (windows may overlap), in the analyzed run and the
+			     repetitions that --region pools (the report's runs) */
+	int64_t head_launches; /* launches of the first kernel, in the same runs */
 	double ps;	  /* count / head_launches */
 	double launch_ns; /* mean t_api of the launch calls fusion would remove */
 	double recoverable_ns; /* (len - 1) * count * launch_ns: the rank */

@@ -165,6 +165,7 @@ Test(advise, region_runs_are_pooled)
 				      .profiled = 1 };
 	struct skip_advice_report *r;
 	const struct skip_advice *g;
+	const struct skip_chain *c;
 
 	model_cal(&o);
 	r = advise(t, &o);
@@ -177,6 +178,17 @@ Test(advise, region_runs_are_pooled)
 	cr_expect_float_eq(g->baseline_il_ns, 22000, 1e-9);
 	cr_expect_float_eq(g->predicted_il_ns, 12461, 1e-9);
 	cr_expect_float_eq(g->speedup, 22000.0 / 12461, 1e-9);
+	/* the chains are counted over the pooled runs: kA-kB twice in each of runs 1-3, its kB
+	 * launched by calls of 3000 ns in run 1 and 4000 ns in runs 2 and 3; kB-kA once in each,
+	 * against 6 launches of kB (PS 1/2, dropped) */
+	c = find_chain(r, "kA-kB");
+	cr_assert_not_null(c);
+	cr_expect_eq(c->count, 6);
+	cr_expect_eq(c->head_launches, 6);
+	cr_expect_float_eq(c->ps, 1.0, 1e-12);
+	cr_expect_float_eq(c->launch_ns, (2 * 3000 + 4 * 4000) / 6.0, 1e-9);
+	cr_expect_float_eq(c->recoverable_ns, 22000, 1e-9);
+	cr_expect_null(find_chain(r, "kB-kA"), "PS 3/6");
 	skip_advice_free(r);
 	o.run_id = 4;
 	r = advise(t, &o);
@@ -185,6 +197,11 @@ Test(advise, region_runs_are_pooled)
 	g = find_item(r, SKIP_ADVICE_GRAPH);
 	cr_assert_not_null(g);
 	cr_expect_float_eq(g->baseline_il_ns, 14000, 1e-9);
+	c = find_chain(r, "kA-kB"); /* run 4 alone: calls of 2000 ns */
+	cr_assert_not_null(c);
+	cr_expect_eq(c->count, 2);
+	cr_expect_eq(c->head_launches, 2);
+	cr_expect_float_eq(c->recoverable_ns, 4000, 1e-9);
 	skip_advice_free(r);
 	skip_trace_close(t);
 }

@@ -53,7 +53,10 @@ and, printed to stderr only (a check, not used): the fork-join levels of 3-us ke
 dia1 = 7 levels of A and B after the previous C, then C after both) give the cost of an edge
 across a graph's branches as (level - 2 d) / 2, d the kernels' CUPTI duration; about 0.2 us on
 the H100, against the 1.2-1.6 us such edges show in a recording (the profiler's own cost).
-docs/skip-advise.md "Calibration" explains each figure.
+Also to stderr: graph_node_gap_ns's measure for kernels that write memory, fill_k (wc64 -
+wc1) / 63 and spin_w_k (sw16 - sw1) / 15 over their recorded stream durations
+(fill_k_node_gap_ns, spin_w_k_node_gap_ns). docs/skip-advise.md "Calibration" explains each
+figure.
 """
 import json
 import sqlite3
@@ -222,9 +225,20 @@ def main():
         chain_node = (bare["c32_16_total_ns"] - bare["c32_1_total_ns"]) / 15
         cal["graph_root_join_ns"] = max(0.0, bare["r2j_total_ns"] - bare["r2_total_ns"] -
                                         chain_node)
+    # graph64's per-node cost over the kernel's duration, for kernels that write memory: the
+    # model's graph_node_gap_ns comes from empty kernels (docs/BENCHMARKS.md, "skip advise")
+    written = {}
+    for name, chain, n in (("fill_k", "wc", 64), ("spin_w_k", "sw", 16)):
+        d = [e - s for s, e in db.execute(
+            "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+            "ON s.id = k.shortName WHERE s.value = ? AND k.graphId IS NULL", (name,))]
+        if d and f"{chain}{n}_total_ns" in bare:
+            written[f"{name}_node_gap_ns"] = ((bare[f"{chain}{n}_total_ns"] -
+                                               bare[f"{chain}1_total_ns"]) / (n - 1) -
+                                              statistics.median(d))
     json.dump(cal, sys.stdout, indent=1)
     print()
-    print(json.dumps({"empty_kernel_ns": kdur, "sync_return_ns": sync_ret,
+    print(json.dumps({**written, "empty_kernel_ns": kdur, "sync_return_ns": sync_ret,
                       "trace_node_gap_ns": trace_node_gap, "spin3_kernel_ns": d3,
                       "cross_branch_edge_ns": cross_edge,
                       "runs_profiler_cost_per_run_ns": per_run,

@@ -43,6 +43,12 @@
 //   st1_total_ns, st16_total_ns  launch one / 16 spin_k of 10 us (one block) back to back on
 //                    one stream, and synchronize: the GPU is the bottleneck, so the difference
 //                    per kernel over its duration is the stream's gap between kernels, bare
+//   wc1_total_ns, wc64_total_ns  a graph of 1 / 64 dependent fill_k nodes (one block of 32
+//                    threads writing 32 floats): graph64's chain with a kernel that writes
+//                    memory, as every real kernel does
+//   sw1_total_ns, sw16_total_ns  c32's chain (3 us, 32 blocks) of spin_w_k, which also writes
+//                    one word when done (fill_k and spin_w_k are also launched on a stream,
+//                    for their durations there in a recording)
 //   sh1_total_ns, sh2_total_ns  a graph of math_k (one block of 256 threads per multiprocessor,
 //                    about 20 us) alone / beside an older math_k of three times its work, a
 //                    node before it: every block of the newcomer shares its multiprocessor with
@@ -75,6 +81,28 @@ __global__ void spin_k(long long ns)
 	do
 		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
 	while ((long long)(t - t0) < ns);
+}
+
+/* Writes @n floats (one per thread): the smallest kernel that touches memory. */
+__global__ void fill_k(float *out, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		out[i] = (float)i;
+}
+
+/* spin_k that writes one word when done. */
+__global__ void spin_w_k(long long ns, int *out)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while ((long long)(t - t0) < ns);
+	if (threadIdx.x == 0)
+		out[blockIdx.x] = (int)(t - t0);
 }
 
 /* A graph of @n kernel nodes captured on @s: @launch(i, stream) launches node i, each on its own
@@ -135,34 +163,6 @@ __global__ void add2_k(const float *a, const float *b, float *out, long long n)
 	for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
 	     i += (long long)gridDim.x * blockDim.x)
 		out[i] = a[i] + b[i];
-}
-
-/* Two kernels, @first on @s and @second on @s2 (at once, two branches) or on @s after it
- * (@fork false), then @after on @s once both are done. */
-template <typename A, typename B, typename C>
-static cudaGraphExec_t two_then(cudaStream_t s, cudaStream_t s2, bool fork, A first, B second,
-				C after)
-{
-	cudaEvent_t f, j;
-	cudaGraph_t g;
-	cudaGraphExec_t e;
-
-	CHECK(cudaEventCreateWithFlags(&f, cudaEventDisableTiming));
-	CHECK(cudaEventCreateWithFlags(&j, cudaEventDisableTiming));
-	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-	CHECK(cudaEventRecord(f, s));
-	CHECK(cudaStreamWaitEvent(s2, f, 0));
-	first(s);
-	second(fork ? s2 : s);
-	CHECK(cudaEventRecord(j, s2));
-	CHECK(cudaStreamWaitEvent(s, j, 0));
-	after(s);
-	CHECK(cudaStreamEndCapture(s, &g));
-	CHECK(cudaGraphInstantiate(&e, g, 0));
-	CHECK(cudaGraphDestroy(g));
-	CHECK(cudaEventDestroy(f));
-	CHECK(cudaEventDestroy(j));
-	return e;
 }
 
 /* Double-precision arithmetic (exp, log, sqrt) on one element per thread, @reps times: a
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
 		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a,
 		c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2, st1,
-		st16;
+		st16, wc1, wc64, sw1, sw16;
 	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
@@ -280,6 +280,18 @@ int main(int argc, char **argv)
 		});
 	};
 	cudaGraphExec_t wa16[2] = { args_nodes(1), args_nodes(10) };
+	auto fills = [&](int n) {
+		return capture(s, n, false, [&](int, cudaStream_t t) {
+			fill_k<<<1, 32, 0, t>>>(buf, 32);
+		});
+	};
+	cudaGraphExec_t fillg[2] = { fills(1), fills(64) };
+	auto spin_writes = [&](int n) {
+		return capture(s, n, false, [&](int, cudaStream_t t) {
+			spin_w_k<<<32, 256, 0, t>>>(3000, (int *)buf + 64);
+		});
+	};
+	cudaGraphExec_t spinwg[2] = { spin_writes(1), spin_writes(16) };
 	float *cbufs[16];
 	for (int i = 0; i < 16; i++) {
 		CHECK(cudaMalloc(&cbufs[i], 160000 * sizeof(float)));
@@ -400,6 +412,11 @@ int main(int argc, char **argv)
 			CHECK(cudaStreamSynchronize(s));
 			if (keep)
 				stotal.push_back(now_ns() - t);
+		}
+		for (int i = 0; i < reps / 8; i++) { /* on a stream: their durations, recorded */
+			fill_k<<<1, 32, 0, s>>>(buf, 32);
+			spin_w_k<<<32, 256, 0, s>>>(3000, (int *)buf + 64);
+			CHECK(cudaStreamSynchronize(s));
 		}
 		for (int i = 0; i < reps / 8; i++) { /* a stream of 10 us kernels, GPU-bound */
 			double t = now_ns();
@@ -546,7 +563,8 @@ int main(int argc, char **argv)
 		} pairs[] = { { w16, &w16a, &w16b }, { w64, &w64a, &w64b }, { c32, &c32a, &c32b },
 			  { wa16, &wa16a, &wa16b }, { dia, &dia1, &dia8 },
 			  { cp, &cp1, &cp8 }, { cpc, &cpc1, &cpc8 },
-			  { fjg, &fjc, &fj }, { rj, &r2, &r2j }, { sh, &sh1, &sh2 } };
+			  { fjg, &fjc, &fj }, { rj, &r2, &r2j }, { sh, &sh1, &sh2 },
+			  { fillg, &wc1, &wc64 }, { spinwg, &sw1, &sw16 } };
 		for (auto &pr : pairs) {
 			for (int i = 0; i < reps / 4; i++) {
 				double t = now_ns();
@@ -576,7 +594,8 @@ int main(int argc, char **argv)
 	       "\"cpc8_total_ns\": %.0f, \"fjc_total_ns\": %.0f, \"fj_total_ns\": %.0f, "
 	       "\"launch_loop_ns\": %.0f, \"r2_total_ns\": %.0f, \"r2j_total_ns\": %.0f, "
 	       "\"sh1_total_ns\": %.0f, \"sh2_total_ns\": %.0f, \"st1_total_ns\": %.0f, "
-	       "\"st16_total_ns\": %.0f}\n",
+	       "\"st16_total_ns\": %.0f, \"wc1_total_ns\": %.0f, \"wc64_total_ns\": %.0f, "
+	       "\"sw1_total_ns\": %.0f, \"sw16_total_ns\": %.0f}\n",
 	       median(launch), median(rec), median(wait), median(idle), median(stotal),
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
 	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
@@ -584,7 +603,8 @@ int main(int argc, char **argv)
 	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a),
 	       median(wa16b), median(dia1), median(dia8), median(cp1), median(cp8),
 	       median(cpc8), median(fjc), median(fj), median(loop), median(r2), median(r2j),
-	       median(sh1), median(sh2), median(st1), median(st16));
+	       median(sh1), median(sh2), median(st1), median(st16), median(wc1), median(wc64),
+	       median(sw1), median(sw16));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	for (int i = 0; i < 2; i++) {
@@ -593,6 +613,8 @@ int main(int argc, char **argv)
 		CHECK(cudaGraphExecDestroy(c32[i]));
 		CHECK(cudaGraphExecDestroy(wa16[i]));
 		CHECK(cudaGraphExecDestroy(dia[i]));
+		CHECK(cudaGraphExecDestroy(fillg[i]));
+		CHECK(cudaGraphExecDestroy(spinwg[i]));
 	}
 	for (int i = 0; i < 2; i++)
 		CHECK(cudaGraphExecDestroy(sh[i]));

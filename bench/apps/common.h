@@ -56,4 +56,32 @@ __global__ void spin(float *x, long long cycles)
 		x[0] += 1.0f;
 }
 
+/* Two kernels, @first on @s and @second on @s2 (at once, two branches) or on @s after it
+ * (@fork false), then @after on @s once both are done. */
+template <typename A, typename B, typename C>
+static cudaGraphExec_t two_then(cudaStream_t s, cudaStream_t s2, bool fork, A first, B second,
+				C after)
+{
+	cudaEvent_t f, j;
+	cudaGraph_t g;
+	cudaGraphExec_t e;
+
+	CHECK(cudaEventCreateWithFlags(&f, cudaEventDisableTiming));
+	CHECK(cudaEventCreateWithFlags(&j, cudaEventDisableTiming));
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+	CHECK(cudaEventRecord(f, s));
+	CHECK(cudaStreamWaitEvent(s2, f, 0));
+	first(s);
+	second(fork ? s2 : s);
+	CHECK(cudaEventRecord(j, s2));
+	CHECK(cudaStreamWaitEvent(s, j, 0));
+	after(s);
+	CHECK(cudaStreamEndCapture(s, &g));
+	CHECK(cudaGraphInstantiate(&e, g, 0));
+	CHECK(cudaGraphDestroy(g));
+	CHECK(cudaEventDestroy(f));
+	CHECK(cudaEventDestroy(j));
+	return e;
+}
+
 #endif

@@ -7,6 +7,10 @@
 //   bs     10 independent nodes of 16 blocks, 20 us each (B&S: 160 blocks on 132 SMs)
 //   ml     A (64 blocks, 14 us) and B (64 blocks, 40 us) as roots, C (64 blocks, 40 us) after A
 //          (ML's normalize, nb_dot and rr_dot)
+//   mlt    ml with a chain of two short nodes (64 blocks, 2 us) after B, while C runs (ML's
+//          naive Bayes tail beside rr_dot)
+//   split  A (32 blocks, 40 us) and B (32 blocks, 3 us) as roots, then two 2 us nodes of 32
+//          blocks after B, while A runs (bench/apps/neighbours --lblocks 32 --tblocks 32)
 //   fj     two roots of 16 blocks (5 us), then one node after both (advise_calib's copies)
 //   chain  two nodes of 64 blocks (5 us), one after the other
 // Output: one line "PLACEMENT scenario kernel sms=..." per kernel (kernels A, B, ... in the
@@ -148,6 +152,12 @@ int main(int argc, char **argv)
 		bs.push_back({ 16, 20000, -1 });
 	scenario(s, "bs", bs, reps);
 	scenario(s, "ml", { { 64, 14000, -1 }, { 64, 40000, -1 }, { 64, 40000, 0 } }, reps);
+	scenario(s, "mlt",
+		 { { 64, 14000, -1 }, { 64, 40000, -1 }, { 64, 40000, 0 }, { 64, 2000, 1 },
+		   { 64, 2000, 3 } },
+		 reps);
+	scenario(s, "split",
+		 { { 32, 40000, -1 }, { 32, 3000, -1 }, { 32, 2000, 1 }, { 32, 2000, 2 } }, reps);
 	scenario(s, "fj", { { 16, 5000, -1 }, { 16, 5000, -1 }, { 16, 5000, 0, 1 } }, reps);
 	scenario(s, "chain", { { 64, 5000, -1 }, { 64, 5000, 0 } }, reps);
 	printf("APP placement reps=%d\n", reps);

@@ -450,7 +450,9 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 		"least loaded first, so a serial run's kernels reuse their predecessors'); a block "
 		"placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
 		"of its pace until that one ends; kernels share the GPU by the multiprocessors their "
-		"grids occupy (memory bandwidth is not modelled)",
+		"grids occupy (memory bandwidth is not modelled); a kernel that starts costs the "
+		"running ones nothing (one that re-reads data through its L1 cache loses about 1 us "
+		"per start on the H100, not modelled: docs/skip-advise.md, Limitations)",
 		100 * cal->remote_read_cost,
 		100 * (cal->sm_share_rate > 0 && cal->sm_share_rate < 1 ? cal->sm_share_rate : 1));
 

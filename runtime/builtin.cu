@@ -6,6 +6,7 @@
  *               depends only on (seed, i), so contents do not depend on the grid
  *   sk_compare  count elements that differ between two copies of a buffer (floats within
  *               |a-b| <= atol + rtol*|b|, NaN equal to NaN; integers exactly) and the first
+ *   sk_spin     wait a number of nanoseconds of the GPU's global timer (skip_probe_starts)
  * The dtype codes are enum skip_dtype (runtime/skip_runtime.h).
  */
 #include <stdint.h>
@@ -113,4 +114,14 @@ extern "C" __global__ void sk_compare(const void *a, const void *b, size_t n, in
 			atomicMin(&res[1], (unsigned long long)i);
 		}
 	}
+}
+
+extern "C" __global__ void sk_spin(long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while ((long long)(t - t0) < ns);
 }

@@ -1,5 +1,5 @@
 /*
- * cuda_internal.h: shared by the CUDA half of the runtime (cuda_api.c, cuda_mem.c, exec.c),
+ * cuda_internal.h: shared by the CUDA half of the runtime (cuda_*.c, exec.c),
  * compiled only with SKIP_HAVE_CUDA.
  *
  * The runtime API comes from libcudart_static; every driver-API function is a pointer in
@@ -32,8 +32,8 @@ extern struct sk_driver sk_drv;
 struct sk_cuda {
 	int device;
 	CUmodule *mods;	  /* [g->nmodules] */
-	CUmodule builtin; /* runtime/builtin.cu: fill, random, compare */
-	CUfunction fn_fill, fn_random, fn_compare;
+	CUmodule builtin; /* runtime/builtin.cu: fill, random, compare, spin */
+	CUfunction fn_fill, fn_random, fn_compare, fn_spin;
 	cudaStream_t stream;	  /* for resets and comparisons */
 	unsigned long long *dres; /* [2] device scratch: mismatch count, first index */
 };

@@ -46,7 +46,8 @@ static int load_modules(struct skip_graph *g, struct sk_cuda *c)
 		return sk_cu_fail(r, "loading the runtime's built-in kernels (PTX JIT)");
 	if ((r = sk_drv.module_get_function(&c->fn_fill, c->builtin, "sk_fill")) ||
 	    (r = sk_drv.module_get_function(&c->fn_random, c->builtin, "sk_random")) ||
-	    (r = sk_drv.module_get_function(&c->fn_compare, c->builtin, "sk_compare")))
+	    (r = sk_drv.module_get_function(&c->fn_compare, c->builtin, "sk_compare")) ||
+	    (r = sk_drv.module_get_function(&c->fn_spin, c->builtin, "sk_spin")))
 		return sk_cu_fail(r, "built-in kernels");
 	c->mods = calloc((size_t)g->nmodules + 1, sizeof(CUmodule));
 	if (!c->mods)

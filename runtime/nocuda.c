@@ -88,3 +88,12 @@ void sk_cuda_unload(struct skip_graph *g)
 {
 	(void)g;
 }
+
+int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_start_probe *out)
+{
+	(void)g;
+	(void)starts;
+	(void)reps;
+	(void)out;
+	return unsupported();
+}

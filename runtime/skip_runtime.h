@@ -312,6 +312,29 @@ SKIP_API int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns);
  * no-op. */
 SKIP_API void skip_exec_free(struct skip_exec *x);
 
+/*
+ * What another kernel's start costs each task's kernel while it runs (on the H100, a kernel
+ * that re-reads data through its L1 cache loses about 1 us per start: docs/skip-run.md
+ * "--probe-starts"). Per task, on a loaded graph: its duration alone (CUDA events around a
+ * stream launch, median of 5); then two CUDA graphs launched in turn @reps times each, bare:
+ * the task beside a 3 us timer spin of one block (both roots), and the same with a chain of
+ * @starts 2 us spins after that spin. cost_ns = (median of the second - median of the
+ * first) / starts, at least 0. A task too short for the chain to end well before it (starts
+ * reduced to fit in duration - 5 us at 3 us each, 0 left), whose grid fills the GPU, or whose
+ * chain ended up after it (the difference above 80% of the chain) is not probed: starts 0,
+ * cost 0. The buffers' contents change (tasks run repeatedly): reset before a checked run.
+ */
+struct skip_start_probe {
+	double duration_ns; /* the task's kernel alone */
+	int starts;	    /* chain length probed, 0: not probed */
+	double base_ns;	    /* median time of the graph without the chain */
+	double with_ns;	    /* with it */
+	double cost_ns;	    /* per start */
+};
+/* @out has skip_graph_ntasks(g) entries. 0 or a negative code (SKIP_E_CUDA with the task). */
+SKIP_API int skip_probe_starts(struct skip_graph *g, int starts, int reps,
+			       struct skip_start_probe *out);
+
 /* ---- workload files -------------------------------------------------------------------------- */
 
 struct skip_workload;

@@ -1,0 +1,210 @@
+/*
+ * cuda_probe.c: skip_probe_starts(), what another kernel's start costs each task's kernel
+ * while it runs (skip_runtime.h says how it is measured; docs/skip-run.md "--probe-starts").
+ *
+ * On the H100 each kernel start costs a running kernel that reuses data through its L1 cache
+ * about 1 us, wherever it starts (bench/apps/neighbours, docs/BENCHMARKS.md "skip advise"); a
+ * trace cannot show which kernels do, so skip advise reads it from this probe.
+ */
+#define SK_LOG_DOMAIN "runtime"
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+
+#define SPIN_FIRST_NS 3000LL /* the root beside the task */
+#define SPIN_NEXT_NS 2000LL  /* each start of the chain */
+#define PER_START_NS 3000.0  /* a chain link's time, with the graph's gap */
+
+static int add_kernel(cudaGraph_t graph, CUfunction fn, const unsigned grid[3],
+		      const unsigned block[3], unsigned shared, void **params,
+		      const cudaGraphNode_t *dep, cudaGraphNode_t *node)
+{
+	CUDA_KERNEL_NODE_PARAMS kp;
+	CUresult r;
+
+	memset(&kp, 0, sizeof(kp));
+	kp.func = fn;
+	kp.gridDimX = grid[0];
+	kp.gridDimY = grid[1];
+	kp.gridDimZ = grid[2];
+	kp.blockDimX = block[0];
+	kp.blockDimY = block[1];
+	kp.blockDimZ = block[2];
+	kp.sharedMemBytes = shared;
+	kp.kernelParams = params;
+	r = sk_drv.graph_add_kernel_node((CUgraphNode *)node, (CUgraph)graph,
+					 (const CUgraphNode *)dep, dep ? 1 : 0, &kp);
+	return r == CUDA_SUCCESS ? 0 : sk_cu_fail(r, "probe graph node");
+}
+
+/* Task @t beside a 3 us spin followed by @n 2 us spins, instantiated into *@out. */
+static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraphExec_t *out)
+{
+	static const unsigned one[3] = { 1, 1, 1 }, warp[3] = { 32, 1, 1 };
+	long long first = SPIN_FIRST_NS, next = SPIN_NEXT_NS;
+	void *pfirst[] = { &first }, *pnext[] = { &next };
+	cudaGraph_t graph;
+	cudaGraphNode_t task, prev;
+	cudaError_t e;
+	int err;
+
+	*out = NULL;
+	if ((e = cudaGraphCreate(&graph, 0)) != cudaSuccess)
+		return sk_cuda_fail(e, "cudaGraphCreate");
+	err = add_kernel(graph, (CUfunction)t->fn, t->grid, t->block, t->shared_bytes, t->params,
+			 NULL, &task);
+	if (!err)
+		err = add_kernel(graph, g->cuda->fn_spin, one, warp, 0, pfirst, NULL, &prev);
+	for (int i = 0; !err && i < n; i++)
+		err = add_kernel(graph, g->cuda->fn_spin, one, warp, 0, pnext, &prev, &prev);
+	if (!err && (e = cudaGraphInstantiate(out, graph, 0)) != cudaSuccess)
+		err = sk_cuda_fail(e, "instantiating the probe graph of task '%s'", t->name);
+	cudaGraphDestroy(graph);
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+/* The @k graphs of @ge launched in turn on @s, @reps times after one untimed round, each timed
+ * by events around its launch: their medians in @med. */
+static int time_graphs(cudaStream_t s, cudaGraphExec_t *ge, int k, int reps, double *med)
+{
+	double *v = calloc((size_t)k * (size_t)reps + 1, sizeof(double));
+	cudaEvent_t a = NULL, z = NULL;
+	cudaError_t e = cudaEventCreate(&a);
+	int err = 0;
+
+	if (!v)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	if (e == cudaSuccess)
+		e = cudaEventCreate(&z);
+	for (int r = -1; e == cudaSuccess && r < reps; r++) /* r = -1 warms up */
+		for (int i = 0; e == cudaSuccess && i < k; i++) {
+			float ms = 0;
+
+			if ((e = cudaEventRecord(a, s)) == cudaSuccess &&
+			    (e = cudaGraphLaunch(ge[i], s)) == cudaSuccess &&
+			    (e = cudaEventRecord(z, s)) == cudaSuccess &&
+			    (e = cudaEventSynchronize(z)) == cudaSuccess &&
+			    (e = cudaEventElapsedTime(&ms, a, z)) == cudaSuccess && r >= 0)
+				v[(size_t)i * (size_t)reps + (size_t)r] = ms * 1e6;
+		}
+	if (e != cudaSuccess)
+		err = sk_cuda_fail(e, "timing the probe graphs");
+	for (int i = 0; !err && i < k; i++)
+		med[i] = median(v + (size_t)i * (size_t)reps, reps);
+	if (a)
+		cudaEventDestroy(a);
+	if (z)
+		cudaEventDestroy(z);
+	free(v);
+	return err;
+}
+
+/* The task's kernel alone on @s: the median of 5 launches timed by events around them after
+ * one untimed, less the same for an empty kernel (what the events and the launch add). */
+static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStream_t s,
+			 double *ns)
+{
+	static const unsigned one[3] = { 1, 1, 1 }, warp[3] = { 32, 1, 1 };
+	struct sk_task empty = { .name = "(empty)" };
+	long long zero = 0;
+	void *pzero[] = { &zero };
+	cudaEvent_t a = NULL, z = NULL;
+	double v[2][5];
+	cudaError_t e = cudaEventCreate(&a);
+	int err = 0;
+
+	empty.fn = g->cuda->fn_spin;
+	memcpy(empty.grid, one, sizeof(one));
+	memcpy(empty.block, warp, sizeof(warp));
+	empty.params = pzero;
+	if (e == cudaSuccess)
+		e = cudaEventCreate(&z);
+	for (int i = -1; !err && e == cudaSuccess && i < 5; i++)
+		for (int k = 0; !err && e == cudaSuccess && k < 2; k++) {
+			float ms = 0;
+
+			if ((e = cudaEventRecord(a, s)) != cudaSuccess)
+				break;
+			if ((err = sk_cuda_launch(k ? &empty : t, s, 0)))
+				break;
+			if ((e = cudaEventRecord(z, s)) == cudaSuccess &&
+			    (e = cudaEventSynchronize(z)) == cudaSuccess &&
+			    (e = cudaEventElapsedTime(&ms, a, z)) == cudaSuccess && i >= 0)
+				v[k][i] = ms * 1e6;
+		}
+	if (!err && e != cudaSuccess)
+		err = sk_cuda_fail(e, "timing task '%s'", t->name);
+	if (!err)
+		*ns = median(v[0], 5) - median(v[1], 5);
+	if (a)
+		cudaEventDestroy(a);
+	if (z)
+		cudaEventDestroy(z);
+	return err;
+}
+
+int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_start_probe *out)
+{
+	cudaStream_t s = NULL;
+	cudaError_t e;
+	int err = 0, sms = 0;
+
+	if (!g || !g->cuda || !out || starts < 1 || reps < 1)
+		return sk_fail(SKIP_E_INVAL, "probe: load the graph first (starts and reps >= 1)");
+	cudaSetDevice(g->cuda->device);
+	if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+					g->cuda->device)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess)
+		return sk_cuda_fail(e, "probe: a stream");
+	for (int v = 0; !err && v < g->ntasks; v++) {
+		const struct sk_task *t = &g->tasks[v];
+		struct skip_start_probe *p = &out[v];
+		double blocks = (double)t->grid[0] * t->grid[1] * t->grid[2], med[2];
+		cudaGraphExec_t ge[2] = { NULL, NULL };
+
+		memset(p, 0, sizeof(*p));
+		if ((err = task_duration(g, t, s, &p->duration_ns)))
+			break;
+		p->starts = (int)((p->duration_ns - 5000) / PER_START_NS);
+		if (p->starts > starts)
+			p->starts = starts;
+		if (p->starts < 1 || blocks >= sms) {
+			p->starts = 0;
+			continue;
+		}
+		err = build(g, t, 0, &ge[0]);
+		if (!err)
+			err = build(g, t, p->starts, &ge[1]);
+		if (!err)
+			err = time_graphs(s, ge, 2, reps, med);
+		for (int i = 0; i < 2; i++)
+			if (ge[i])
+				cudaGraphExecDestroy(ge[i]);
+		if (err)
+			break;
+		p->base_ns = med[0];
+		p->with_ns = med[1];
+		p->cost_ns = med[1] > med[0] ? (med[1] - med[0]) / p->starts : 0;
+		if (med[1] - med[0] > 0.8 * p->starts * PER_START_NS) { /* the chain came after */
+			p->starts = 0;
+			p->cost_ns = 0;
+		}
+	}
+	cudaStreamSynchronize(s);
+	cudaStreamDestroy(s);
+	return err;
+}

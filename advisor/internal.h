@@ -46,6 +46,9 @@ struct wi_op {
 	int nsrcs;
 	double read_bytes;    /* all it reads, with or without a writer in the program */
 	double serial_remote; /* bytes of srcs whose writer's grid differs from its own */
+	int64_t start_cost; /* a kernel: what each other kernel's start costs it while it runs
+			       (its L1 refilled, docs/skip-advise.md), at most the time since the
+			       previous such start or its own; 0: nothing */
 	int first_sm;	  /* out: the multiprocessor its first block was placed on */
 	int64_t start, end; /* out */
 };

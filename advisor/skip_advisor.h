@@ -117,6 +117,13 @@ struct skip_advise_opts {
 	int profiled;		 /* predict the recorded (profiled) run, not an unprofiled one */
 	const char *workload;	 /* a workload file: the trace is `skip run` of it, serial */
 	const char *size;	 /* its "sizes" entry, as given to skip run --size */
+	/* With workload: what another kernel's start costs a task's kernel while it runs (ns),
+	 * by task name, as skip run --probe-starts measures it; tasks not named: nothing.
+	 * starts_workload (may be NULL) is the probed workload's name, checked against it. */
+	const char *const *start_tasks;
+	const double *start_costs_ns;
+	int nstarts;
+	const char *starts_workload;
 	struct skip_calibration cal; /* zero: skip_calibration_default() */
 };
 

@@ -9,7 +9,9 @@
  * are free; a head that must wait for a time schedules a wake-up, one that needs
  * multiprocessors waits for an end. Ties go to the lower index, so a replay is deterministic.
  * In programs with a remote_cost, a kernel starting is placed on multiprocessors (place()),
- * which sets its duration.
+ * which sets its duration. A kernel starting also delays the running kernels that have a
+ * start_cost (charge_start()): their end moves, a new end event is queued and the old one is
+ * ignored when it comes; synchronizations then wait for the end events themselves.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +135,9 @@ struct sim {
 	int *sm_load;	   /* per multiprocessor: blocks placed on it (placing()) */
 	int **placed;	   /* per operation: the multiprocessors it was placed on */
 	int64_t last_node; /* when the last graph node started, -1 none yet */
+	int64_t *last_hit; /* per operation with a start_cost: its start or the last start that
+			      cost it; NULL: no operation has a start_cost */
+	char *ended;	   /* per operation (with last_hit): its end event has come */
 };
 
 /* When operation @o could start if multiprocessors allow: -1 when not known yet. */
@@ -266,6 +271,29 @@ static void unplace(struct sim *s, int o)
 	s->placed[o] = NULL;
 }
 
+/* Kernel @o starts at @now: each other kernel running since before now with a start_cost ends
+ * later by that cost, or by the time since its start or the last start that cost it if less
+ * (a refill takes no longer than what was filled since). */
+static void charge_start(struct sim *s, int o, int64_t now)
+{
+	if (s->p->ops[o].sms <= 0)
+		return; /* a copy */
+	for (int r = 0; r < s->p->nops; r++) {
+		struct wi_op *op = &s->p->ops[r];
+		int64_t d;
+
+		if (r == o || op->start_cost <= 0 || op->start < 0 || op->start >= now ||
+		    op->end <= now || s->ended[r])
+			continue;
+		if (s->last_hit[r] < op->start)
+			s->last_hit[r] = op->start;
+		d = now - s->last_hit[r] < op->start_cost ? now - s->last_hit[r] : op->start_cost;
+		s->last_hit[r] = now;
+		op->end += d;
+		push(&s->h, op->end, EV_END, r);
+	}
+}
+
 static void dispatch(struct sim *s, int64_t now)
 {
 	for (int st = 0; st < s->p->nstreams; st++) {
@@ -291,6 +319,8 @@ static void dispatch(struct sim *s, int64_t now)
 			continue; /* waits for an end */
 		s->p->ops[o].start = now;
 		s->p->ops[o].end = now + place(s, o, now);
+		if (s->last_hit)
+			charge_start(s, o, now);
 		if (s->p->ops[o].graph_node)
 			s->last_node = now;
 		s->free_sms -= s->p->ops[o].sms;
@@ -307,7 +337,8 @@ static int64_t sync_done(struct sim *s, const struct wi_call *c)
 	for (int i = 0; i < c->nwaits; i++) {
 		int64_t e = s->p->ops[c->waits[i]].end;
 
-		if (e < 0 || s->p->ops[c->waits[i]].start < 0)
+		if (e < 0 || s->p->ops[c->waits[i]].start < 0 ||
+		    (s->ended && !s->ended[c->waits[i]]))
 			return -1;
 		last = e > last ? e : last;
 	}
@@ -390,6 +421,11 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 	}
 	for (int st = 0; st < p->nstreams; st++)
 		s->stream_ops[st] = sk_xmalloc(((size_t)p->nops + 1) * sizeof(int));
+	for (int o = 0; o < p->nops; o++)
+		if (p->ops[o].start_cost > 0 && !s->last_hit) {
+			s->last_hit = sk_xcalloc((size_t)p->nops, sizeof(int64_t));
+			s->ended = sk_xcalloc((size_t)p->nops, 1);
+		}
 	for (int o = 0; o < p->nops; o++) {
 		struct wi_op *op = &p->ops[o];
 
@@ -419,6 +455,8 @@ static void sim_fini(struct sim *s)
 		free(s->placed[o]);
 	free(s->placed);
 	free(s->sm_load);
+	free(s->last_hit);
+	free(s->ended);
 	free(s->h.v);
 }
 
@@ -457,9 +495,11 @@ int64_t wi_simulate(struct wi_prog *p)
 
 			submit_ops_of(&s, c, e.t, by_call, nby_call);
 			host_step(&s, th, e.t);
-		} else if (e.type == EV_END) {
+		} else if (e.type == EV_END && e.t == p->ops[e.id].end) { /* else moved later */
 			struct wi_op *op = &p->ops[e.id];
 
+			if (s.ended)
+				s.ended[e.id] = 1;
 			s.free_sms += op->sms;
 			s.running--;
 			unplace(&s, e.id);

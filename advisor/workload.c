@@ -16,6 +16,8 @@
  *      graph_root_join_ns more.
  * The E1 program with the recorded (profiled) call times must reproduce the recorded
  * iteration (the calibration error); predictions take the profiler's cost per launch call out.
+ * With start costs (skip_advise_opts, from skip run --probe-starts), a task's kernel ends later
+ * for each other kernel that starts while it runs (whatif.c); E1 runs one kernel at a time.
  */
 #define SK_LOG_DOMAIN "advisor"
 #include <stdlib.h>
@@ -36,6 +38,7 @@ struct task_stat {
 	int nsrc;
 	double read_bytes;    /* everything it reads */
 	double serial_remote; /* bytes of its sources whose grid differs from its own */
+	double start_cost;    /* what another kernel's start costs it (skip_advise_opts) */
 };
 
 struct wmodel {
@@ -204,6 +207,7 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
 	const struct task_stat *t = &m->ts[v];
 
 	o->blocks = t->blocks;
+	o->start_cost = (int64_t)(t->start_cost + 0.5);
 	o->read_bytes = t->read_bytes;
 	o->serial_remote = t->serial_remote;
 	o->nsrcs = t->nsrc;
@@ -436,6 +440,57 @@ static void task_sources(struct wmodel *m, const int *order)
 	}
 }
 
+/* The options' start costs onto the tasks they name. */
+static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const char *wname)
+{
+	if (o->nstarts && o->starts_workload && strcmp(o->starts_workload, wname))
+		return sk_fail(SKIP_E_INVAL,
+			       "the start costs are a probe of workload '%s', not of '%s' (run "
+			       "skip run --probe-starts on this workload)",
+			       o->starts_workload, wname);
+	for (int i = 0; i < o->nstarts; i++) {
+		int v = 0;
+
+		while (v < m->n && strcmp(skip_graph_task_name(m->g, v), o->start_tasks[i]))
+			v++;
+		if (v == m->n)
+			return sk_fail(SKIP_E_INVAL,
+				       "the start costs name task '%s', which workload '%s' lacks",
+				       o->start_tasks[i], wname);
+		m->ts[v].start_cost = o->start_costs_ns[i] > 0 ? o->start_costs_ns[i] : 0;
+	}
+	return 0;
+}
+
+/* What the model assumes of kernel starts: the probed costs, or that there are none. */
+static char *starts_note(const struct wmodel *m)
+{
+	struct sk_strbuf sb = { 0 };
+	int any = 0;
+
+	for (int v = 0; v < m->n; v++) {
+		if (m->ts[v].start_cost <= 0)
+			continue;
+		sk_strbuf_printf(&sb, "%s%s %.0f ns", any ? ", " : "", skip_graph_task_name(m->g, v),
+				 m->ts[v].start_cost);
+		any = 1;
+	}
+	if (!any) {
+		free(sb.buf);
+		return sk_xstrdup("a kernel that starts costs the running ones nothing (one that "
+				  "re-reads data through its L1 cache loses about 1-2 us per start on "
+				  "the H100: give skip run --probe-starts's figures with --starts)");
+	}
+	{
+		char *s = sk_xasprintf("a kernel that starts costs each running kernel what skip run "
+				       "--probe-starts measured for it, at most the time since the "
+				       "previous start (%s; the others nothing)",
+				       sb.buf ? sb.buf : "");
+		free(sb.buf);
+		return s;
+	}
+}
+
 /* ---- items ----------------------------------------------------------------------------------- */
 
 static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
@@ -443,6 +498,7 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 {
 	struct skip_advice *a = sk_item_push(r);
 	const struct skip_calibration *cal = &m->c->o.cal;
+	char *starts = starts_note(m);
 	char *kernels = sk_xasprintf(
 		"kernels keep their recorded durations (medians over the iterations) when they run "
 		"beside others, but one that reads data a kernel on other multiprocessors wrote takes "
@@ -450,11 +506,10 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 		"least loaded first, so a serial run's kernels reuse their predecessors'); a block "
 		"placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
 		"of its pace until that one ends; kernels share the GPU by the multiprocessors their "
-		"grids occupy (memory bandwidth is not modelled); a kernel that starts costs the "
-		"running ones nothing (one that re-reads data through its L1 cache loses about 1 us "
-		"per start on the H100, not modelled: docs/skip-advise.md, Limitations)",
+		"grids occupy (memory bandwidth is not modelled); %s",
 		100 * cal->remote_read_cost,
-		100 * (cal->sm_share_rate > 0 && cal->sm_share_rate < 1 ? cal->sm_share_rate : 1));
+		100 * (cal->sm_share_rate > 0 && cal->sm_share_rate < 1 ? cal->sm_share_rate : 1),
+		starts);
 
 	if (plan->executor == SKIP_EXEC_GRAPH) {
 		a->kind = SKIP_ADVICE_DAGGRAPH;
@@ -494,6 +549,7 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 		free(launch);
 	}
 	free(kernels);
+	free(starts);
 	a->regions = r->regions;
 	a->calibration_error = r->calibration_error;
 	sk_item_set(a, base, pred, (base - pred) * (double)r->regions);
@@ -561,6 +617,8 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 							: c->o.cal.profiler_launch_ns;
 	task_stats(&m, runs, nruns, serial->order, &recorded);
 	task_sources(&m, serial->order);
+	if ((err = start_costs(&m, &c->o, r->workload)))
+		goto out;
 	r->regions = ni;
 	r->runs = (size_t)nruns;
 	r->recorded_il_ns = recorded;

@@ -361,6 +361,43 @@ Test(advise, workload_bare_launches)
 				  .e2 = 20500, .e3 = 15800 });
 }
 
+Test(advise, workload_start_costs)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	static const char *const tasks[] = { "a" }, *const bad[] = { "q" };
+	static const double cost[] = { 1000 };
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json",
+				      .start_tasks = tasks,
+				      .start_costs_ns = cost,
+				      .nstarts = 1,
+				      .starts_workload = "fork" };
+	struct skip_advice_report *r = NULL;
+	const struct skip_advice *e3;
+
+	/* E3: b starts 300 after a, which costs a min(1000, 300): a ends 10200 with b, so c still
+	 * starts at 10300 and the sync returns 15800 (16500 were the cost not capped) */
+	wl_cal(&o);
+	r = advise(t, &o);
+	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+	cr_assert_not_null(e3);
+	cr_expect_float_eq(e3->predicted_il_ns, 15800, 1e-9);
+	cr_expect_not_null(strstr(e3->assumptions, "(a 1000 ns; the others nothing)"), "%s",
+			   e3->assumptions);
+	skip_advice_free(r);
+	r = NULL;
+	o.starts_workload = "other";
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL);
+	cr_expect_not_null(strstr(skip_errmsg(), "probe of workload 'other', not of 'fork'"), "%s",
+			   skip_errmsg());
+	o.starts_workload = NULL;
+	o.start_tasks = bad;
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL);
+	cr_expect_not_null(strstr(skip_errmsg(), "task 'q', which workload 'fork' lacks"), "%s",
+			   skip_errmsg());
+	cr_expect_null(r);
+	skip_trace_close(t);
+}
+
 Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");

@@ -255,3 +255,44 @@ Test(whatif, shared_multiprocessors_slow_the_newcomer)
 	cr_expect_eq(p.ops[b].end, 600);
 	wi_free(&p);
 }
+
+Test(whatif, kernel_starts_cost_the_running)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_op a = { .dur = 10000, .stream = 0, .sms = 1, .call = -1, .start_cost = 1000 };
+	struct wi_op k = { .stream = 1, .sms = 1, .call = -1 };
+	struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1 };
+
+	/* A (start_cost 1000) runs from 0. On stream 1: B 0-500 starts with A (costs nothing),
+	 * C 500-3500 (costs A min(1000, 500 - 0) = 500), D 3500-3600 (1000: 3000 since C); E on
+	 * stream 2, submitted at 3800 (min(1000, 3800 - 3500) = 300); a copy G at 5000 costs
+	 * nothing. A ends 10000 + 500 + 1000 + 300 = 11800, F after it on stream 0 11800-12800. A
+	 * synchronization on A from 0 returns at 11800, not at A's first end, 10000. */
+	wi_add_op(&p, &a);
+	k.dur = 500;
+	wi_add_op(&p, &k); /* B, 1 */
+	k.dur = 3000;
+	wi_add_op(&p, &k); /* C, 2 */
+	k.dur = 100;
+	wi_add_op(&p, &k); /* D, 3 */
+	k.stream = 2;
+	k.submit_at = 3800;
+	wi_add_op(&p, &k); /* E, 4 */
+	k.stream = 3;
+	k.sms = 0;
+	k.submit_at = 5000;
+	wi_add_op(&p, &k); /* G, 5 */
+	a.start_cost = 0;
+	a.dur = 1000;
+	wi_add_op(&p, &a); /* F, 6 */
+	s.waits = malloc(sizeof(int));
+	s.waits[0] = 0;
+	wi_add_call(&p, &s);
+	cr_expect_eq(wi_simulate(&p), 12800);
+	cr_expect_eq(p.ops[0].end, 11800);
+	cr_expect_eq(p.ops[2].start, 500);
+	cr_expect_eq(p.ops[4].start, 3800);
+	cr_expect_eq(p.ops[6].start, 11800);
+	cr_expect_eq(p.calls[0].end, 11800);
+	wi_free(&p);
+}

@@ -18,7 +18,7 @@
 static const char help[] =
 	"usage: skip advise TRACE [--workload W.json [--size NAME]] [--region NAME] [--run N]\n"
 	"                   [--lengths A-B] [--min-ps X] [--top K] [-o PLAN.json] [--json]\n"
-	"                   [--profiled] [--calibration FILE.json]\n"
+	"                   [--profiled] [--calibration FILE.json] [--starts FILE.json]\n"
 	"\n"
 	"What to change in the recorded program, each with a predicted gain: a discrete-event\n"
 	"model replays the recording (each thread's calls and the gaps between them, each stream\n"
@@ -48,11 +48,15 @@ static const char help[] =
 	"                         profiler's cost per launch is taken out)\n"
 	"      --calibration FILE costs measured on this machine (JSON: graph_launch_ns, ...;\n"
 	"                         docs/skip-advise.md), replacing the built-in H100 figures\n"
+	"      --starts FILE      with --workload: what another kernel's start costs each task\n"
+	"                         while it runs, as `skip run W --probe-starts --json` writes it\n"
+	"                         (default: nothing)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 ok; 2 for a usage error or input that cannot be advised on (not a skip\n"
 	"trace, a damaged one, no kernels, an unknown run or region, a workload the trace is not a\n"
-	"run of, a bad calibration file); 1 when out of memory or the plan cannot be written.\n"
+	"run of, a bad calibration or start-cost file); 1 when out of memory or the plan cannot\n"
+	"be written.\n"
 	"\n"
 	"Examples:\n"
 	"  skip advise trace.skip.db --region step\n"
@@ -62,8 +66,11 @@ static const char help[] =
 
 struct advise_opts {
 	struct skip_advise_opts a;
-	const char *path, *output, *calibration;
+	const char *path, *output, *calibration, *starts;
 	int json;
+	char **start_tasks; /* --starts, owned */
+	double *start_costs;
+	char *starts_workload;
 };
 
 static int parse_lengths(struct advise_opts *o, const char *s)
@@ -87,7 +94,7 @@ static int parse_lengths(struct advise_opts *o, const char *s)
 
 static int parse(int argc, char **argv, struct advise_opts *o)
 {
-	enum { OPT_PROFILED = 256, OPT_CALIBRATION };
+	enum { OPT_PROFILED = 256, OPT_CALIBRATION, OPT_STARTS };
 	static const struct option opts[] = {
 		{ "workload", required_argument, NULL, 'w' },
 		{ "size", required_argument, NULL, 's' },
@@ -100,6 +107,7 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "profiled", no_argument, NULL, OPT_PROFILED },
 		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
+		{ "starts", required_argument, NULL, OPT_STARTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -159,6 +167,9 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 		case OPT_CALIBRATION:
 			o->calibration = optarg;
 			break;
+		case OPT_STARTS:
+			o->starts = optarg;
+			break;
 		case 'h':
 			fputs(help, stdout);
 			return -1;
@@ -178,6 +189,8 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	if (o->output && !o->a.workload)
 		return cli_usage_error("advise", "-o needs --workload: only a workload's task graph "
 						 "becomes a plan that skip run executes");
+	if (o->starts && !o->a.workload)
+		return cli_usage_error("advise", "--starts needs --workload (the costs are per task)");
 	if (o->a.workload && o->a.region)
 		return cli_usage_error("advise", "--region and --workload do not go together (a "
 						 "workload run is cut into its iterations)");
@@ -244,6 +257,58 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
 	}
 	cJSON_Delete(root);
 	return err;
+}
+
+/* --starts: skip run --probe-starts --json's "workload" and "start_costs" (task,
+ * start_cost_ns) into @o's arrays. */
+static int load_starts(const char *path, struct advise_opts *o)
+{
+	char *text;
+	cJSON *root, *arr, *it, *w;
+	int err = read_file(path, &text), n = 0;
+
+	if (err)
+		return err;
+	root = cJSON_Parse(text);
+	free(text);
+	arr = cJSON_GetObjectItemCaseSensitive(root, "start_costs");
+	w = cJSON_GetObjectItemCaseSensitive(root, "workload");
+	if (!cJSON_IsArray(arr) || !cJSON_IsString(w)) {
+		cJSON_Delete(root);
+		return sk_fail(SKIP_E_INVAL, "%s: not the output of skip run --probe-starts --json "
+				       "(no \"workload\" and \"start_costs\")", path);
+	}
+	o->starts_workload = sk_xstrdup(w->valuestring);
+	o->start_tasks = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
+	o->start_costs = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(double));
+	cJSON_ArrayForEach(it, arr)
+	{
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "task"),
+		      *c = cJSON_GetObjectItemCaseSensitive(it, "start_cost_ns");
+
+		if (!cJSON_IsString(t) || !cJSON_IsNumber(c) || c->valuedouble < 0) {
+			err = sk_fail(SKIP_E_INVAL, "%s: start_costs[%d]: needs \"task\" (a name) "
+					      "and \"start_cost_ns\" (a number >= 0)", path, n);
+			break;
+		}
+		o->start_tasks[n] = sk_xstrdup(t->valuestring);
+		o->start_costs[n++] = c->valuedouble;
+	}
+	cJSON_Delete(root);
+	o->a.start_tasks = (const char *const *)o->start_tasks;
+	o->a.start_costs_ns = o->start_costs;
+	o->a.nstarts = n;
+	o->a.starts_workload = o->starts_workload;
+	return err;
+}
+
+static void free_starts(struct advise_opts *o)
+{
+	for (int i = 0; o->start_tasks && o->start_tasks[i]; i++)
+		free(o->start_tasks[i]);
+	free(o->start_tasks);
+	free(o->start_costs);
+	free(o->starts_workload);
 }
 
 /* ---- text output ----------------------------------------------------------------------------- */
@@ -384,8 +449,10 @@ int cmd_advise(int argc, char **argv)
 
 	if (err)
 		return err < 0 ? EXIT_OK : err;
-	if (o.calibration && (err = load_calibration(o.calibration, &o.a.cal))) {
+	if ((o.calibration && (err = load_calibration(o.calibration, &o.a.cal))) ||
+	    (o.starts && (err = load_starts(o.starts, &o)))) {
 		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
+		free_starts(&o);
 		return EXIT_USAGE;
 	}
 	err = skip_trace_open(o.path, &t);
@@ -394,6 +461,7 @@ int cmd_advise(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
 		skip_trace_close(t);
+		free_starts(&o);
 		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
 	}
 	r->path = sk_xstrdup(o.path);
@@ -414,5 +482,6 @@ int cmd_advise(int argc, char **argv)
 		err = write_plan(&o, r);
 	skip_advice_free(r);
 	skip_trace_close(t);
+	free_starts(&o);
 	return err;
 }

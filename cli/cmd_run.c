@@ -41,6 +41,9 @@ static const char help[] =
     "  -m, --module FILE     load this CUDA module instead of the workload's\n"
     "      --emit-plan FILE  write the plan of each executor to FILE ('-': stdout)\n"
     "      --dry-run         check the workload and the plan, print the plan, run nothing\n"
+    "      --probe-starts    instead of running the workload, measure what another kernel's\n"
+    "                        start costs each task's kernel while it runs (-n launches of\n"
+    "                        each probe graph, default 200), for skip advise --starts\n"
     "  -d, --device N        CUDA device (default 0)\n"
     "  -h, --help            show this help\n"
     "\n"
@@ -53,12 +56,14 @@ static const char help[] =
     "Examples:\n"
     "  skip run bench/dags/vec.json --size small --executor all --verify\n"
     "  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
-    "  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n";
+    "  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n"
+    "  skip run bench/dags/ml.json --size small --probe-starts --json > ml.starts.json\n";
 
 struct run_opts {
 	const char *workload, *plan_file, *size, *module, *emit;
 	int executor; /* -1: all */
 	int iterations, warmup, verify, json, dry_run, device;
+	int probe, have_n; /* --probe-starts; -n given */
 	struct skip_plan_opts popts;
 	struct skip_param sets[MAX_SETS];
 	int nsets;
@@ -123,7 +128,7 @@ static int parse_executor(struct run_opts *o, const char *name)
 }
 
 /* Long options without a short form. */
-enum { O_VERIFY = 256, O_JSON, O_PDL, O_DRY, O_WARMUP, O_STREAMS, O_WINDOW, O_EMIT };
+enum { O_VERIFY = 256, O_JSON, O_PDL, O_DRY, O_WARMUP, O_STREAMS, O_WINDOW, O_EMIT, O_PROBE };
 
 static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 {
@@ -140,12 +145,16 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 	case O_DRY:
 		o->dry_run = 1;
 		return 0;
+	case O_PROBE:
+		o->probe = 1;
+		return 0;
 	case 'e':
 		return parse_executor(o, arg);
 	case 'p':
 		o->plan_file = arg;
 		return 0;
 	case 'n':
+		o->have_n = 1;
 		return parse_int(optname, arg, 1, 1000000, &o->iterations);
 	case O_WARMUP:
 		return parse_int(optname, arg, 0, 1000000, &o->warmup);
@@ -187,6 +196,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	    {"module", required_argument, NULL, 'm'},
 	    {"emit-plan", required_argument, NULL, O_EMIT},
 	    {"dry-run", no_argument, NULL, O_DRY},
+	    {"probe-starts", no_argument, NULL, O_PROBE},
 	    {"device", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -222,6 +232,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 							     : "one workload file expected");
 	if (have_exec && o->plan_file)
 		return cli_usage_error("run", "give --executor or --plan, not both");
+	if (o->probe && (have_exec || o->plan_file || o->verify || o->dry_run || o->emit))
+		return cli_usage_error("run", "--probe-starts runs no executor: it takes no "
+					      "--executor, --plan, --verify, --dry-run or --emit-plan");
 	o->workload = argv[optind];
 	return 0;
 }
@@ -525,6 +538,88 @@ static void print_json(const struct run_opts *o, const struct skip_workload *w,
 	cJSON_Delete(root);
 }
 
+/* ---- --probe-starts -------------------------------------------------------------------------- */
+
+#define PROBE_STARTS 4
+
+static void print_probe(const struct run_opts *o, const struct skip_workload *w,
+			const struct skip_graph *g, const char *dev,
+			const struct skip_start_probe *p, int reps)
+{
+	int n = skip_graph_ntasks(g), probed = 0;
+
+	for (int v = 0; v < n; v++)
+		probed += p[v].starts > 0;
+	if (o->json) {
+		cJSON *root = cJSON_CreateObject(), *arr;
+		char *s;
+
+		cJSON_AddStringToObject(root, "workload", skip_workload_name(w));
+		cJSON_AddStringToObject(root, "file", o->workload);
+		cJSON_AddStringToObject(root, "device", dev);
+		cJSON_AddNumberToObject(root, "reps", reps);
+		arr = cJSON_AddArrayToObject(root, "start_costs");
+		for (int v = 0; v < n; v++) {
+			cJSON *t = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(t, "task", skip_graph_task_name(g, v));
+			cJSON_AddStringToObject(t, "kernel",
+						skip_graph_task_kernel(g, v, NULL, NULL));
+			cJSON_AddNumberToObject(t, "duration_ns", p[v].duration_ns);
+			cJSON_AddNumberToObject(t, "starts", p[v].starts);
+			cJSON_AddNumberToObject(t, "base_ns", p[v].base_ns);
+			cJSON_AddNumberToObject(t, "with_ns", p[v].with_ns);
+			cJSON_AddNumberToObject(t, "start_cost_ns", p[v].cost_ns);
+			cJSON_AddItemToArray(arr, t);
+		}
+		s = cJSON_Print(root);
+		if (s)
+			printf("%s\n", s);
+		free(s);
+		cJSON_Delete(root);
+		return;
+	}
+	printf("%s: what another kernel's start costs each task while it runs, on %s\n"
+	       "(%d of %d tasks probed; %d launches of each probe graph)\n\n",
+	       skip_workload_name(w), dev, probed, n, reps);
+	printf("  %-24s %12s %7s %12s %12s %10s\n", "task", "alone us", "starts", "without us",
+	       "with us", "per start");
+	for (int v = 0; v < n; v++) {
+		if (!p[v].starts) {
+			printf("  %-24s %12.2f %7s  (too short beside the probe, or fills the GPU)\n",
+			       skip_graph_task_name(g, v), p[v].duration_ns / 1e3, "-");
+			continue;
+		}
+		printf("  %-24s %12.2f %7d %12.2f %12.2f %7.0f ns\n", skip_graph_task_name(g, v),
+		       p[v].duration_ns / 1e3, p[v].starts, p[v].base_ns / 1e3, p[v].with_ns / 1e3,
+		       p[v].cost_ns);
+	}
+	printf("\n  (per start = (with - without) / starts: the task's graph with a chain of that\n"
+	       "  many 2 us kernels started beside it, against without; docs/skip-run.md)\n");
+}
+
+/* Load, probe each task; returns the exit code. */
+static int probe(const struct run_opts *o, const struct skip_workload *w, struct skip_graph *g,
+		 const char *dev)
+{
+	int reps = o->have_n ? o->iterations : 200, err = skip_graph_load(g, o->device);
+	struct skip_start_probe *p;
+
+	if (err) {
+		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
+		return err == SKIP_E_NOTFOUND || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
+	}
+	p = sk_xcalloc((size_t)skip_graph_ntasks(g) + 1, sizeof(*p));
+	if (!(err = skip_graph_reset(g)))
+		err = skip_probe_starts(g, PROBE_STARTS, reps, p);
+	if (err)
+		fprintf(stderr, "skip run: error: probing the tasks: %s\n", skip_errmsg());
+	else
+		print_probe(o, w, g, dev, p, reps);
+	free(p);
+	return err ? EXIT_ERR : EXIT_OK;
+}
+
 /* ---- the command ----------------------------------------------------------------------------- */
 
 /* Load, verify and time every plan; returns the exit code. */
@@ -591,6 +686,11 @@ int cmd_run(int argc, char **argv)
 			    stderr, "skip run: %s%s\n",
 			    err == SKIP_E_UNSUPPORTED ? "" : "no GPU to run on: ", skip_errmsg());
 			rc = EXIT_USAGE;
+		} else if (o.probe) {
+			rc = probe(&o, w, g, dev);
+			free_results(res, nres, o.iterations);
+			skip_workload_free(w);
+			return rc;
 		} else {
 			have_dev = 1;
 			rc = execute(&o, g, res, nres);

@@ -2,7 +2,9 @@
  * test_runtime.c: the bundled runtime on a GPU, through `skip run`: every executor on every
  * DAG of the suite (bench/dags, small size) gives the serial executor's results (--verify);
  * programmatic-dependent-launch edges keep a dependent chain's results; a plan written by
- * --emit-plan runs back; a plan that breaks a dependency is refused before anything runs.
+ * --emit-plan runs back; a plan that breaks a dependency is refused before anything runs;
+ * --probe-starts finds that kernel starts cost ML's row-dots (which re-read their weights
+ * through L1) and leaves its short tasks unprobed.
  *
  * Run with `make test-gpu` (SKIP and SKIP_SRC come from the Makefile; the DAG modules are
  * built next to skip, in $(O)/dags). Every test skips itself where no GPU is found.
@@ -163,4 +165,37 @@ Test(gpu_runtime, a_plan_that_breaks_a_dependency_is_refused_before_running)
 	err = slurp("err.txt");
 	cr_assert(strstr(err, "is not enforced"), "%s", err);
 	free(err);
+}
+
+Test(gpu_runtime, probe_starts_finds_the_row_dot)
+{
+	char *text;
+	cJSON *root, *t;
+	int n = 0;
+
+	cr_assert_eq(skip_run("ml.json", "--size small --probe-starts -n 100 --json"), 0);
+	text = slurp("out.json");
+	root = cJSON_Parse(text);
+	cr_assert_not_null(root, "%s", text);
+	cr_expect_str_eq(cJSON_GetObjectItem(root, "workload")->valuestring, "ml");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(root, "start_costs"))
+	{
+		const char *name = cJSON_GetObjectItem(t, "task")->valuestring;
+		int starts = cJSON_GetObjectItem(t, "starts")->valueint;
+		double cost = cJSON_GetObjectItem(t, "start_cost_ns")->valuedouble;
+
+		n++;
+		cr_expect(starts >= 0 && starts <= 4 && cost >= 0, "%s: %d starts, %.0f ns", name,
+			  starts, cost);
+		/* about 40 us; each start costs it about 1 us (docs/BENCHMARKS.md) */
+		if (!strcmp(name, "rr_dot") || !strcmp(name, "nb_dot"))
+			cr_expect(starts >= 1 && cost > 300, "%s: %d starts, %.0f ns a start", name,
+				  starts, cost);
+		/* about 2 us: too short to probe */
+		if (!strcmp(name, "rr_intercept") || !strcmp(name, "argmax"))
+			cr_expect_eq(starts, 0, "%s", name);
+	}
+	cr_expect_eq(n, 10, "one entry per task");
+	cJSON_Delete(root);
+	free(text);
 }

@@ -11,8 +11,10 @@
 # runtime's own launch path).
 # 1. three calibration pairs -> OUTDIR/machine0.cal.json (bench/advise/calibrate.py).
 # 2. each DAG of bench/dags at its launch-bound (small) size: one more calibration pair; record
-#    the serial executor (three runs, which skip advise pools); skip advise with
-#    machine0.cal.json writes the plan (-o NAME.plan.json); then ROUNDS interleaved rounds of:
+#    the serial executor (three runs, which skip advise pools); `skip run --probe-starts`
+#    measures what a kernel start costs each task (NAME.starts.json); skip advise with
+#    machine0.cal.json and those start costs (without them: STARTS=0) writes the plan (-o
+#    NAME.plan.json); then ROUNDS interleaved rounds of:
 #    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
 #    after 3 warm-up ones (unprofiled). Two more recordings like the first (NAME.2.db in the
 #    middle of the rounds, NAME.3.db after them) sample the machine's drift as the rounds do. Also records E2 and E3 once each (NAME.streams.db,
@@ -26,7 +28,8 @@
 #    hand-written CUDA-graph variant.
 # 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
 #    (NAME.advice.json, NAME.2/3.advice.json, chain.N.advice.json) are skip advise's with it,
-#    on the same recordings; table.py takes the median over a DAG's three recordings.
+#    on the same recordings; NAME[.2/.3].starts.advice.json also with the start costs;
+#    table.py takes the median over a DAG's three recordings.
 #    The plans written in step 2 are what ran; the final advice must pick the same executor
 #    (table.py says so when it does not). The replicas are advised with remote_read_cost 0
 #    (their kernels read nothing) and sm_share_rate 1 (they wait on a timer): NAME_spin.advice.json.
@@ -69,8 +72,13 @@ for d in vec bs ml hits img dl m1 m2; do
 	"$B/skip" record -q --repeat 3 -o "$out/$d.db" -- "$B/skip" run "$w" --size small \
 		--executor serial -n 50 --warmup 3 > "$out/$d.rec.txt" 2>&1 ||
 		{ say "$d: record failed"; continue; }
+	"$B/skip" run "$w" --size small --probe-starts --json > "$out/$d.starts.json" ||
+		{ say "$d: probe failed"; continue; }
+	pst="--starts $out/$d.starts.json" # STARTS=0: the plan without them (as runs A-M were)
+	[ "${STARTS:-1}" = 0 ] && pst=
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small \
-		--calibration "$out/machine0.cal.json" -o "$out/$d.plan.json" > "$out/$d.advise0.txt" 2>&1
+		--calibration "$out/machine0.cal.json" $pst -o "$out/$d.plan.json" \
+		> "$out/$d.advise0.txt" 2>&1
 	for e in streams graph; do # what E2 and E3 really did, to compare with the model
 		"$B/skip" record -q -o "$out/$d.$e.db" -- "$B/skip" run "$w" --size small \
 			--executor $e -n 50 --warmup 3 > /dev/null 2>&1
@@ -125,9 +133,14 @@ for d in vec bs ml hits img dl m1 m2; do
 		> "$out/$d.advice.json"
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small --json \
 		> "$out/$d.advice_default.json"
+	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal \
+		--starts "$out/$d.starts.json" --json > "$out/$d.starts.advice.json"
 	for i in 2 3; do # the recordings taken in the middle and at the end of the rounds
-		[ -f "$out/$d.$i.db" ] && "$B/skip" advise "$out/$d.$i.db" --workload "$w" \
-			--size small $cal --json > "$out/$d.$i.advice.json"
+		[ -f "$out/$d.$i.db" ] || continue
+		"$B/skip" advise "$out/$d.$i.db" --workload "$w" --size small $cal --json \
+			> "$out/$d.$i.advice.json"
+		"$B/skip" advise "$out/$d.$i.db" --workload "$w" --size small $cal \
+			--starts "$out/$d.starts.json" --json > "$out/$d.$i.starts.advice.json"
 	done
 	[ -f "$out/${d}_spin.db" ] && "$B/skip" advise "$out/${d}_spin.db" --workload \
 		"$out/${d}_spin.json" --size small --calibration "$out/machine_spin.cal.json" --json \

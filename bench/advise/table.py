@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """table.py: docs/BENCHMARKS.md's tables from closed_loop.sh's OUTDIR.
 
-  table.py OUTDIR [--advice advice.json|advice_default.json]
+  table.py OUTDIR [--advice advice.json|advice_default.json|starts.advice.json]
+
+advice.json: skip advise with the loop's calibration; advice_default.json: with the built-in
+one (the first recording only); starts.advice.json: with the calibration and the DAG's start
+costs (skip run --probe-starts, NAME.starts.json).
 
 Per DAG: the model's calibration error, the predicted (the median over the DAG's recordings:
 closed_loop.sh takes three) and measured speedup over serial of the plan skip advise wrote (measured: median over rounds of serial median / plan median, each round
@@ -41,8 +45,8 @@ def advices(out, d, which):
     """The DAG's advice on each of its recordings (the first, then NAME.2 and NAME.3 taken in
     the middle and at the end of the rounds), as many as exist."""
     paths = [f"{out}/{d}.{which}"]
-    if which == "advice.json":
-        paths += [f"{out}/{d}.{i}.advice.json" for i in (2, 3)]
+    if which != "advice_default.json":
+        paths += [f"{out}/{d}.{i}.{which}" for i in (2, 3)]
     return [load(p) for p in paths if os.path.exists(p)]
 
 

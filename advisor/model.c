@@ -20,14 +20,15 @@
 /* The H100 of docs/BENCHMARKS.md ("skip advise"): the medians of bench/advise/closed_loop.sh's
  * calibrations in runs G, H, I and J of 2026-11-22, four freshly started machines (each the
  * median over its 12 calibration pairs, sampled throughout the loop: alternated runs of
- * bench/apps/advise_calib and of bench/advise/launch_calib.json, bare and under skip record);
+ * bench/apps/advise_calib and of bench/advise/launch_calib.json, bare and under skip record),
+ * but graph_node_gap_ns: the median of runs M, N, O and one more call (fill_k's chain);
  * the fallbacks that a recording normally replaces come from the DAG suite's serial
  * recordings. */
 void skip_calibration_default(struct skip_calibration *c)
 {
 	c->graph_launch_ns = 1871;	  /* cudaGraphLaunch of a one-node graph, host */
 	c->graph_first_ns = 1612;	  /* derived: the one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 139;	  /* 64 dependent empty nodes, over their CUPTI durations */
+	c->graph_node_gap_ns = 26;	  /* 64 dependent fill_k nodes, over its duration */
 	c->event_record_ns = 319;	  /* cudaEventRecord, host */
 	c->stream_wait_ns = 317;	  /* cudaStreamWaitEvent, host */
 	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */

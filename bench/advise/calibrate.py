@@ -10,10 +10,15 @@ the difference of the two runs' launch calls; what only the GPU timeline shows (
 duration, a synchronize's return after the GPU is done) comes from the trace. Derived so that the
 model reproduces the bare run's one-node graph (launch + synchronize) exactly:
   graph_first_ns    = graph_total - graph_launch - empty kernel - synchronize return
-  (the model adds node gaps to the kernels' durations as CUPTI measures them: the empty kernel
-  of the same chain is the reference, not a kernel's nominal work; chain16/chain1_total_ns,
-  with 5-us kernels, show the same per-node cost of ~0.9 us over the work)
 and from differences of bare timings:
+  graph_node_gap_ns = (wc64 - wc1) / 63 - fill_k's CUPTI duration on a stream: a chain of the
+                       smallest kernel that writes memory (the model adds node gaps to the
+                       kernels' durations as CUPTI measures them on a stream, so that duration
+                       is the reference); without wc64 in BARE.txt (an older advise_calib), the
+                       empty kernel's chain, (graph64 - graph) / 63 - its duration, which is
+                       about 0.12 us more (docs/BENCHMARKS.md "skip advise"); also printed to
+                       stderr as empty_node_gap_ns, the gap for kernels that touch no memory
+                       (the mechanics replicas')
   profiler_driver_launch_ns = with RUNS_DIR: per pair of `skip run bench/advise/launch_calib.json`
                        runs (RUNS_DIR/lcal_bare.N.json bare, lcal_prof.N.json under skip record:
                        64 dependent one-block kernels, so the run is bound by its launch calls),
@@ -53,10 +58,9 @@ and, printed to stderr only (a check, not used): the fork-join levels of 3-us ke
 dia1 = 7 levels of A and B after the previous C, then C after both) give the cost of an edge
 across a graph's branches as (level - 2 d) / 2, d the kernels' CUPTI duration; about 0.2 us on
 the H100, against the 1.2-1.6 us such edges show in a recording (the profiler's own cost).
-Also to stderr: graph_node_gap_ns's measure for kernels that write memory, fill_k (wc64 -
-wc1) / 63 and spin_w_k (sw16 - sw1) / 15 over their recorded stream durations
-(fill_k_node_gap_ns, spin_w_k_node_gap_ns). docs/skip-advise.md "Calibration" explains each
-figure.
+Also to stderr: the same for spin_w_k, a 3-us timer spin that writes one word per block
+((sw16 - sw1) / 15 over its stream duration: spin_w_k_node_gap_ns, about the empty kernel's).
+docs/skip-advise.md "Calibration" explains each figure.
 """
 import json
 import sqlite3
@@ -164,7 +168,17 @@ def main():
         "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
         "ON s.id = k.shortName WHERE s.value = 'spin_k' AND k.gridX = 32 AND k.blockX = 256")]
     d3 = statistics.median(spin3) if spin3 else 3000.0
-    node_gap = max(0.0, (bare["graph64_total_ns"] - bare["graph_total_ns"]) / 63 - kdur)
+    empty_gap = max(0.0, (bare["graph64_total_ns"] - bare["graph_total_ns"]) / 63 - kdur)
+    written = {}  # node gaps of kernels that write memory
+    for name, chain, n in (("fill_k", "wc", 64), ("spin_w_k", "sw", 16)):
+        d = [e - s for s, e in db.execute(
+            "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
+            "ON s.id = k.shortName WHERE s.value = ? AND k.graphId IS NULL", (name,))]
+        if d and f"{chain}{n}_total_ns" in bare:
+            written[f"{name}_node_gap_ns"] = ((bare[f"{chain}{n}_total_ns"] -
+                                               bare[f"{chain}1_total_ns"]) / (n - 1) -
+                                              statistics.median(d))
+    node_gap = max(0.0, written.get("fill_k_node_gap_ns", empty_gap))
     dispatch = max(0.0, (bare["spin16_total_ns"] - bare["spin1_total_ns"]) / 15)
     cross_edge = None
     if "dia8_total_ns" in bare:
@@ -225,20 +239,9 @@ def main():
         chain_node = (bare["c32_16_total_ns"] - bare["c32_1_total_ns"]) / 15
         cal["graph_root_join_ns"] = max(0.0, bare["r2j_total_ns"] - bare["r2_total_ns"] -
                                         chain_node)
-    # graph64's per-node cost over the kernel's duration, for kernels that write memory: the
-    # model's graph_node_gap_ns comes from empty kernels (docs/BENCHMARKS.md, "skip advise")
-    written = {}
-    for name, chain, n in (("fill_k", "wc", 64), ("spin_w_k", "sw", 16)):
-        d = [e - s for s, e in db.execute(
-            "SELECT k.start, k.end FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s "
-            "ON s.id = k.shortName WHERE s.value = ? AND k.graphId IS NULL", (name,))]
-        if d and f"{chain}{n}_total_ns" in bare:
-            written[f"{name}_node_gap_ns"] = ((bare[f"{chain}{n}_total_ns"] -
-                                               bare[f"{chain}1_total_ns"]) / (n - 1) -
-                                              statistics.median(d))
     json.dump(cal, sys.stdout, indent=1)
     print()
-    print(json.dumps({**written, "empty_kernel_ns": kdur, "sync_return_ns": sync_ret,
+    print(json.dumps({**written, "empty_node_gap_ns": empty_gap, "empty_kernel_ns": kdur, "sync_return_ns": sync_ret,
                       "trace_node_gap_ns": trace_node_gap, "spin3_kernel_ns": d3,
                       "cross_branch_edge_ns": cross_edge,
                       "runs_profiler_cost_per_run_ns": per_run,

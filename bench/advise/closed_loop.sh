@@ -32,7 +32,8 @@
 #    table.py takes the median over a DAG's three recordings.
 #    The plans written in step 2 are what ran; the final advice must pick the same executor
 #    (table.py says so when it does not). The replicas are advised with remote_read_cost 0
-#    (their kernels read nothing) and sm_share_rate 1 (they wait on a timer): NAME_spin.advice.json.
+#    (their kernels read nothing), sm_share_rate 1 (they wait on a timer) and the empty
+#    kernel's node gap (they write nothing): NAME_spin.advice.json.
 set -u
 out=${1:?usage: closed_loop.sh OUTDIR [ROUNDS]}
 rounds=${2:-5}
@@ -122,9 +123,12 @@ done
 say "advice ($npairs calibration pairs)"
 calibrate "$out/machine.cal.json"
 cal="--calibration $out/machine.cal.json"
-python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["remote_read_cost"] = 0
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); x = json.load(open(sys.argv[3]))
+c["remote_read_cost"] = 0
 c["sm_share_rate"] = 1
-json.dump(c, open(sys.argv[2], "w"), indent=1)' "$out/machine.cal.json" "$out/machine_spin.cal.json"
+c["graph_node_gap_ns"] = x.get("empty_node_gap_ns", c["graph_node_gap_ns"])
+json.dump(c, open(sys.argv[2], "w"), indent=1)' "$out/machine.cal.json" "$out/machine_spin.cal.json" \
+	"$out/calib_extra.json"
 for d in vec bs ml hits img dl m1 m2; do
 	[ -f "$out/$d.db" ] || continue
 	w=bench/dags/$d.json

@@ -140,7 +140,8 @@ def main():
         meas = [p / q for p, q in zip(plain, graph)]
         m = statistics.median(meas)
         preds = []  # one per recording: (now, predicted, speedup, calibration error)
-        for p in sorted(glob.glob(f"{out}/chain.[0-9].{which}")) or [f"{out}/chain.{which}"]:
+        cw = "advice.json" if which == "starts.advice.json" else which  # no tasks to probe
+        for p in sorted(glob.glob(f"{out}/chain.[0-9].{cw}")) or [f"{out}/chain.{cw}"]:
             a = load(p)
             g = next(i for i in a["advice"] if i["kind"] == "graph")
             preds.append((g["baseline_il_ns"] / 1000, g["predicted_il_ns"] / 1000, g["speedup"],

@@ -586,7 +586,7 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 	       "with us", "per start");
 	for (int v = 0; v < n; v++) {
 		if (!p[v].starts) {
-			printf("  %-24s %12.2f %7s  (too short beside the probe, or fills the GPU)\n",
+			printf("  %-24s %12.2f %7s  (not probed: too short, or fills the GPU)\n",
 			       skip_graph_task_name(g, v), p[v].duration_ns / 1e3, "-");
 			continue;
 		}

@@ -466,6 +466,7 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 static char *starts_note(const struct wmodel *m)
 {
 	struct sk_strbuf sb = { 0 };
+	char *note;
 	int any = 0;
 
 	for (int v = 0; v < m->n; v++) {
@@ -481,14 +482,12 @@ static char *starts_note(const struct wmodel *m)
 				  "re-reads data through its L1 cache loses about 1-2 us per start on "
 				  "the H100: give skip run --probe-starts's figures with --starts)");
 	}
-	{
-		char *s = sk_xasprintf("a kernel that starts costs each running kernel what skip run "
-				       "--probe-starts measured for it, at most the time since the "
-				       "previous start (%s; the others nothing)",
-				       sb.buf ? sb.buf : "");
-		free(sb.buf);
-		return s;
-	}
+	note = sk_xasprintf("a kernel that starts costs each running kernel what skip run "
+			    "--probe-starts measured for it, at most the time since the previous "
+			    "start (%s; the others nothing)",
+			    sb.buf ? sb.buf : "");
+	free(sb.buf);
+	return note;
 }
 
 /* ---- items ----------------------------------------------------------------------------------- */

@@ -64,19 +64,6 @@ static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraph
 	return err;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	return v[n / 2];
-}
-
 /* The @k graphs of @ge launched in turn on @s, @reps times after one untimed round, each timed
  * by events around its launch: their medians in @med. */
 static int time_graphs(cudaStream_t s, cudaGraphExec_t *ge, int k, int reps, double *med)
@@ -104,7 +91,7 @@ static int time_graphs(cudaStream_t s, cudaGraphExec_t *ge, int k, int reps, dou
 	if (e != cudaSuccess)
 		err = sk_cuda_fail(e, "timing the probe graphs");
 	for (int i = 0; !err && i < k; i++)
-		med[i] = median(v + (size_t)i * (size_t)reps, reps);
+		med[i] = skip_median(v + (size_t)i * (size_t)reps, (size_t)reps);
 	if (a)
 		cudaEventDestroy(a);
 	if (z)
@@ -149,7 +136,7 @@ static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStre
 	if (!err && e != cudaSuccess)
 		err = sk_cuda_fail(e, "timing task '%s'", t->name);
 	if (!err)
-		*ns = median(v[0], 5) - median(v[1], 5);
+		*ns = skip_median(v[0], 5) - skip_median(v[1], 5);
 	if (a)
 		cudaEventDestroy(a);
 	if (z)

@@ -549,6 +549,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	r->launch_latency_ns = (double)c.lat.launch;
 	r->stream_gap_ns = (double)c.lat.stream_gap;
 	r->sync_return_ns = (double)c.lat.sync_ret;
+	r->profiler_launch_ns = (double)c.lat.profiler_launch;
 	if (c.o.workload) {
 		r->nchains = chains_of(&c, &pool, &r->chains); /* the first run's */
 		err = sk_workload_advise(&c, r);

@@ -111,6 +111,10 @@ char *skip_advice_json(const struct skip_advice_report *r)
 	cJSON_AddNumberToObject(rec, "launch_latency_ns", r->launch_latency_ns);
 	cJSON_AddNumberToObject(rec, "stream_gap_ns", r->stream_gap_ns);
 	cJSON_AddNumberToObject(rec, "sync_return_ns", r->sync_return_ns);
+	if (r->profiler_launch_ns >= 0)
+		cJSON_AddNumberToObject(rec, "profiler_launch_ns", r->profiler_launch_ns);
+	else
+		cJSON_AddNullToObject(rec, "profiler_launch_ns");
 	cJSON_AddItemToObject(root, "recorded_latencies", rec);
 	cJSON_AddItemToObject(root, "calibration", calibration_json(r));
 	for (size_t i = 0; i < r->nchains; i++) {

@@ -45,6 +45,7 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->sm_share_rate = 0.69;	  /* math_k beside an older math_k: 20.2 us -> 29.3 us */
 	c->runtime_launch_ns = 3626;	  /* launch_calib.json's bare runs, per launch */
 	c->stream_gap_bare_ns = 1047;	  /* 16 back-to-back 10 us kernels on a stream, bare */
+	c->launch_bare_ns = 3890;	  /* bursts of cudaLaunchKernel, bare (runs G-T) */
 }
 
 const struct skip_calibration_key skip_calibration_keys[] = {
@@ -55,7 +56,7 @@ const struct skip_calibration_key skip_calibration_keys[] = {
 	K(profiler_launch_ns),	 K(profiler_driver_launch_ns), K(stream_switch_ns),
 	K(graph_launch_node_ns), K(graph_dispatch_ns),	    K(graph_root_join_ns),
 	K(remote_read_cost),	 K(sm_share_rate),	    K(runtime_launch_ns),
-	K(stream_gap_bare_ns),	 { NULL, 0 },
+	K(stream_gap_bare_ns),	 K(launch_bare_ns),	    { NULL, 0 },
 #undef K
 };
 
@@ -103,8 +104,62 @@ static int64_t sync_return(const struct skip_timeline *tl, int64_t *ends, int64_
 	return median_or(v, nv, dflt);
 }
 
+struct hcall {
+	uint64_t thread;
+	int64_t start, end;
+};
+
+static int cmp_hcall(const void *a, const void *b)
+{
+	const struct hcall *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return (x->thread > y->thread) - (x->thread < y->thread);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The profiler's cost per runtime launch call in this recording, from its kernel launches
+ * (cudaLaunchKernel and the like) that began within 2 us of the end of their thread's previous
+ * one: the median of (its end - that end), less the calibration's bare launch_bare_ns.
+ * The cost varies between recorded processes by more than the launch itself (0.6-3.5 us; docs/
+ * BENCHMARKS.md "skip advise"), the bare launch much less. -1 without launch_bare_ns, or
+ * unless at least 16 launches, and half of them, are such: a launch loop like the
+ * calibration's (a framework's launches, with its own work between them, cost more bare). */
+static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip_calibration *cal,
+			       int64_t *v)
+{
+	struct hcall *h;
+	size_t n = 0, nv = 0;
+	int64_t cost = -1;
+
+	if (cal->launch_bare_ns <= 0)
+		return -1;
+	h = sk_xmalloc((tl->nops + 1) * sizeof(*h));
+	for (size_t i = 0; i < tl->nops; i++) {
+		const struct skip_op *op = &tl->ops[i];
+
+		if (op->kind == SKIP_OP_KERNEL && op->launch != INT64_MIN && !op->driver &&
+		    !op->graph && op->api_end >= op->launch)
+			h[n++] = (struct hcall){ ((uint64_t)op->pid << 32) | op->tid, op->launch,
+						 op->api_end };
+	}
+	if (n)
+		qsort(h, n, sizeof(*h), cmp_hcall);
+	for (size_t i = 1; i < n; i++)
+		if (h[i].thread == h[i - 1].thread && h[i].start >= h[i - 1].end &&
+		    h[i].start - h[i - 1].end < 2000)
+			v[nv++] = h[i].end - h[i - 1].end;
+	if (nv >= 16 && 2 * nv >= n) {
+		cost = median_or(v, nv, 0) - (int64_t)cal->launch_bare_ns;
+		cost = cost > 0 ? cost : 0;
+	}
+	free(h);
+	return cost;
+}
+
 /* The latencies of this recording: launch latency from operations whose launch came after
- * their stream was idle, stream gap from the others, graph costs from graph launches. */
+ * their stream was idle, stream gap from the others, graph costs from graph launches, the
+ * profiler's cost per launch from back-to-back launches (profiler_launch()). */
 void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration *cal,
 		  struct sk_lat *l)
 {
@@ -145,6 +200,7 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 			a[na++] = tl->ops[i].start - tl->ops[i].api_end;
 	l->graph_first = median_or(a, na, (int64_t)cal->graph_first_ns);
 	l->sync_ret = sync_return(tl, a, g, (int64_t)cal->sync_return_ns);
+	l->profiler_launch = profiler_launch(tl, cal, a);
 	free(a);
 	free(b);
 	free(g);
@@ -263,8 +319,10 @@ static void add_launch_calls(struct builder *b)
 			.dur = op->api_end - op->launch,
 		};
 		if (!b->profiled)
-			b->pc[b->npc].dur -= (int64_t)(op->driver ? b->cal->profiler_driver_launch_ns
-								  : b->cal->profiler_launch_ns);
+			b->pc[b->npc].dur -= op->driver ? (int64_t)b->cal->profiler_driver_launch_ns
+					     : b->l->profiler_launch >= 0
+						     ? b->l->profiler_launch
+						     : (int64_t)b->cal->profiler_launch_ns;
 		if (b->pc[b->npc].dur < 100)
 			b->pc[b->npc].dur = 100;
 		b->npc++;

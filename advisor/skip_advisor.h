@@ -41,7 +41,8 @@ struct skip_calibration {
 	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return */
 	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
 	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
-				      spent in the profiler, taken out for an unprofiled run */
+				      spent in the profiler, taken out for an unprofiled run
+				      where launch_bare_ns cannot estimate it */
 	double profiler_driver_launch_ns; /* the same for a driver launch (cuLaunchKernelEx) */
 	double stream_switch_ns;  /* extra host time of a launch onto another stream than the
 				     previous launch's */
@@ -58,6 +59,10 @@ struct skip_calibration {
 				     (0: those) */
 	double stream_gap_bare_ns; /* workload models: between back-to-back kernels of a stream
 				      in an unprofiled run (0: the recording's) */
+	double launch_bare_ns;	  /* a runtime launch call right after the previous one, bare,
+				     with the host's time between them; each recording's profiler
+				     cost per runtime launch is estimated against it (0: the fixed
+				     profiler_launch_ns) */
 	double sm_share_rate;	  /* the pace (0..1] of a kernel's block on a multiprocessor
 				     where an older kernel's block runs, until that one ends
 				     (1: sharing costs nothing) */
@@ -148,6 +153,10 @@ struct skip_advice_report {
 	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */
 	double stream_gap_ns;	  /* none), as modelled */
 	double sync_return_ns;
+	double profiler_launch_ns; /* the profiler's cost per runtime launch call estimated from
+				      the run's launch loop (docs/skip-advise.md), -1 none (the
+				      calibration's profiler_launch_ns is taken out instead);
+				      pooled repetitions each use their own */
 	struct skip_calibration cal; /* as used */
 };
 

@@ -364,8 +364,15 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	       100 * r->calibration_error,
 	       r->workload ? " (of the median iteration)"
 	       : r->regions > 1 ? " (medians over the regions)" : "");
-	printf("predictions are for %s run\n",
-	       r->profiled ? "a profiled" : "an unprofiled (the profiler's cost per launch taken out)");
+	if (!r->profiled && !r->workload && r->profiler_launch_ns >= 0)
+		printf("predictions are for an unprofiled run (the profiler's cost per launch taken "
+		       "out:\n%.0f ns per runtime launch, estimated from the recording's launch "
+		       "loop)\n",
+		       r->profiler_launch_ns);
+	else
+		printf("predictions are for %s run\n",
+		       r->profiled ? "a profiled"
+				   : "an unprofiled (the profiler's cost per launch taken out)");
 	if (!r->nitems) {
 		printf("\nno advice: nothing the model can improve was found\n");
 	} else {

@@ -224,6 +224,45 @@ Test(advise, unprofiled_baseline_takes_the_profiler_out)
 	skip_trace_close(t);
 }
 
+/* advise_launch_loop.sql: the profiler's cost per launch estimated per recording from its
+ * back-to-back launches against launch_bare_ns, and the fixed one where it cannot be. */
+Test(advise, profiler_cost_per_recording)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_launch_loop");
+	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2, .run_id = 1 };
+	struct skip_advice_report *r;
+	const struct skip_advice *g;
+
+	model_cal(&o);
+	o.cal.launch_bare_ns = 4000;
+	r = advise(t, &o);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 82500, 1e-9, "calls of 5000 - (5500 - 4000)");
+	cr_expect_float_eq(r->profiler_launch_ns, 1500, 1e-9);
+	skip_advice_free(r);
+	o.cal.launch_bare_ns = 0;
+	r = advise(t, &o);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 74500, 1e-9, "calls of 5000 - 1900");
+	skip_advice_free(r);
+	o.cal.launch_bare_ns = 4000;
+	o.run_id = 2;
+	r = advise(t, &o);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 122000, 1e-9, "no back-to-back launches: 1900");
+	cr_expect_float_eq(r->profiler_launch_ns, -1, 1e-9);
+	skip_advice_free(r);
+	o.run_id = 3;
+	r = advise(t, &o);
+	cr_expect_float_eq(r->profiler_launch_ns, -1, 1e-9, "16 back-to-back launches of 37");
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 static void wl_cal(struct skip_advise_opts *o)
 {
 	skip_calibration_default(&o->cal);

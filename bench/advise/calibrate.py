@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """calibrate.py: a calibration file for `skip advise --calibration` from advise_calib's output.
 
-  calibrate.py BARE.txt PROFILED.txt TRACE.db [RUNS_DIR] > machine.cal.json
+  calibrate.py BARE.txt PROFILED.txt TRACE.db [RUNS_DIR [--launch-runs GLOB]] > machine.cal.json
 
 BARE.txt: the output of `build/apps/advise_calib` run alone; PROFILED.txt: of the same program
 under `skip record -o TRACE.db`. Each may hold several runs (their CALIB lines; each figure is
@@ -29,6 +29,9 @@ and from differences of bare timings:
   profiler_launch_ns   = cudaLaunchKernel profiled - bare, timed over bursts of 16 launches
                          (launch_loop_ns: the calls and the host's time between them, both
                          of which the profiler lengthens)
+  launch_bare_ns       = the bare launch_loop_ns: skip advise estimates each recording's own
+                         profiler cost per launch against it (that cost varies between
+                         processes more than the bare launch does)
   stream_switch_ns     = cuLaunchKernelEx of a 3-us kernel onto the next of 8 busy streams (after
                          a cudaStreamWaitEvent, before a cudaEventRecord) - onto its own busy one
   graph_launch_node_ns = (cudaGraphLaunch of 64 nodes - of 1 node) / 63
@@ -62,7 +65,9 @@ Also to stderr: the same for spin_w_k, a 3-us timer spin that writes one word pe
 ((sw16 - sw1) / 15 over its stream duration: spin_w_k_node_gap_ns, about the empty kernel's).
 docs/skip-advise.md "Calibration" explains each figure.
 """
+import glob
 import json
+import os
 import sqlite3
 import statistics
 import sys
@@ -87,8 +92,6 @@ def lcal_median_ns(path):
 
 
 def lcal_bare_files(folder):
-    import glob
-    import os
     return sorted(glob.glob(os.path.join(folder, "lcal_bare.*.json")))
 
 
@@ -103,10 +106,9 @@ def runs_cost(folder):
     return statistics.median(diffs) if diffs else None
 
 
-def runtime_launch(folder, tail):
+def runtime_launch(files, tail):
     """skip run's serial launch, bare, from the launch_calib runs (see the docstring)."""
-    per = [(b - tail) / 64 for b in map(lcal_median_ns, lcal_bare_files(folder))
-           if b is not None]
+    per = [(b - tail) / 64 for b in map(lcal_median_ns, files) if b is not None]
     return statistics.median(per) if per else None
 
 
@@ -141,6 +143,12 @@ def share_rate(db):
 
 
 def main():
+    launch_runs = None
+    if len(sys.argv) == 7 and sys.argv[5] == "--launch-runs":
+        launch_runs = sorted(glob.glob(sys.argv[6]))
+        if not launch_runs:
+            sys.exit(f"calibrate.py: --launch-runs {sys.argv[6]}: no such file")
+        del sys.argv[5:]
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     bare, prof = calib_line(sys.argv[1]), calib_line(sys.argv[2])
@@ -215,6 +223,7 @@ def main():
         "profiler_launch_ns": max(0.0, prof.get("launch_loop_ns", prof["launch_ns"]) -
                                   bare.get("launch_loop_ns", bare["launch_ns"])),
         "profiler_driver_launch_ns": drv_cost,
+        "launch_bare_ns": bare.get("launch_loop_ns", bare["launch_ns"]),
         "stream_switch_ns": max(0.0, bare["drv_busy_switch_ns"] - bare["drv_busy_ns"]),
         "graph_launch_node_ns": max(0.0, (bare["graph64_launch_ns"] - bare["graph_launch_ns"]) /
                                     63),
@@ -232,7 +241,8 @@ def main():
         cal["stream_gap_bare_ns"] = max(0.0, (bare["st16_total_ns"] - bare["st1_total_ns"]) /
                                         15 - statistics.median(spin10))
     if len(sys.argv) == 5:
-        rt = runtime_launch(sys.argv[4], bare["stream_total_ns"] - bare["launch_ns"])
+        rt = runtime_launch(launch_runs or lcal_bare_files(sys.argv[4]),
+                            bare["stream_total_ns"] - bare["launch_ns"])
         if rt is not None:
             cal["runtime_launch_ns"] = rt
     if "r2j_total_ns" in bare:

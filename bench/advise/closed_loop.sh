@@ -16,7 +16,8 @@
 #    machine0.cal.json and those start costs (without them: STARTS=0) writes the plan (-o
 #    NAME.plan.json); then ROUNDS interleaved rounds of:
 #    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
-#    after 3 warm-up ones (unprofiled). Two more recordings like the first (NAME.2.db in the
+#    after 3 warm-up ones (unprofiled), and a bare launch_calib run (NAME.lcal.R.json: the
+#    host's launch cost during the DAG's rounds, which drifts within minutes). Two more recordings like the first (NAME.2.db in the
 #    middle of the rounds, NAME.3.db after them) sample the machine's drift as the rounds do. Also records E2 and E3 once each (NAME.streams.db,
 #    NAME.graph.db), to compare with the model's programs.
 #    Then its mechanics replica (bench/advise/replica.py: the same DAG of adv_spin kernels of
@@ -26,10 +27,16 @@
 #    recording's profiler cost per launch varied from 0.5 to 3.4 us; skip advise --region
 #    pools a trace's runs), then ROUNDS interleaved rounds of the plain program and its
 #    hand-written CUDA-graph variant.
+# 3b. two_streams --kernels 20 (a round: 20 kernels on a stream, an event, 20 on another
+#    stream that waits for it, a synchronize): ROUNDS bare runs of 2,000 rounds, recorded
+#    (300 rounds) in the first, middle and last: skip advise's unprofiled baseline of a round
+#    (the graph item's "now") against the measured one.
 # 4. every calibration pair -> OUTDIR/machine.cal.json; the predictions the tables compare
 #    (NAME.advice.json, NAME.2/3.advice.json, chain.N.advice.json) are skip advise's with it,
 #    on the same recordings; NAME[.2/.3].starts.advice.json also with the start costs;
-#    table.py takes the median over a DAG's three recordings.
+#    table.py takes the median over a DAG's three recordings. NAME[.2/.3].window.advice.json:
+#    the same with the start costs and NAME.window.cal.json, the calibration whose
+#    runtime_launch_ns comes from the launch_calib runs of the DAG's own rounds.
 #    The plans written in step 2 are what ran; the final advice must pick the same executor
 #    (table.py says so when it does not). The replicas are advised with remote_read_cost 0
 #    (their kernels read nothing), sm_share_rate 1 (they wait on a timer) and the empty
@@ -92,6 +99,7 @@ for d in vec bs ml hits img dl m1 m2; do
 		$run --executor serial > "$out/$d.serial.$r.json"
 		$run --plan "$out/$d.plan.json" > "$out/$d.plan.$r.json"
 		$run --executor all > "$out/$d.all.$r.json"
+		$lcal > "$out/$d.lcal.$r.json"
 		[ "$r" = $(((rounds + 1) / 2)) ] && rec "$out/$d.2.db"
 	done
 	rec "$out/$d.3.db"
@@ -120,6 +128,15 @@ for r in $(seq "$rounds"); do
 	"$B/apps/launch_chain" --chain 20 --steps 2000 --graph >> "$out/chain.graph.txt"
 done
 
+say "two_streams"
+for r in $(seq "$rounds"); do
+	"$B/apps/two_streams" --kernels 20 --rounds 2000 >> "$out/two.bare.txt"
+	case $r in 1 | $(((rounds + 1) / 2)) | "$rounds")
+		"$B/skip" record -q -o "$out/two.$r.db" -- "$B/apps/two_streams" --kernels 20 \
+			--rounds 300 > /dev/null 2>&1 ;;
+	esac
+done
+
 say "advice ($npairs calibration pairs)"
 calibrate "$out/machine.cal.json"
 cal="--calibration $out/machine.cal.json"
@@ -139,12 +156,21 @@ for d in vec bs ml hits img dl m1 m2; do
 		> "$out/$d.advice_default.json"
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small $cal \
 		--starts "$out/$d.starts.json" --json > "$out/$d.starts.advice.json"
+	wcal= # the launch cost of the DAG's own rounds
+	python3 bench/advise/calibrate.py "$out/calib_bare.txt" "$out/calib_prof.txt" \
+		"$out/calib.db" "$out" --launch-runs "$out/$d.lcal.*.json" \
+		> "$out/$d.window.cal.json" 2> /dev/null &&
+		wcal="--calibration $out/$d.window.cal.json --starts $out/$d.starts.json"
+	[ -n "$wcal" ] && "$B/skip" advise "$out/$d.db" --workload "$w" --size small $wcal \
+		--json > "$out/$d.window.advice.json"
 	for i in 2 3; do # the recordings taken in the middle and at the end of the rounds
 		[ -f "$out/$d.$i.db" ] || continue
 		"$B/skip" advise "$out/$d.$i.db" --workload "$w" --size small $cal --json \
 			> "$out/$d.$i.advice.json"
 		"$B/skip" advise "$out/$d.$i.db" --workload "$w" --size small $cal \
 			--starts "$out/$d.starts.json" --json > "$out/$d.$i.starts.advice.json"
+		[ -n "$wcal" ] && "$B/skip" advise "$out/$d.$i.db" --workload "$w" --size small \
+			$wcal --json > "$out/$d.$i.window.advice.json"
 	done
 	[ -f "$out/${d}_spin.db" ] && "$B/skip" advise "$out/${d}_spin.db" --workload \
 		"$out/${d}_spin.json" --size small --calibration "$out/machine_spin.cal.json" --json \
@@ -155,5 +181,10 @@ for i in 1 2 3; do
 	"$B/skip" advise "$out/chain.$i.db" --region step $cal --json > "$out/chain.$i.advice.json"
 	"$B/skip" advise "$out/chain.$i.db" --region step --json \
 		> "$out/chain.$i.advice_default.json"
+done
+for t in "$out"/two.[0-9]*.db; do
+	[ -f "$t" ] || continue
+	"$B/skip" advise "$t" $cal --json > "${t%.db}.advice.json"
+	"$B/skip" advise "$t" --json > "${t%.db}.advice_default.json"
 done
 say "done"

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """table.py: docs/BENCHMARKS.md's tables from closed_loop.sh's OUTDIR.
 
-  table.py OUTDIR [--advice advice.json|advice_default.json|starts.advice.json]
+  table.py OUTDIR [--advice advice.json|advice_default.json|starts.advice.json|window.advice.json]
 
 advice.json: skip advise with the loop's calibration; advice_default.json: with the built-in
 one (the first recording only); starts.advice.json: with the calibration and the DAG's start
-costs (skip run --probe-starts, NAME.starts.json).
+costs (skip run --probe-starts, NAME.starts.json); window.advice.json: the same, with the
+launch cost (runtime_launch_ns) of the launch_calib runs interleaved with the DAG's own rounds
+(NAME.window.cal.json) instead of the whole loop's.
 
 Per DAG: the model's calibration error, the predicted (the median over the DAG's recordings:
 closed_loop.sh takes three) and measured speedup over serial of the plan skip advise wrote (measured: median over rounds of serial median / plan median, each round
@@ -97,6 +99,15 @@ def main():
               f"{spread(meas) if meas else '-'}x | {100 * err:.1f}% | "
               f"{pe2:.2f}x / {statistics.median(e2) if e2 else float('nan'):.2f}x | "
               f"{pe3:.2f}x / {statistics.median(e3) if e3 else float('nan'):.2f}x |")
+    if which == "window.advice.json":
+        try:
+            pooled = load(f"{out}/machine.cal.json")["runtime_launch_ns"]
+            per = [(d, load(f"{out}/{d}.window.cal.json")["runtime_launch_ns"]) for d in DAGS
+                   if os.path.exists(f"{out}/{d}.window.cal.json")]
+            print(f"\nruntime_launch_ns: the whole loop's {pooled:.0f}; each DAG's rounds': " +
+                  ", ".join(f"{d.upper()} {v:.0f}" for d, v in per))
+        except (OSError, ValueError, KeyError):
+            pass
     for n in notes:
         print(f"\nnote: {n}")
     if errs:
@@ -135,12 +146,12 @@ def main():
             if m:
                 v.append(float(m.group(1)))
         return v
+    cw = which if which == "advice_default.json" else "advice.json"  # no tasks, no rounds
     try:
         plain, graph = steps(f"{out}/chain.plain.txt"), steps(f"{out}/chain.graph.txt")
         meas = [p / q for p, q in zip(plain, graph)]
         m = statistics.median(meas)
         preds = []  # one per recording: (now, predicted, speedup, calibration error)
-        cw = "advice.json" if which == "starts.advice.json" else which  # no tasks to probe
         for p in sorted(glob.glob(f"{out}/chain.[0-9].{cw}")) or [f"{out}/chain.{cw}"]:
             a = load(p)
             g = next(i for i in a["advice"] if i["kind"] == "graph")
@@ -155,6 +166,21 @@ def main():
               f" error {100 * abs(sp - m) / m:.1f}%")
     except (OSError, StopIteration, ValueError) as e:
         print(f"\nlaunch_chain: {e}")
+    # two_streams: the model's unprofiled baseline of a round against the bare runs
+    try:
+        bare = [float(m.group(1)) for m in
+                re.finditer(r"us_per_round_median=([0-9.]+)", open(f"{out}/two.bare.txt").read())]
+        preds = []
+        for p in sorted(glob.glob(f"{out}/two.[0-9]*.{cw}")):
+            g = next(i for i in load(p)["advice"] if i["kind"] == "graph")
+            preds.append(g["baseline_il_ns"] / 1000)
+        m, pm = statistics.median(bare), statistics.median(preds)
+        print(f"\ntwo_streams --kernels 20: a round bare {spread(bare)} us; unprofiled baseline "
+              f"predicted from {len(preds)} recording(s): " +
+              ", ".join(f"{x:.1f}" for x in preds) +
+              f" us; median {pm:.1f} us, error {100 * (pm - m) / m:+.1f}%")
+    except (OSError, StopIteration, ValueError) as e:
+        print(f"\ntwo_streams: {e}")
 
 
 if __name__ == "__main__":

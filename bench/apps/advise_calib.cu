@@ -221,19 +221,6 @@ static cudaGraphExec_t diamond_graph(cudaStream_t s, cudaStream_t s2, int levels
 	return e;
 }
 
-static double now_ns()
-{
-	return std::chrono::duration<double, std::nano>(
-		       std::chrono::steady_clock::now().time_since_epoch())
-		.count();
-}
-
-static double median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	return v[v.size() / 2];
-}
-
 int main(int argc, char **argv)
 {
 	int reps = (int)arg_long(argc, argv, "--reps", 2000);

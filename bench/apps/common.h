@@ -6,10 +6,13 @@
 #ifndef SKIP_BENCH_APPS_COMMON_H
 #define SKIP_BENCH_APPS_COMMON_H
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <cuda_runtime.h>
+#include <vector>
 
 #include "../check.h"
 
@@ -36,6 +39,21 @@ static inline int arg_flag(int argc, char **argv, const char *name)
 		if (!strcmp(argv[i], name))
 			return 1;
 	return 0;
+}
+
+/* The host's steady clock, ns. */
+static inline double now_ns()
+{
+	return std::chrono::duration<double, std::nano>(
+		   std::chrono::steady_clock::now().time_since_epoch())
+	    .count();
+}
+
+/* The median of @v (the upper one of an even count), 0 when empty. */
+static inline double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
 /* A tiny kernel: one add per element, so launch cost dominates when n is small. */

@@ -120,17 +120,20 @@ static int cmp_hcall(const void *a, const void *b)
 
 /* The profiler's cost per runtime launch call in this recording, from its kernel launches
  * (cudaLaunchKernel and the like) that began within 2 us of the end of their thread's previous
- * one: the median of (its end - that end), less the calibration's bare launch_bare_ns.
- * The cost varies between recorded processes by more than the launch itself (0.6-3.5 us; docs/
- * BENCHMARKS.md "skip advise"), the bare launch much less. -1 without launch_bare_ns, or
- * unless at least 16 launches, and half of them, are such: a launch loop like the
- * calibration's (a framework's launches, with its own work between them, cost more bare). */
+ * one, measured as the calibration's launch_bare_ns is: per burst of such launches, the mean
+ * of (each one's end - the previous one's end); the median over the bursts, less
+ * launch_bare_ns. (A burst's mean, not a launch's median: a recording's slow launches make
+ * its bursts slower, and the calibration's bare bursts include theirs.) The cost varies
+ * between recorded processes by more than the launch itself (0.3-4.4 us; docs/BENCHMARKS.md
+ * "skip advise"), the bare launch much less. -1 without launch_bare_ns, or unless at least 16
+ * launches, and half of them, are such: a launch loop like the calibration's (a framework's
+ * launches, with its own work between them, cost more bare). */
 static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip_calibration *cal,
 			       int64_t *v)
 {
 	struct hcall *h;
-	size_t n = 0, nv = 0;
-	int64_t cost = -1;
+	size_t n = 0, nv = 0, nb = 0;
+	int64_t cost = -1, sum = 0;
 
 	if (cal->launch_bare_ns <= 0)
 		return -1;
@@ -145,12 +148,22 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 	}
 	if (n)
 		qsort(h, n, sizeof(*h), cmp_hcall);
-	for (size_t i = 1; i < n; i++)
-		if (h[i].thread == h[i - 1].thread && h[i].start >= h[i - 1].end &&
-		    h[i].start - h[i - 1].end < 2000)
-			v[nv++] = h[i].end - h[i - 1].end;
+	for (size_t i = 1, len = 0; i <= n; i++) { /* v[]: each burst's mean */
+		int b2b = i < n && h[i].thread == h[i - 1].thread && h[i].start >= h[i - 1].end &&
+			  h[i].start - h[i - 1].end < 2000;
+
+		if (b2b) {
+			sum += h[i].end - h[i - 1].end;
+			len++;
+			nv++;
+		} else if (len) {
+			v[nb++] = sum / (int64_t)len;
+			sum = 0;
+			len = 0;
+		}
+	}
 	if (nv >= 16 && 2 * nv >= n) {
-		cost = median_or(v, nv, 0) - (int64_t)cal->launch_bare_ns;
+		cost = median_or(v, nb, 0) - (int64_t)cal->launch_bare_ns;
 		cost = cost > 0 ? cost : 0;
 	}
 	free(h);

@@ -99,8 +99,9 @@ struct sk_lat {
 	int64_t node_gap;    /* dependent nodes of a graph */
 	int64_t graph_first; /* graph launch return to its first node */
 	int64_t sync_ret;    /* the GPU's last end to a synchronize's return */
-	int64_t profiler_launch; /* the profiler's cost per runtime launch call in this recording
-				    (launch_bare_ns); -1: the calibration's profiler_launch_ns */
+	int64_t profiler_launch; /* the profiler's cost per runtime launch call in this recording,
+				    estimated against launch_bare_ns; -1: none (the calibration's
+				    profiler_launch_ns applies) */
 };
 void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration *cal,
 		  struct sk_lat *l);

@@ -118,13 +118,20 @@ static int cmp_hcall(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* A kernel launched by a runtime API call of its own (not a graph's). */
+static int runtime_launch(const struct skip_op *op)
+{
+	return op->kind == SKIP_OP_KERNEL && op->launch != INT64_MIN && !op->driver &&
+	       !op->graph && op->api_end >= op->launch;
+}
+
 /* The profiler's cost per runtime launch call in this recording, from its kernel launches
  * (cudaLaunchKernel and the like) that began within 2 us of the end of their thread's previous
  * one, measured as the calibration's launch_bare_ns is: per burst of such launches, the mean
  * of (each one's end - the previous one's end); the median over the bursts, less
  * launch_bare_ns. (A burst's mean, not a launch's median: a recording's slow launches make
  * its bursts slower, and the calibration's bare bursts include theirs.) The cost varies
- * between recorded processes by more than the launch itself (0.3-4.4 us; docs/BENCHMARKS.md
+ * between recorded processes by more than the launch itself (0.4-4.7 us; docs/BENCHMARKS.md
  * "skip advise"), the bare launch much less. -1 without launch_bare_ns, or unless at least 16
  * launches, and half of them, are such: a launch loop like the calibration's (a framework's
  * launches, with its own work between them, cost more bare). */
@@ -137,12 +144,14 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 
 	if (cal->launch_bare_ns <= 0)
 		return -1;
-	h = sk_xmalloc((tl->nops + 1) * sizeof(*h));
+	for (size_t i = 0; i < tl->nops; i++)
+		n += runtime_launch(&tl->ops[i]);
+	h = sk_xmalloc((n + 1) * sizeof(*h));
+	n = 0;
 	for (size_t i = 0; i < tl->nops; i++) {
 		const struct skip_op *op = &tl->ops[i];
 
-		if (op->kind == SKIP_OP_KERNEL && op->launch != INT64_MIN && !op->driver &&
-		    !op->graph && op->api_end >= op->launch)
+		if (runtime_launch(op))
 			h[n++] = (struct hcall){ ((uint64_t)op->pid << 32) | op->tid, op->launch,
 						 op->api_end };
 	}

@@ -17,9 +17,10 @@
 #    NAME.plan.json); then ROUNDS interleaved rounds of:
 #    serial, the plan, every executor, each a fresh `skip run` process of 50 timed iterations
 #    after 3 warm-up ones (unprofiled), and a bare launch_calib run (NAME.lcal.R.json: the
-#    host's launch cost during the DAG's rounds, which drifts within minutes). Two more recordings like the first (NAME.2.db in the
-#    middle of the rounds, NAME.3.db after them) sample the machine's drift as the rounds do. Also records E2 and E3 once each (NAME.streams.db,
-#    NAME.graph.db), to compare with the model's programs.
+#    host's launch cost during the DAG's rounds, which drifts within minutes). Two more
+#    recordings like the first (NAME.2.db in the middle of the rounds, NAME.3.db after them)
+#    sample the machine's drift as the rounds do. Also records E2 and E3 once each
+#    (NAME.streams.db, NAME.graph.db), to compare with the model's programs.
 #    Then its mechanics replica (bench/advise/replica.py: the same DAG of adv_spin kernels of
 #    the recorded durations, NAME_spin.json): recorded three times, ROUNDS rounds of
 #    `--executor all`.

@@ -163,13 +163,60 @@ SKIP_API int skip_trace_opts_parse(const char *spec, unsigned *bits);
 /* Write the canonical list for @bits ("cuda,nvtx,sync,overhead") into @buf. */
 SKIP_API void skip_trace_opts_format(unsigned bits, char *buf, size_t len);
 
+/* ---- output files (common/outfile.c) --------------------------------------------------- */
+
+/*
+ * Every file a command writes goes through these, so that an output never replaces one of the
+ * command's inputs or anything but a file skip wrote, and an interrupted write never leaves a
+ * half file under the requested name: the output is written to a temporary file in the same
+ * directory (".NAME.XXXXXX") and renamed into place by skip_outfile_commit().
+ */
+enum skip_out_kind {
+	SKIP_OUT_TRACE, /* a trace: an SQLite file with skip's SKIP_RUNS table */
+	SKIP_OUT_HTML,	/* skip report --html: starts with skip's HTML header */
+	SKIP_OUT_PLAN,	/* a plan (schemas/plan.schema.json): JSON with "skip_plan" */
+};
+
+struct skip_outfile {
+	char *path;   /* the name asked for (owned) */
+	char *target; /* the file that is replaced: path, or what its symlink names (owned) */
+	char *tmp;    /* the temporary file written until commit; NULL when writing directly
+			 (standard output, or a character device or FIFO such as /dev/stdout) */
+	FILE *f;      /* the stream to write (text kinds; NULL for SKIP_OUT_TRACE, whose
+			 caller opens @tmp with skip_store_create(tmp, SKIP_STORE_OVERWRITE)) */
+	int to_stdout; /* @path was "-" */
+	enum skip_out_kind kind; /* what is written */
+};
+
+/*
+ * Prepare to write an output of @kind at @path ("-" means standard output for text kinds).
+ * Refused with a message in skip_errmsg(): @path is one of the @ninputs files @inputs (same
+ * file, also through a symlink or hard link: SKIP_E_INVAL); @path is a directory, or a
+ * device, FIFO or socket for a trace (SKIP_E_INVAL); @path exists and @replace is 0
+ * (SKIP_E_EXISTS); @path exists and is neither empty nor a file skip wrote of @kind
+ * (SKIP_E_EXISTS: skip replaces only its own outputs); the directory cannot take a new file
+ * (-errno, naming the directory). On success @of is filled (free it with commit or abort).
+ */
+SKIP_API int skip_outfile_open(struct skip_outfile *of, const char *path, enum skip_out_kind kind,
+			       int replace, const char *const *inputs, size_t ninputs);
+/*
+ * Finish the output: flush and close the stream, give the file the mode a new file gets
+ * (0666 less the umask, or the replaced file's mode) and rename it over the target. On an
+ * error (a full disk, a failed rename) the temporary file is removed, the target is left as
+ * it was, and a negative code is returned with skip_errmsg() set. Frees @of's members.
+ */
+SKIP_API int skip_outfile_commit(struct skip_outfile *of);
+/* Give the output up: close the stream and remove the temporary file (with a trace's
+ * SQLite side files). Frees @of's members. Safe on a zeroed @of. */
+SKIP_API void skip_outfile_abort(struct skip_outfile *of);
+
 /* ---- trace store (schemas/trace.sql) ------------------------------------------------- */
 
 /* The schema's DDL text, embedded at build time from schemas/trace.sql. */
 SKIP_API extern const char skip_trace_sql[];
 
 enum skip_store_flags {
-	SKIP_STORE_OVERWRITE = 1 << 0, /* create: replace an existing file (and its -wal/-shm) */
+	SKIP_STORE_OVERWRITE = 1 << 0, /* create: replace an existing regular file (and its -wal/-shm) */
 	SKIP_STORE_FAST = 1 << 1,      /* create: synchronous=OFF, for the collector's part files */
 	SKIP_STORE_READONLY = 1 << 2,  /* open: read only */
 };

@@ -83,14 +83,19 @@ static void remove_sidecars(const char *path)
 
 int skip_store_create(const char *path, unsigned flags, sqlite3 **out)
 {
+	struct stat st;
 	sqlite3 *db = NULL;
 	char pragmas[256];
 	int rc, err;
 
 	*out = NULL;
-	if (access(path, F_OK) == 0) {
+	if (lstat(path, &st) == 0) {
 		if (!(flags & SKIP_STORE_OVERWRITE))
 			return sk_fail(SKIP_E_EXISTS, "%s: file exists", path);
+		/* Only a regular file is ever replaced (never a device, a directory or what a
+		 * symlink names); which files may be replaced is skip_outfile_open()'s rule. */
+		if (!S_ISREG(st.st_mode))
+			return sk_fail(SKIP_E_INVAL, "%s: not a regular file; not replaced", path);
 		if (unlink(path) != 0)
 			return sk_fail(-errno, "%s: cannot remove: %s", path, strerror(errno));
 	}

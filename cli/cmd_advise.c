@@ -421,24 +421,24 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	}
 }
 
-static int write_plan(const struct advise_opts *o, const struct skip_advice_report *r)
+static int write_plan(const struct advise_opts *o, const struct skip_advice_report *r,
+		      struct skip_outfile *out)
 {
 	const char *path = o->output;
 	char *s = skip_advice_plan(r);
-	FILE *f;
 
 	if (!s) {
 		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
+		skip_outfile_abort(out);
 		return EXIT_USAGE;
 	}
-	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!f || fprintf(f, "%s\n", s) < 0 || (f != stdout && fclose(f))) {
-		fprintf(stderr, "skip advise: error: writing %s: %s\n", path, strerror(errno));
-		free(s);
+	fprintf(out->f, "%s\n", s);
+	free(s);
+	if (skip_outfile_commit(out)) {
+		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
 		return EXIT_ERR;
 	}
-	free(s);
-	if (f != stdout)
+	if (strcmp(path, "-"))
 		fprintf(stderr, "skip advise: plan (%s, predicted %.2fx) written to %s; run it with "
 				"`skip run %s%s%s --plan %s`\n",
 			skip_advice_kind_name(r->items[r->best_plan].kind),
@@ -452,14 +452,24 @@ int cmd_advise(int argc, char **argv)
 	struct advise_opts o;
 	struct skip_trace *t = NULL;
 	struct skip_advice_report *r = NULL;
+	struct skip_outfile out = { 0 };
 	int err = parse(argc, argv, &o);
 
 	if (err)
 		return err < 0 ? EXIT_OK : err;
+	if (o.output) {
+		const char *inputs[] = { o.path, o.a.workload, o.calibration, o.starts };
+
+		if (skip_outfile_open(&out, o.output, SKIP_OUT_PLAN, 1, inputs, 4)) {
+			fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
+			return EXIT_USAGE;
+		}
+	}
 	if ((o.calibration && (err = load_calibration(o.calibration, &o.a.cal))) ||
 	    (o.starts && (err = load_starts(o.starts, &o)))) {
 		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
 		free_starts(&o);
+		skip_outfile_abort(&out);
 		return EXIT_USAGE;
 	}
 	err = skip_trace_open(o.path, &t);
@@ -469,6 +479,7 @@ int cmd_advise(int argc, char **argv)
 		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
 		skip_trace_close(t);
 		free_starts(&o);
+		skip_outfile_abort(&out);
 		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
 	}
 	r->path = sk_xstrdup(o.path);
@@ -486,7 +497,9 @@ int cmd_advise(int argc, char **argv)
 		print_text(&o, r);
 	}
 	if (o.output && !err)
-		err = write_plan(&o, r);
+		err = write_plan(&o, r, &out);
+	else if (o.output)
+		skip_outfile_abort(&out);
 	skip_advice_free(r);
 	skip_trace_close(t);
 	free_starts(&o);

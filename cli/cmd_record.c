@@ -35,7 +35,7 @@ static const char help[] =
 	"memset, synchronization and NVTX range into one SQLite trace. No code change needed.\n"
 	"\n"
 	"  -o, --output FILE        trace to write (default: trace.skip.db)\n"
-	"  -f, --force-overwrite    replace FILE if it exists\n"
+	"  -f, --force-overwrite    replace FILE if it exists and is a skip trace (or empty)\n"
 	"  -t, --trace LIST         what to record, comma-separated (default:\n"
 	"                           cuda,nvtx,sync,overhead). Kinds named replace the default\n"
 	"                           kinds; options add to them:\n"
@@ -56,7 +56,7 @@ static const char help[] =
 	"      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
 	"                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
 	"                           change), so kernels get their operators; it slows small-op\n"
-	"                           loops by 10-40%% (docs/BENCHMARKS.md)\n"
+	"                           loops by 10-40% (docs/BENCHMARKS.md)\n"
 	"  -q, --quiet              no progress lines, only the summary\n"
 	"  -h, --help               show this help\n"
 	"\n"
@@ -629,6 +629,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o;
 	char collector[PATH_MAX], parts[PATH_MAX + 16];
 	struct sigaction sa = { 0 }, old_int, old_term, old_hup;
+	struct skip_outfile out;
 	sqlite3 *db = NULL;
 	int err, kept, last_failure = 0;
 
@@ -639,22 +640,26 @@ int cmd_record(int argc, char **argv)
 		return EXIT_ERR;
 	if (o.torch_ops && find_python_shim(collector, o.python_dir, sizeof(o.python_dir)))
 		return EXIT_ERR;
-	err = skip_store_create(o.output, o.force ? SKIP_STORE_OVERWRITE : 0, &db);
-	if (err == SKIP_E_EXISTS) {
+	err = skip_outfile_open(&out, o.output, SKIP_OUT_TRACE, o.force, NULL, 0);
+	if (err == SKIP_E_EXISTS && !o.force) {
 		fprintf(stderr, "skip record: error: %s exists; use -f to overwrite it or -o to "
 				"choose another file\n",
 			o.output);
 		return EXIT_USAGE;
 	}
+	if (!err)
+		err = skip_store_create(out.tmp, SKIP_STORE_OVERWRITE, &db);
 	if (err) {
 		fprintf(stderr, "skip record: error: %s\n", skip_errmsg());
-		return EXIT_ERR;
+		skip_outfile_abort(&out);
+		return err == SKIP_E_EXISTS || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
 	}
 	snprintf(parts, sizeof(parts), "%s.parts", o.output);
 	if (mkdir(parts, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "skip record: error: cannot create %s: %s\n", parts,
 			strerror(errno));
 		sqlite3_close(db);
+		skip_outfile_abort(&out);
 		return EXIT_ERR;
 	}
 	{
@@ -683,6 +688,13 @@ int cmd_record(int argc, char **argv)
 	err = skip_store_finalize(db);
 	if (err)
 		fprintf(stderr, "skip record: warning: %s\n", skip_errmsg());
+	/* What was recorded is kept under the requested name even when a run failed. */
+	err = skip_outfile_commit(&out);
+	if (err) {
+		fprintf(stderr, "skip record: error: %s\n", skip_errmsg());
+		sqlite3_close(db);
+		return EXIT_ERR;
+	}
 	if (kept < 0) {
 		sqlite3_close(db);
 		return EXIT_ERR;

@@ -450,21 +450,22 @@ static void print_text(struct skip_trace *t, const struct report_opts *o,
 		       "torch.cuda.nvtx.range or emit_nvtx).\n");
 }
 
-static int write_html(const char *path, const struct skip_report *r)
+static int write_html(struct skip_outfile *out, const struct skip_report *r)
 {
-	FILE *f = fopen(path, "w");
-	int err;
+	const char *path = out->path;
+	int err = skip_export_html(r, out->f);
 
-	if (!f) {
-		fprintf(stderr, "skip report: error: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	err = skip_export_html(r, f);
-	if (fclose(f) != 0 || err) {
-		fprintf(stderr, "skip report: error: writing %s failed\n", path);
+	if (err) {
+		fprintf(stderr, "skip report: error: writing %s failed: %s\n", path,
+			skip_errmsg());
+		skip_outfile_abort(out);
 		return -1;
 	}
 	fprintf(stderr, "skip report: wrote %s\n", path);
+	if (skip_outfile_commit(out)) {
+		fprintf(stderr, "skip report: error: %s\n", skip_errmsg());
+		return -1;
+	}
 	return 0;
 }
 
@@ -473,19 +474,26 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	struct skip_trace *t = NULL;
 	struct skip_report *r = NULL;
+	struct skip_outfile html = { 0 };
 	int err = parse(argc, argv, &o);
 
 	if (err)
 		return err < 0 ? EXIT_OK : err;
+	/* The output is checked before the work: a refused name costs nothing. */
+	if (o.html && skip_outfile_open(&html, o.html, SKIP_OUT_HTML, 1, &o.path, 1)) {
+		fprintf(stderr, "skip report: error: %s\n", skip_errmsg());
+		return EXIT_USAGE;
+	}
 	err = skip_trace_open(o.path, &t);
 	if (!err)
 		err = skip_analyze(t, &o.a, &r);
 	if (err) {
 		fprintf(stderr, "skip report: error: %s\n", skip_errmsg());
 		skip_trace_close(t);
+		skip_outfile_abort(&html);
 		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
 	}
-	if (o.html && write_html(o.html, r))
+	if (o.html && write_html(&html, r))
 		err = EXIT_ERR;
 	if (o.json) {
 		char *s = skip_report_json(r);

@@ -297,20 +297,21 @@ static int make_plans(const struct run_opts *o, const struct skip_graph *g, stru
 static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 		      const struct result *res, int nres)
 {
-	FILE *f = strcmp(o->emit, "-") ? fopen(o->emit, "w") : stdout;
+	const char *inputs[] = { o->workload, o->plan_file, o->module };
+	struct skip_outfile out;
 
-	if (!f) {
-		fprintf(stderr, "skip run: error: %s: %s\n", o->emit, strerror(errno));
-		return EXIT_ERR;
+	if (skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 3)) {
+		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
+		return EXIT_USAGE;
 	}
 	for (int i = 0; i < nres; i++) {
 		char *s = skip_plan_to_json(g, res[i].plan);
 
-		fprintf(f, "%s\n", s ? s : "null");
+		fprintf(out.f, "%s\n", s ? s : "null");
 		free(s);
 	}
-	if (f != stdout && fclose(f)) {
-		fprintf(stderr, "skip run: error: writing %s failed\n", o->emit);
+	if (skip_outfile_commit(&out)) {
+		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
 		return EXIT_ERR;
 	}
 	return 0;

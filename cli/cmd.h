@@ -28,6 +28,11 @@ int cmd_advise(int argc, char **argv);
 /* Print "skip CMD: error: ...", a hint to run --help, and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) SK_PRINTF(2, 3);
 
+/* The exit code for a refused output (skip_outfile_open()): 2 for a name the user must change
+ * (an input, a file skip did not write, a directory), 1 for a system error. Prints
+ * "skip CMD: error: " and skip_errmsg() first. */
+int cli_output_error(const char *cmd, int err);
+
 /* The summary block `skip record` ends with and `skip info` prints. @path is shown with the
  * file size. Returns 0 or a negative code. */
 int cli_print_summary(FILE *out, sqlite3 *db, const char *path);

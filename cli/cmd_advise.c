@@ -460,10 +460,9 @@ int cmd_advise(int argc, char **argv)
 	if (o.output) {
 		const char *inputs[] = { o.path, o.a.workload, o.calibration, o.starts };
 
-		if (skip_outfile_open(&out, o.output, SKIP_OUT_PLAN, 1, inputs, 4)) {
-			fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
-			return EXIT_USAGE;
-		}
+		err = skip_outfile_open(&out, o.output, SKIP_OUT_PLAN, 1, inputs, 4);
+		if (err)
+			return cli_output_error("advise", err);
 	}
 	if ((o.calibration && (err = load_calibration(o.calibration, &o.a.cal))) ||
 	    (o.starts && (err = load_starts(o.starts, &o)))) {

@@ -650,9 +650,8 @@ int cmd_record(int argc, char **argv)
 	if (!err)
 		err = skip_store_create(out.tmp, SKIP_STORE_OVERWRITE, &db);
 	if (err) {
-		fprintf(stderr, "skip record: error: %s\n", skip_errmsg());
 		skip_outfile_abort(&out);
-		return err == SKIP_E_EXISTS || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
+		return cli_output_error("record", err);
 	}
 	snprintf(parts, sizeof(parts), "%s.parts", o.output);
 	if (mkdir(parts, 0755) != 0 && errno != EEXIST) {

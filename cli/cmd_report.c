@@ -480,10 +480,8 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		return err < 0 ? EXIT_OK : err;
 	/* The output is checked before the work: a refused name costs nothing. */
-	if (o.html && skip_outfile_open(&html, o.html, SKIP_OUT_HTML, 1, &o.path, 1)) {
-		fprintf(stderr, "skip report: error: %s\n", skip_errmsg());
-		return EXIT_USAGE;
-	}
+	if (o.html && (err = skip_outfile_open(&html, o.html, SKIP_OUT_HTML, 1, &o.path, 1)))
+		return cli_output_error("report", err);
 	err = skip_trace_open(o.path, &t);
 	if (!err)
 		err = skip_analyze(t, &o.a, &r);

@@ -299,11 +299,10 @@ static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 {
 	const char *inputs[] = { o->workload, o->plan_file, o->module };
 	struct skip_outfile out;
+	int err = skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 3);
 
-	if (skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 3)) {
-		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
-		return EXIT_USAGE;
-	}
+	if (err)
+		return cli_output_error("run", err);
 	for (int i = 0; i < nres; i++) {
 		char *s = skip_plan_to_json(g, res[i].plan);
 

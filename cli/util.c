@@ -49,3 +49,9 @@ const char *cli_bytes(char *buf, size_t n, double bytes)
 	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
 	return buf;
 }
+
+int cli_output_error(const char *cmd, int err)
+{
+	fprintf(stderr, "skip %s: error: %s\n", cmd, skip_errmsg());
+	return err == SKIP_E_EXISTS || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
+}

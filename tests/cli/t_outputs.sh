@@ -32,7 +32,7 @@ expect_exit 0 "$SKIP" report T.db --html r.html
 expect_exit 0 "$SKIP" run w.json --dry-run --emit-plan p.json
 expect_exit 0 "$SKIP" run w.json --dry-run --emit-plan p.json
 [ -z "$(ls -A | grep '^\.')" ] || fail "temporary files left: $(ls -A)"
-expect_exit 2 "$SKIP" report T.db --html nodir/r.html
+expect_exit 1 "$SKIP" report T.db --html nodir/r.html
 expect_out "the directory nodir does not exist"
 
 if have_collector; then

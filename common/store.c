@@ -17,9 +17,33 @@
 
 /* Map an SQLite result code to ours, with the message set for the user ("WHAT: reason", or
  * just the reason when @what is empty). */
+/* SQLite's message on one line of at most ~160 characters: a damaged schema can make it quote
+ * whole CREATE statements. */
+static const char *one_line(const char *msg, char *buf, size_t n)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; msg[i] && j + 4 < n; i++) {
+		if (j >= 160) {
+			memcpy(buf + j, "...", 3);
+			j += 3;
+			break;
+		}
+		if (msg[i] == '\n' || msg[i] == '\r' || msg[i] == '\t') {
+			if (j && buf[j - 1] != ' ')
+				buf[j++] = ' ';
+		} else {
+			buf[j++] = msg[i];
+		}
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
 static int db_fail(sqlite3 *db, int rc, const char *what)
 {
-	const char *msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	char line[256];
+	const char *msg = one_line(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), line, sizeof(line));
 	char pre[512];
 
 	snprintf(pre, sizeof(pre), "%s%s", what, *what ? ": " : "");
@@ -182,6 +206,54 @@ static int precheck(const char *path, int *truncated)
 	return 0;
 }
 
+/* A read-only open fails on a file whose last write did not finish in rollback-journal mode:
+ * SQLite must undo that write (a "hot" journal) before anyone can read it. */
+static int hot_journal(const char *path, int rc)
+{
+	char *j = sk_xasprintf("%s-journal", path);
+	struct stat st;
+	int hot = (rc & 0xff) == SQLITE_READONLY && stat(j, &st) == 0 && st.st_size > 0;
+
+	free(j);
+	return hot;
+}
+
+static int journal_fail(const char *path)
+{
+	return sk_fail(SKIP_E_IO,
+		       "%s: a write to this file did not finish (%s-journal is left); skip "
+		       "opens traces read-only and cannot undo it. To read the file as it "
+		       "was before that write, let SQLite roll it back once: "
+		       "sqlite3 %s 'PRAGMA quick_check' (copy both files first to keep them)",
+		       path, path, path);
+}
+
+/* Why an SQLite file that lacks SKIP_RUNS or a schema version is not read: a skip trace that
+ * was damaged (it has skip's other tables), an Nsight Systems export, or something else. */
+static int not_skip(sqlite3 *db, const char *path)
+{
+	int skip_tables = sk_db_int(db, 0,
+				    "SELECT count(*) FROM sqlite_master WHERE type='table' AND "
+				    "name IN ('SKIP_RUNS', 'SKIP_METADATA', 'SKIP_PROCESSES', "
+				    "'SKIP_DROPS')") > 0;
+
+	if (skip_tables)
+		return sk_fail(SKIP_E_CORRUPT,
+			       "%s: a damaged skip trace (%s); it cannot be read: record it "
+			       "again",
+			       path,
+			       !has_table(db, "SKIP_RUNS")
+				       ? "its SKIP_RUNS table is missing"
+				       : "its schema version, PRAGMA user_version, is 0");
+	if (has_table(db, "StringIds") && has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
+		return sk_fail(SKIP_E_FOREIGN,
+			       "%s: looks like an Nsight Systems export, which this version of "
+			       "skip cannot read yet; record with 'skip record'",
+			       path);
+	return sk_fail(SKIP_E_FOREIGN,
+		       "%s: an SQLite database but not a skip trace (no SKIP_RUNS table)", path);
+}
+
 int skip_store_open(const char *path, unsigned flags, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
@@ -206,21 +278,12 @@ int skip_store_open(const char *path, unsigned flags, sqlite3 **out)
 	sqlite3_busy_timeout(db, 5000);
 	rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		err = db_fail(db, rc, path);
+		err = hot_journal(path, rc) ? journal_fail(path) : db_fail(db, rc, path);
 		goto fail;
 	}
 	version = sk_db_int(db, -1, "PRAGMA user_version");
 	if (!has_table(db, "SKIP_RUNS") || version <= 0) {
-		if (has_table(db, "StringIds") && has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
-			err = sk_fail(SKIP_E_FOREIGN,
-				      "%s: looks like an Nsight Systems export, which this version "
-				      "of skip cannot read yet; record with 'skip record'",
-				      path);
-		else
-			err = sk_fail(SKIP_E_FOREIGN,
-				      "%s: an SQLite database but not a skip trace (no SKIP_RUNS "
-				      "table)",
-				      path);
+		err = not_skip(db, path);
 		goto fail;
 	}
 	if (version > SKIP_SCHEMA_VERSION) {

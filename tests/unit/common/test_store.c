@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "skip_common.h"
@@ -138,6 +140,68 @@ Test(common_store, open_says_which_way_a_file_is_wrong)
 	cr_expect_eq(skip_store_open(path("newer.skip.db"), 0, &db), SKIP_E_NEWER);
 	cr_expect(strstr(skip_errmsg(), "newer skip"), "%s", skip_errmsg());
 	cr_expect_null(db);
+}
+
+Test(common_store, a_damaged_skip_trace_is_called_damaged_not_an_nsys_export)
+{
+	sqlite3 *db = create("runs.skip.db");
+
+	exec(db, "DROP TABLE SKIP_RUNS;");
+	sqlite3_close(db);
+	cr_expect_eq(skip_store_open(path("runs.skip.db"), SKIP_STORE_READONLY, &db),
+		     SKIP_E_CORRUPT);
+	cr_expect(strstr(skip_errmsg(), "a damaged skip trace (its SKIP_RUNS table is missing)"),
+		  "%s", skip_errmsg());
+
+	db = create("version.skip.db");
+	exec(db, "PRAGMA user_version = 0;");
+	sqlite3_close(db);
+	cr_expect_eq(skip_store_open(path("version.skip.db"), SKIP_STORE_READONLY, &db),
+		     SKIP_E_CORRUPT);
+	cr_expect(strstr(skip_errmsg(), "user_version, is 0"), "%s", skip_errmsg());
+	cr_expect_null(strstr(skip_errmsg(), "Nsight"), "%s", skip_errmsg());
+}
+
+Test(common_store, a_left_over_journal_is_explained_on_a_read_only_open)
+{
+	sqlite3 *db = create("j.skip.db");
+	pid_t pid;
+	int status;
+
+	exec(db, "PRAGMA journal_mode=DELETE; CREATE TABLE pad(x);"
+		 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 64) "
+		 "INSERT INTO pad SELECT randomblob(4000) FROM n;");
+	sqlite3_close(db);
+	/* A writer killed in the middle of a transaction leaves a hot journal behind. */
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		sqlite3 *w = NULL;
+
+		sqlite3_open(path("j.skip.db"), &w);
+		sqlite3_exec(w, "PRAGMA cache_size=1; BEGIN; DELETE FROM pad; WITH RECURSIVE "
+				"n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 64) "
+				"INSERT INTO pad SELECT randomblob(4000) FROM n;",
+			     NULL, NULL, NULL);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	cr_assert_eq(access(path("j.skip.db-journal"), F_OK), 0, "no journal was left");
+	cr_expect_lt(skip_store_open(path("j.skip.db"), SKIP_STORE_READONLY, &db), 0);
+	cr_expect(strstr(skip_errmsg(), "a write to this file did not finish"), "%s",
+		  skip_errmsg());
+	cr_expect(strstr(skip_errmsg(), "PRAGMA quick_check"), "%s", skip_errmsg());
+	cr_expect_null(strstr(skip_errmsg(), "readonly"), "%s", skip_errmsg());
+}
+
+Test(common_store, create_never_replaces_a_file_that_is_not_regular)
+{
+	sqlite3 *db = NULL;
+
+	cr_assert_eq(mkfifo(path("fifo"), 0600), 0);
+	cr_expect_eq(skip_store_create(path("fifo"), SKIP_STORE_OVERWRITE, &db), SKIP_E_INVAL);
+	cr_expect_null(db);
+	cr_expect_eq(access(path("fifo"), F_OK), 0);
 }
 
 Test(common_store, open_rejects_a_truncated_file)

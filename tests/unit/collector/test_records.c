@@ -356,7 +356,12 @@ Test(collector_records, drops_are_stored_per_kind_and_cause_and_replaced)
 Test(collector_records, a_write_error_turns_writing_off_and_counts_the_loss)
 {
 	CUpti_ActivityKernel10 k = kernel("k", 0, 1, 1);
+	char logged[1024] = "";
+	FILE *log = tmpfile();
 
+	/* The error line goes to a file this test reads, not to the test run's output. */
+	cr_assert_not_null(log);
+	skip_log_init("test", log, 1);
 	/* Make every insert fail: the table disappears under the prepared statement. */
 	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&k), 0);
 	sqlite3_exec(w.db, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL", NULL, NULL, NULL);
@@ -364,6 +369,12 @@ Test(collector_records, a_write_error_turns_writing_off_and_counts_the_loss)
 	cr_expect(w.failed);
 	cr_expect_eq(w.lost[SK_K_KERNEL], 1);
 	cr_expect_lt(sk_writer_record(&w, (CUpti_Activity *)&k), 0, "writing stays off");
+	rewind(log);
+	cr_expect_gt(fread(logged, 1, sizeof(logged) - 1, log), 0);
+	cr_expect(strstr(logged, "writing kernel failed"), "%s", logged);
+	cr_expect(strstr(logged, "what was committed is kept"), "%s", logged);
+	skip_log_init("test", NULL, 1);
+	fclose(log);
 }
 
 Test(collector_records, transactions_commit_what_was_written)

@@ -7,6 +7,7 @@
 #ifndef SKIP_CLI_CMD_H
 #define SKIP_CLI_CMD_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "skip_common.h"
@@ -27,6 +28,36 @@ int cmd_advise(int argc, char **argv);
 
 /* Print "skip CMD: error: ...", a hint to run --help, and return EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) SK_PRINTF(2, 3);
+
+/* ---- option values (cli/opts.c) ---- */
+
+/* Checked whole number in [@lo, @hi]: 0 with *@out set, or a usage error (EXIT_USAGE) saying
+ * "@opt takes @what" (or "a whole number from LO to HI" when @what is NULL). */
+int cli_int(const char *cmd, const char *opt, const char *s, long long lo, long long hi,
+	    const char *what, long long *out);
+/* The same into an int. */
+int cli_int32(const char *cmd, const char *opt, const char *s, int lo, int hi, int *out);
+/* Checked real number in (@lo, @hi), or (@lo, @hi] with @hi_included; the error says
+ * "@opt takes @what". */
+int cli_real(const char *cmd, const char *opt, const char *s, double lo, double hi,
+	     int hi_included, const char *what, double *out);
+
+/* What report and advise read of a trace: -r/--run N (0: all or the first) and -R/--region
+ * NAME (NULL: the whole run). */
+struct cli_pick {
+	int64_t run_id;
+	const char *region; /* borrowed from argv */
+};
+#define CLI_PICK_LONGOPTS                                                                          	{ "run", required_argument, NULL, 'r' }, { "region", required_argument, NULL, 'R' }
+/* Handle getopt's @c when it is 'r' or 'R': returns 1 with *@rc = 0 or a usage error;
+ * returns 0 for any other option. */
+int cli_pick_opt(const char *cmd, int c, const char *arg, struct cli_pick *p, int *rc);
+
+/* Durations in the terminal: 4 significant digits ("6.070 us", "10.61 ms"). */
+static inline const char *cli_dur(char *buf, size_t n, double ns)
+{
+	return skip_fmt_duration(buf, n, ns, 4);
+}
 
 /* The exit code for a refused output (skip_outfile_open()): 2 for a name the user must change
  * (an input, a file skip did not write, a directory), 1 for a system error. Prints

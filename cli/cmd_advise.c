@@ -98,8 +98,7 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	static const struct option opts[] = {
 		{ "workload", required_argument, NULL, 'w' },
 		{ "size", required_argument, NULL, 's' },
-		{ "region", required_argument, NULL, 'R' },
-		{ "run", required_argument, NULL, 'r' },
+		CLI_PICK_LONGOPTS,
 		{ "lengths", required_argument, NULL, 'l' },
 		{ "min-ps", required_argument, NULL, 'm' },
 		{ "top", required_argument, NULL, 'k' },
@@ -111,13 +110,15 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	char *end;
-	int c, err;
+	struct cli_pick pick = { 0 };
+	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":w:s:R:r:l:m:k:o:jh", opts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, ":w:s:R:r:l:m:k:o:jh", opts, NULL)) != -1) {
+		if (cli_pick_opt("advise", c, optarg, &pick, &rc))
+			continue;
 		switch (c) {
 		case 'w':
 			o->a.workload = optarg;
@@ -125,35 +126,15 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 		case 's':
 			o->a.size = optarg;
 			break;
-		case 'R':
-			o->a.region = optarg;
-			break;
-		case 'r':
-			errno = 0;
-			o->a.run_id = strtoll(optarg, &end, 10);
-			if (errno || *end || o->a.run_id < 1)
-				return cli_usage_error("advise", "--run takes a run number (1, 2, ...); "
-								 "got '%s'",
-						       optarg);
-			break;
 		case 'l':
-			if ((err = parse_lengths(o, optarg)))
-				return err;
+			rc = parse_lengths(o, optarg);
 			break;
 		case 'm':
-			errno = 0;
-			o->a.min_ps = strtod(optarg, &end);
-			if (errno || *end || !(o->a.min_ps > 0 && o->a.min_ps <= 1))
-				return cli_usage_error("advise", "--min-ps takes a number in (0, 1]; got "
-								 "'%s'",
-						       optarg);
+			rc = cli_real("advise", "--min-ps", optarg, 0, 1, 1, "a number in (0, 1]",
+				      &o->a.min_ps);
 			break;
 		case 'k':
-			errno = 0;
-			o->a.top = (int)strtol(optarg, &end, 10);
-			if (errno || *end || o->a.top < 1 || o->a.top > 1000)
-				return cli_usage_error("advise", "--top takes 1 to 1000; got '%s'",
-						       optarg);
+			rc = cli_int32("advise", "--top", optarg, 1, 1000, &o->a.top);
 			break;
 		case 'o':
 			o->output = optarg;
@@ -179,6 +160,10 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 			return cli_usage_error("advise", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (rc)
+		return rc;
+	o->a.run_id = pick.run_id;
+	o->a.region = pick.region;
 	if (optind != argc - 1)
 		return cli_usage_error("advise", optind >= argc ? "no trace file given"
 								: "one trace file only; got '%s' too",
@@ -313,11 +298,6 @@ static void free_starts(struct advise_opts *o)
 
 /* ---- text output ----------------------------------------------------------------------------- */
 
-static const char *dur(char *buf, size_t n, double ns)
-{
-	return skip_fmt_duration(buf, n, ns, 4);
-}
-
 /* @text in lines of at most @width columns, the first continuing the current line (at column
  * @indent), the others indented by @indent. */
 static void wrap(const char *text, int indent, int width)
@@ -360,7 +340,7 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 		printf(", NVTX region '%s' (%zu occurrence%s)", r->region, r->regions,
 		       r->regions == 1 ? "" : "s");
 	printf("\n\nmodel check: recorded %s, model %s: calibration error %.1f%%%s\n",
-	       dur(a, sizeof(a), r->recorded_il_ns), dur(b, sizeof(b), r->replay_il_ns),
+	       cli_dur(a, sizeof(a), r->recorded_il_ns), cli_dur(b, sizeof(b), r->replay_il_ns),
 	       100 * r->calibration_error,
 	       r->workload ? " (of the median iteration)"
 	       : r->regions > 1 ? " (medians over the regions)" : "");
@@ -386,9 +366,9 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 		while (note < i && strcmp(r->items[note].assumptions, it->assumptions))
 			note++; /* the first item with the same assumptions names the note */
 		printf("%3zu  %-12s %12s %12s %7.2fx %12s  %s [%c]%s\n", i + 1,
-		       skip_advice_kind_name(it->kind), dur(a, sizeof(a), it->baseline_il_ns),
-		       dur(b, sizeof(b), it->predicted_il_ns), it->speedup,
-		       dur(c, sizeof(c), it->saved_ns), it->title, 'a' + (int)(note % 26),
+		       skip_advice_kind_name(it->kind), cli_dur(a, sizeof(a), it->baseline_il_ns),
+		       cli_dur(b, sizeof(b), it->predicted_il_ns), it->speedup,
+		       cli_dur(c, sizeof(c), it->saved_ns), it->title, 'a' + (int)(note % 26),
 		       (int)i == r->best_plan ? "  <- the plan" : "");
 	}
 	for (size_t i = 0; i < r->nitems; i++) {
@@ -414,7 +394,7 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 		const struct skip_chain *ch = &r->chains[i];
 
 		printf("  %5zu %4d %8lld %6.2f %12s  ", i + 1, ch->len, (long long)ch->count, ch->ps,
-		       dur(a, sizeof(a), ch->recoverable_ns));
+		       cli_dur(a, sizeof(a), ch->recoverable_ns));
 		for (int k = 0; k < ch->len; k++)
 			printf("%s%s", k ? " -> " : "", ch->names[k]);
 		printf("\n");

@@ -149,7 +149,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ 0 },
 	};
 	int c, latency = 0;
-	char *end;
 
 	*o = (struct record_opts){ .output = "trace.skip.db", .repeat = 1,
 				   .trace = SKIP_TRACE_DEFAULT };
@@ -173,15 +172,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case OPT_TORCH_OPS:
 			o->torch_ops = 1;
 			break;
-		case 'r':
-			errno = 0;
-			o->repeat = strtol(optarg, &end, 10);
-			if (errno || *end || o->repeat < 1 || o->repeat > 100000)
-				return cli_usage_error("record",
-						       "--repeat takes a whole number from 1 to "
-						       "100000; got '%s'",
-						       optarg);
+		case 'r': {
+			long long n = 0;
+
+			if (cli_int("record", "--repeat", optarg, 1, 100000, NULL, &n))
+				return EXIT_USAGE;
+			o->repeat = (long)n;
 			break;
+		}
 		case 's':
 			if (parse_sweep(o, optarg))
 				return EXIT_USAGE;

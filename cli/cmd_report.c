@@ -62,8 +62,7 @@ static int parse(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_NO_COLOR = 256, OPT_HTML };
 	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "region", required_argument, NULL, 'R' },
+		CLI_PICK_LONGOPTS,
 		{ "top", required_argument, NULL, 'k' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "param", required_argument, NULL, 'p' },
@@ -74,49 +73,30 @@ static int parse(int argc, char **argv, struct report_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	char *end;
-	int c;
+	struct cli_pick pick = { 0 };
+	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":r:R:k:t:p:e:jh", opts, NULL)) != -1) {
-		errno = 0;
+	while (!rc && (c = getopt_long(argc, argv, ":r:R:k:t:p:e:jh", opts, NULL)) != -1) {
+		if (cli_pick_opt("report", c, optarg, &pick, &rc))
+			continue;
 		switch (c) {
-		case 'r':
-			o->a.run_id = strtoll(optarg, &end, 10);
-			if (errno || *end || o->a.run_id < 1)
-				return cli_usage_error("report", "--run takes a run number (1, 2, ...)"
-								 "; got '%s'",
-						       optarg);
-			break;
-		case 'R':
-			o->a.region = optarg;
-			break;
 		case 'k':
-			o->a.top_k = (int)strtol(optarg, &end, 10);
-			if (errno || *end || o->a.top_k < 1 || o->a.top_k > 1000)
-				return cli_usage_error("report", "--top takes 1 to 1000; got '%s'",
-						       optarg);
+			rc = cli_int32("report", "--top", optarg, 1, 1000, &o->a.top_k);
 			break;
 		case 't':
-			o->a.threshold = strtod(optarg, &end);
-			if (errno || *end || !(o->a.threshold > 0 && o->a.threshold < 1))
-				return cli_usage_error("report",
-						       "--threshold takes a fraction between 0 and 1 "
-						       "(0.5 = 50%%); got '%s'",
-						       optarg);
+			rc = cli_real("report", "--threshold", optarg, 0, 1, 0,
+				      "a fraction between 0 and 1 (0.5 = 50%)", &o->a.threshold);
 			break;
 		case 'p':
 			o->a.param = optarg;
 			break;
 		case 'e':
-			o->a.knee_eps = strtod(optarg, &end);
-			if (errno || *end || !(o->a.knee_eps > 0 && o->a.knee_eps < 10))
-				return cli_usage_error("report", "--knee-eps takes a number between 0 "
-								 "and 10 (0.2 = 20%%); got '%s'",
-						       optarg);
+			rc = cli_real("report", "--knee-eps", optarg, 0, 10, 0,
+				      "a number between 0 and 10 (0.2 = 20%)", &o->a.knee_eps);
 			break;
 		case 'j':
 			o->json = 1;
@@ -136,6 +116,10 @@ static int parse(int argc, char **argv, struct report_opts *o)
 			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (rc)
+		return rc;
+	o->a.run_id = pick.run_id;
+	o->a.region = pick.region;
 	if (optind != argc - 1)
 		return cli_usage_error("report", optind >= argc ? "no trace file given"
 							       : "expected one trace file");
@@ -145,18 +129,12 @@ static int parse(int argc, char **argv, struct report_opts *o)
 
 /* ---- formatting ---------------------------------------------------------------------------- */
 
-/* Durations in the terminal: 4 significant digits ("6.070 us", "10.61 ms"). */
-static const char *dur(char *buf, size_t n, double ns)
-{
-	return skip_fmt_duration(buf, n, ns, 4);
-}
-
 static const char *fmt_value(char *buf, size_t n, enum skip_metric_id id, double v)
 {
 	const char *unit = skip_metric_unit(id);
 
 	if (!strcmp(unit, "ns"))
-		return dur(buf, n, v);
+		return cli_dur(buf, n, v);
 	if (!strcmp(unit, "ratio"))
 		snprintf(buf, n, "%.1f%%", v * 100);
 	else if (!strcmp(unit, "1/s"))
@@ -241,9 +219,9 @@ static void print_names(const char *title, const char *what, const struct skip_n
 	       operators ? "GPU time" : "total", operators ? "launch" : "mean", "share");
 	for (size_t i = 0; i < n; i++)
 		printf("  %-*.*s %10s %10s %10s %6.1f%%\n", w, w, v[i].name,
-		       cli_group(a, sizeof(a), v[i].count), dur(b, sizeof(b), (double)v[i].total_ns),
-		       operators ? dur(c, sizeof(c), (double)v[i].launch_ns)
-				 : dur(c, sizeof(c), (double)v[i].total_ns / (double)v[i].count),
+		       cli_group(a, sizeof(a), v[i].count), cli_dur(b, sizeof(b), (double)v[i].total_ns),
+		       operators ? cli_dur(c, sizeof(c), (double)v[i].launch_ns)
+				 : cli_dur(c, sizeof(c), (double)v[i].total_ns / (double)v[i].count),
 		       all_ns ? 100.0 * (double)v[i].total_ns / (double)all_ns : 0);
 }
 
@@ -263,8 +241,8 @@ static void print_regions(const struct skip_report *r)
 		const struct skip_metrics *m = &r->regions[i].m;
 
 		printf("  %-5lld %-10d %10s %10s %7.1f%%  %s\n", (long long)r->regions[i].run_id,
-		       r->regions[i].occurrence, dur(a, sizeof(a), (double)m->il_ns),
-		       dur(b, sizeof(b), (double)m->tklqt_ns), m->host_share * 100,
+		       r->regions[i].occurrence, cli_dur(a, sizeof(a), (double)m->il_ns),
+		       cli_dur(b, sizeof(b), (double)m->tklqt_ns), m->host_share * 100,
 		       skip_verdict_name(m->verdict));
 	}
 }
@@ -307,10 +285,10 @@ static void print_sweep(const struct skip_report *r)
 		const struct skip_sweep_point *p = &s->pts[i];
 
 		printf("  %8s %5d %10s %10s %10s %10s %10s %10s %7.1f%% %8s  %s\n",
-		       num(a, sizeof(a), p->value), p->runs, dur(b, sizeof(b), p->il_ns),
-		       dur(c, sizeof(c), p->tklqt_ns), dur(d, sizeof(d), p->tklqt_per_kernel_ns),
-		       dur(e, sizeof(e), p->akd_ns), dur(g, sizeof(g), p->busy_ns),
-		       dur(h, sizeof(h), p->idle_ns), p->host_share * 100,
+		       num(a, sizeof(a), p->value), p->runs, cli_dur(b, sizeof(b), p->il_ns),
+		       cli_dur(c, sizeof(c), p->tklqt_ns), cli_dur(d, sizeof(d), p->tklqt_per_kernel_ns),
+		       cli_dur(e, sizeof(e), p->akd_ns), cli_dur(g, sizeof(g), p->busy_ns),
+		       cli_dur(h, sizeof(h), p->idle_ns), p->host_share * 100,
 		       num(i2, sizeof(i2), p->kernels), skip_verdict_name(p->verdict));
 	}
 	printf("\nCrossover\n  verdict flip: ");
@@ -334,17 +312,17 @@ static void print_sweep(const struct skip_report *r)
 		printf("%s ~ %s: TKLQT leaves its plateau (median of the first %d values: %s) past "
 		       "%.0f%% above it (%s) for good, between %s (%s) and %s (%s)\n",
 		       s->param, num(a, sizeof(a), k->value), k->plateau_points,
-		       dur(b, sizeof(b), k->plateau), k->epsilon * 100,
-		       dur(c, sizeof(c), k->threshold), num(d, sizeof(d), s->pts[k->lo].value),
-		       dur(e, sizeof(e), s->pts[k->lo].tklqt_ns),
+		       cli_dur(b, sizeof(b), k->plateau), k->epsilon * 100,
+		       cli_dur(c, sizeof(c), k->threshold), num(d, sizeof(d), s->pts[k->lo].value),
+		       cli_dur(e, sizeof(e), s->pts[k->lo].tklqt_ns),
 		       num(g, sizeof(g), s->pts[k->hi].value),
-		       dur(h, sizeof(h), s->pts[k->hi].tklqt_ns));
+		       cli_dur(h, sizeof(h), s->pts[k->hi].tklqt_ns));
 	else
 		printf("none: TKLQT %s (plateau %s, threshold %s)\n",
 		       s->npts && s->pts[s->npts - 1].tklqt_ns > k->threshold
 			       ? "rises from the first values: no plateau"
 			       : "does not rise for good above its plateau",
-		       dur(a, sizeof(a), k->plateau), dur(b, sizeof(b), k->threshold));
+		       cli_dur(a, sizeof(a), k->plateau), cli_dur(b, sizeof(b), k->threshold));
 	printf("  %s\n", s->agree ? (f->found ? "the two rules agree (within a factor of 2)"
 					      : "the two rules agree: no crossover")
 				   : "the two rules DISAGREE: read both with their inputs above");
@@ -388,9 +366,9 @@ static void print_sweep_graph(struct skip_trace *t, const struct report_opts *o,
 			double mb = skip_median(base, (size_t)n), mg = skip_median(gr, (size_t)n);
 
 			printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", p->value,
-			       dur(a, sizeof(a), skip_median(rec, (size_t)n)),
-			       dur(b, sizeof(b), skip_median(rep, (size_t)n)), 100 * skip_median(err, (size_t)n),
-			       dur(c, sizeof(c), mb), dur(d, sizeof(d), mg), mg > 0 ? mb / mg : 0);
+			       cli_dur(a, sizeof(a), skip_median(rec, (size_t)n)),
+			       cli_dur(b, sizeof(b), skip_median(rep, (size_t)n)), 100 * skip_median(err, (size_t)n),
+			       cli_dur(c, sizeof(c), mb), cli_dur(d, sizeof(d), mg), mg > 0 ? mb / mg : 0);
 		}
 		free(v);
 	}

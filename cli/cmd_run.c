@@ -82,20 +82,6 @@ struct result {
 
 /* ---- options --------------------------------------------------------------------------------- */
 
-static int parse_int(const char *opt, const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || !*s || v < lo || v > hi)
-		return cli_usage_error("run", "%s takes a whole number from %d to %d; got '%s'",
-				       opt, lo, hi, s);
-	*out = (int)v;
-	return 0;
-}
-
 static int parse_set(struct run_opts *o, char *spec)
 {
 	char *eq = strchr(spec, '='), *end;
@@ -155,18 +141,18 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 		return 0;
 	case 'n':
 		o->have_n = 1;
-		return parse_int(optname, arg, 1, 1000000, &o->iterations);
+		return cli_int32("run", optname, arg, 1, 1000000, &o->iterations);
 	case O_WARMUP:
-		return parse_int(optname, arg, 0, 1000000, &o->warmup);
+		return cli_int32("run", optname, arg, 0, 1000000, &o->warmup);
 	case 's':
 		o->size = arg;
 		return 0;
 	case 'D':
 		return parse_set(o, arg);
 	case O_STREAMS:
-		return parse_int(optname, arg, 1, 64, &o->popts.nstreams);
+		return cli_int32("run", optname, arg, 1, 64, &o->popts.nstreams);
 	case O_WINDOW:
-		return parse_int(optname, arg, 1, 64, &o->popts.window);
+		return cli_int32("run", optname, arg, 1, 64, &o->popts.window);
 	case 'm':
 		o->module = arg;
 		return 0;
@@ -174,7 +160,7 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 		o->emit = arg;
 		return 0;
 	case 'd':
-		return parse_int(optname, arg, 0, 1023, &o->device);
+		return cli_int32("run", optname, arg, 0, 1023, &o->device);
 	}
 	return cli_usage_error("run", "unknown option '%s'", optname);
 }

@@ -40,7 +40,7 @@ expect_out "--run takes a run number"
 expect_exit 2 "$SKIP" report h100_graph.skip.db --threshold 2
 expect_out "--threshold takes a fraction between 0 and 1"
 expect_exit 2 "$SKIP" report h100_graph.skip.db --top x
-expect_out "--top takes 1 to 1000"
+expect_out "--top takes a whole number from 1 to 1000"
 expect_exit 2 "$SKIP" report h100_launch_chain.skip.db --run 9
 expect_out "no run 9 (the file has 3 runs"
 expect_exit 2 "$SKIP" report h100_torch_mlp.skip.db --region prefill

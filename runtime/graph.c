@@ -11,6 +11,7 @@
  * levelizes the result.
  */
 #define SK_LOG_DOMAIN "runtime"
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,85 @@ static char *dupstr(const char *s)
 	if (d)
 		memcpy(d, s, n);
 	return d;
+}
+
+/* ---- name index ------------------------------------------------------------------------------ */
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot of @name, or the free slot where it would go. @ix has at least one free slot. */
+static int names_slot(const struct sk_names *ix, const char *name)
+{
+	int mask = ix->cap - 1, i = (int)(hash_name(name) & (uint64_t)mask);
+
+	while (ix->names[i] && strcmp(ix->names[i], name))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int names_find(const struct sk_names *ix, const char *name)
+{
+	int i;
+
+	if (!ix->cap || !name)
+		return SKIP_E_NOTFOUND;
+	i = names_slot(ix, name);
+	return ix->names[i] ? ix->ids[i] : SKIP_E_NOTFOUND;
+}
+
+/* Make room for one more entry (rehashing into twice the slots when half full). */
+static int names_reserve(struct sk_names *ix)
+{
+	struct sk_names nx = {0};
+
+	if (2 * (ix->n + 1) <= ix->cap)
+		return 0;
+	nx.cap = ix->cap ? 2 * ix->cap : 64;
+	nx.names = calloc((size_t)nx.cap, sizeof(*nx.names));
+	nx.ids = malloc((size_t)nx.cap * sizeof(*nx.ids));
+	if (!nx.names || !nx.ids) {
+		free(nx.names);
+		free(nx.ids);
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
+	for (int i = 0; i < ix->cap; i++)
+		if (ix->names[i]) {
+			int j = names_slot(&nx, ix->names[i]);
+
+			nx.names[j] = ix->names[i];
+			nx.ids[j] = ix->ids[i];
+		}
+	nx.n = ix->n;
+	free(ix->names);
+	free(ix->ids);
+	*ix = nx;
+	return 0;
+}
+
+/* Add @name (not yet there; borrowed, it must live as long as the index) after
+ * names_reserve() made room: cannot fail. */
+static void names_add(struct sk_names *ix, const char *name, int id)
+{
+	int i = names_slot(ix, name);
+
+	assert(!ix->names[i] && 2 * (ix->n + 1) <= ix->cap);
+	ix->names[i] = name;
+	ix->ids[i] = id;
+	ix->n++;
+}
+
+static void names_fini(struct sk_names *ix)
+{
+	free(ix->names);
+	free(ix->ids);
+	memset(ix, 0, sizeof(*ix));
 }
 
 static int check_open(const struct skip_graph *g)
@@ -117,6 +197,8 @@ void skip_graph_free(struct skip_graph *g)
 	free(g->explicit_edges);
 	free(g->topo);
 	free(g->reach);
+	names_fini(&g->task_names);
+	names_fini(&g->buf_names);
 	free(g);
 }
 
@@ -149,7 +231,8 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 		return sk_fail(SKIP_E_INVAL,
 			       "buffer '%s': %zu bytes is not a whole number of %zu-byte elements",
 			       name, size, sk_dtype_size(dt));
-	if (grow((void **)&g->bufs, &g->capbufs, g->nbufs + 1, sizeof(*b)))
+	if (grow((void **)&g->bufs, &g->capbufs, g->nbufs + 1, sizeof(*b)) ||
+	    names_reserve(&g->buf_names))
 		return SKIP_E_NOMEM;
 	b = &g->bufs[g->nbufs];
 	memset(b, 0, sizeof(*b));
@@ -169,6 +252,7 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 	b->atol = dt == SKIP_DT_F64 ? 1e-12 : 1e-6;
 	b->dptr = dptr;
 	b->registered = dptr != NULL;
+	names_add(&g->buf_names, b->name, g->nbufs);
 	return g->nbufs++;
 }
 
@@ -348,7 +432,8 @@ int skip_graph_add_task(struct skip_graph *g, const struct skip_task_desc *d)
 	if ((err = check_kernel(g, name, &d->kernel)) ||
 	    (err = check_shape(name, d->grid, d->block)))
 		return err;
-	if (grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof(*t)))
+	if (grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof(*t)) ||
+	    names_reserve(&g->task_names))
 		return SKIP_E_NOMEM;
 	t = &g->tasks[g->ntasks];
 	memset(t, 0, sizeof(*t));
@@ -370,6 +455,7 @@ int skip_graph_add_task(struct skip_graph *g, const struct skip_task_desc *d)
 	for (int i = 0; i < t->naccess; i++)
 		if (t->access[i].mode & SKIP_WRITE)
 			g->bufs[t->access[i].buffer].written = 1;
+	names_add(&g->task_names, t->name, g->ntasks);
 	return g->ntasks++;
 fail:
 	free_task(t);
@@ -612,18 +698,12 @@ size_t skip_graph_buffer_size(const struct skip_graph *g, int buffer)
 
 int skip_graph_find_task(const struct skip_graph *g, const char *name)
 {
-	for (int i = g->ntasks - 1; name && i >= 0; i--)
-		if (!strcmp(g->tasks[i].name, name))
-			return i;
-	return SKIP_E_NOTFOUND;
+	return names_find(&g->task_names, name);
 }
 
 int skip_graph_find_buffer(const struct skip_graph *g, const char *name)
 {
-	for (int i = 0; name && i < g->nbufs; i++)
-		if (!strcmp(g->bufs[i].name, name))
-			return i;
-	return SKIP_E_NOTFOUND;
+	return names_find(&g->buf_names, name);
 }
 
 int skip_graph_task_access(const struct skip_graph *g, int task, const struct skip_access **access)

@@ -64,6 +64,14 @@ struct sk_edge {
 	int from, to;
 };
 
+/* Names to ids (graph.c): open addressing with linear probing, at most half full, so that
+ * adding and finding a task by name stay O(1) in graphs of 100,000 tasks. */
+struct sk_names {
+	const char **names; /* [cap] borrowed from the task or buffer that owns it; NULL: free */
+	int *ids;	    /* [cap] */
+	int n, cap;	    /* entries; slots (0 or a power of two) */
+};
+
 struct skip_graph {
 	struct sk_buffer *bufs;
 	int nbufs, capbufs;
@@ -79,7 +87,9 @@ struct skip_graph {
 	int width;
 	uint64_t *reach; /* [ntasks * words] reach[v] bit u: u ->* v (u != v); NULL if too big */
 	int reach_words;
-	struct sk_cuda *cuda; /* device state, NULL before load */
+	struct sk_names task_names; /* task name -> id */
+	struct sk_names buf_names;  /* buffer name -> id */
+	struct sk_cuda *cuda;	    /* device state, NULL before load */
 };
 
 /* ---- graph.c / dag.c ------------------------------------------------------------------------- */

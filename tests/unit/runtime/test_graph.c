@@ -223,6 +223,38 @@ Test(runtime_graph, buffers_need_a_unique_name_and_whole_elements)
 	cr_assert_eq(skip_graph_add_buffer(g, "z", 0, SKIP_DT_U8, NULL), SKIP_E_INVAL);
 }
 
+/* Names are found through an index (graph.c); this fills it past several rehashes, with names
+ * that share prefixes, and checks every lookup, the misses and the duplicates. */
+Test(runtime_graph, thousands_of_names_are_found_and_duplicates_rejected)
+{
+	enum { N = 5000 };
+	struct skip_task_desc d;
+	char name[32];
+
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "buf%d", i);
+		cr_assert_eq(skip_graph_add_buffer(g, name, 16, SKIP_DT_U8, NULL), i);
+		snprintf(name, sizeof(name), "task%d", i);
+		cr_assert_eq(helper_task(g, name, ""), i);
+	}
+	for (int i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "task%d", i);
+		cr_assert_eq(skip_graph_find_task(g, name), i, "%s", name);
+		cr_assert_eq(skip_graph_find_task(g, name + 1), SKIP_E_NOTFOUND, "%s", name + 1);
+		snprintf(name, sizeof(name), "buf%d", i);
+		cr_assert_eq(skip_graph_find_buffer(g, name), i, "%s", name);
+		cr_assert_eq(skip_graph_find_task(g, name), SKIP_E_NOTFOUND, "%s", name);
+	}
+	cr_assert_eq(skip_graph_add_buffer(g, "buf4999", 16, SKIP_DT_U8, NULL), SKIP_E_INVAL);
+	d = desc("task4321", NULL, 0);
+	cr_assert_eq(skip_graph_add_task(g, &d), SKIP_E_INVAL);
+	cr_assert_str_eq(skip_errmsg(), "task 'task4321' defined twice");
+	cr_assert_eq(skip_graph_find_task(g, NULL), SKIP_E_NOTFOUND);
+	finalize();
+	cr_assert_eq(skip_graph_find_task(g, "task1234"), 1234);
+	cr_assert_eq(skip_graph_ntasks(g), N);
+}
+
 Test(runtime_graph, a_finalized_graph_takes_no_more_tasks)
 {
 	helper_task(g, "a", "w:X");

@@ -102,20 +102,20 @@ static void read_first_line(const char *path, char *buf, size_t n)
 	fclose(f);
 }
 
-static void write_anchor(struct sk_writer *w, const char *what)
+static void write_anchor(struct sk_sink *sink, const char *what)
 {
 	sqlite3_stmt *st = NULL;
 	uint64_t trace = 0;
 
 	if (cuptiGetTimestamp(&trace) != CUPTI_SUCCESS)
 		trace = skip_clock_ns(SKIP_TRACE_CLOCK);
-	if (sqlite3_prepare_v2(w->db,
+	if (sqlite3_prepare_v2(sink->db,
 			       "INSERT INTO SKIP_CLOCK_ANCHORS(runId, globalPid, what, traceNs, "
 			       "realtimeNs, monotonicNs, monotonicRawNs) VALUES (?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
-	sqlite3_bind_int64(st, 1, w->run_id);
-	sqlite3_bind_int64(st, 2, w->global_pid);
+	sqlite3_bind_int64(st, 1, sink->run_id);
+	sqlite3_bind_int64(st, 2, sink->global_pid);
 	sqlite3_bind_text(st, 3, what, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)trace);
 	sqlite3_bind_int64(st, 5, (int64_t)skip_clock_ns(CLOCK_REALTIME));
@@ -125,7 +125,7 @@ static void write_anchor(struct sk_writer *w, const char *what)
 	sqlite3_finalize(st);
 }
 
-static void write_process(struct sk_writer *w, int at_end)
+static void write_process(struct sk_sink *sink, int at_end)
 {
 	sqlite3_stmt *st = NULL;
 	char comm[64], cmd[4096];
@@ -137,8 +137,8 @@ static void write_process(struct sk_writer *w, int at_end)
 
 		snprintf(sql, sizeof(sql), "UPDATE SKIP_PROCESSES SET end = %llu WHERE globalPid = %lld",
 			 (unsigned long long)skip_clock_ns(SKIP_TRACE_CLOCK),
-			 (long long)w->global_pid);
-		skip_store_exec(w->db, sql);
+			 (long long)sink->global_pid);
+		skip_store_exec(sink->db, sql);
 		return;
 	}
 	read_first_line("/proc/self/comm", comm, sizeof(comm));
@@ -153,14 +153,14 @@ static void write_process(struct sk_writer *w, int at_end)
 		if (cmd[i] == '\0')
 			cmd[i] = ' ';
 	cmd[len] = '\0';
-	if (sqlite3_prepare_v2(w->db,
+	if (sqlite3_prepare_v2(sink->db,
 			       "INSERT OR REPLACE INTO SKIP_PROCESSES(runId, globalPid, pid, "
 			       "parentPid, name, commandLine, start) VALUES (?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
-	sqlite3_bind_int64(st, 1, w->run_id);
-	sqlite3_bind_int64(st, 2, w->global_pid);
-	sqlite3_bind_int64(st, 3, w->pid);
+	sqlite3_bind_int64(st, 1, sink->run_id);
+	sqlite3_bind_int64(st, 2, sink->global_pid);
+	sqlite3_bind_int64(st, 3, sink->pid);
 	sqlite3_bind_int64(st, 4, getppid());
 	sqlite3_bind_text(st, 5, comm, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, cmd, -1, SQLITE_STATIC);
@@ -169,58 +169,58 @@ static void write_process(struct sk_writer *w, int at_end)
 	sqlite3_finalize(st);
 }
 
-static void write_start_meta(struct sk_writer *w, int clock_ok)
+static void write_start_meta(struct sk_sink *sink, int clock_ok)
 {
 	char buf[256], opts[128];
 	uint32_t cupti_version = 0;
 
-	sk_writer_begin(w);
-	sk_writer_meta(w, "collector_version", SKIP_VERSION);
+	sk_sink_begin(sink);
+	sk_sink_meta(sink, "collector_version", SKIP_VERSION);
 	if (cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS) {
 		snprintf(buf, sizeof(buf), "%u", cupti_version);
-		sk_writer_meta(w, "cupti_api_version", buf);
+		sk_sink_meta(sink, "cupti_api_version", buf);
 	}
 	skip_trace_opts_format(sk_g.trace, opts, sizeof(opts));
-	sk_writer_meta(w, "trace", opts);
-	sk_writer_meta(w, "clock", clock_ok ? "CLOCK_MONOTONIC_RAW"
+	sk_sink_meta(sink, "trace", opts);
+	sk_sink_meta(sink, "clock", clock_ok ? "CLOCK_MONOTONIC_RAW"
 					    : "CUPTI default (CLOCK_REALTIME on Linux)");
 	read_first_line("/proc/driver/nvidia/version", buf, sizeof(buf));
 	if (buf[0])
-		sk_writer_meta(w, "nvidia_driver", buf);
+		sk_sink_meta(sink, "nvidia_driver", buf);
 	if (gethostname(buf, sizeof(buf)) == 0) {
 		buf[sizeof(buf) - 1] = '\0';
-		sk_writer_meta(w, "hostname", buf);
+		sk_sink_meta(sink, "hostname", buf);
 	}
 	snprintf(buf, sizeof(buf), "%zu KiB x %zu preallocated, at most %zu", sk_g.pool.size / 1024,
 		 sk_g.pool.total, sk_g.pool.max);
-	sk_writer_meta(w, "buffers", buf);
+	sk_sink_meta(sink, "buffers", buf);
 	snprintf(buf, sizeof(buf), "%d", sk_g.flush_ms);
-	sk_writer_meta(w, "flush_ms", buf);
-	write_process(w, 0);
-	write_anchor(w, "start");
-	sk_writer_commit(w);
+	sk_sink_meta(sink, "flush_ms", buf);
+	write_process(sink, 0);
+	write_anchor(sink, "start");
+	sk_sink_commit(sink);
 }
 
-static void write_end_meta(struct sk_writer *w)
+static void write_end_meta(struct sk_sink *sink)
 {
 	int (*drv_version)(int *) = (int (*)(int *))dlsym(RTLD_DEFAULT, "cuDriverGetVersion");
 	char buf[64];
 	int v = 0;
 
-	if (w->failed)
+	if (sink->failed)
 		return;
-	sk_writer_begin(w);
+	sk_sink_begin(sink);
 	if (drv_version && drv_version(&v) == 0) {
 		snprintf(buf, sizeof(buf), "%d.%d", v / 1000, (v % 1000) / 10);
-		sk_writer_meta(w, "cuda_driver_api", buf);
+		sk_sink_meta(sink, "cuda_driver_api", buf);
 	}
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sk_g.pool.grown);
-	sk_writer_meta(w, "buffers_grown", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)w->nvtx_unmatched);
-	sk_writer_meta(w, "nvtx_unmatched_ends", buf);
-	write_process(w, 1);
-	write_anchor(w, "end");
-	sk_writer_commit(w);
+	sk_sink_meta(sink, "buffers_grown", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sink->nvtx_unmatched);
+	sk_sink_meta(sink, "nvtx_unmatched_ends", buf);
+	write_process(sink, 1);
+	write_anchor(sink, "end");
+	sk_sink_commit(sink);
 }
 
 /* ---- flush triggers ----------------------------------------------------------------------- */
@@ -301,8 +301,8 @@ static void finish(void)
 		cuptiActivityDisable(kinds[i]);
 	SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 	sk_writer_stop(&sk_g, SKIP_COLLECTOR_EXIT_TIMEOUT_S);
-	write_end_meta(&sk_g.writer);
-	sk_writer_close(&sk_g.writer, sk_g.standalone);
+	write_end_meta(&sk_g.sink);
+	sk_sink_close(&sk_g.sink, sk_g.standalone);
 	/* The pool is not freed: CUPTI may still ask for buffers until the process is gone. */
 }
 
@@ -380,7 +380,7 @@ static int start(void)
 		return err;
 	}
 	sk_g.standalone = choose_path(path, sizeof(path), run);
-	err = sk_writer_open(&sk_g.writer, path, run, (uint32_t)getpid());
+	err = sk_sink_open(&sk_g.sink, path, run, (uint32_t)getpid());
 	if (err) {
 		sk_err("%s; not recording this process", skip_errmsg());
 		return err;
@@ -394,7 +394,7 @@ static int start(void)
 	/* Before any kind is enabled, so every record uses the same clock. */
 	clock_ok = cuptiActivityRegisterTimestampCallback(trace_clock) == CUPTI_SUCCESS;
 	sk_g.start_ns = skip_clock_ns(SKIP_TRACE_CLOCK);
-	write_start_meta(&sk_g.writer, clock_ok);
+	write_start_meta(&sk_g.sink, clock_ok);
 	if (SK_CUPTI_CHECK(cuptiActivityRegisterCallbacks(sk_buffer_requested,
 							  sk_buffer_completed)) != CUPTI_SUCCESS)
 		return SKIP_E_CUPTI;

@@ -2,9 +2,11 @@
  * internal.h: shared by the collector's .c files only.
  *
  * Data flow: CUPTI asks for buffers (pool.c), fills them on its own threads, and hands them
- * back completed; they go on a queue (pool.c) to the one writer thread (writer.c), which walks
- * the records and inserts them into SQLite through struct sk_writer (records.c) in batched
- * transactions. CUPTI threads never touch SQLite; the writer never holds a pool lock while
+ * back completed; they go on a queue (pool.c) to the one writer thread (writer.c, sk_writer_*),
+ * which hands each buffer to the sink (records.c, struct sk_sink and sk_sink_*): the sink
+ * turns the records into rows of one SQLite trace file, in the batched transactions the
+ * writer opens and commits. "Writer" always means that thread; "sink" the trace file it
+ * writes through. CUPTI threads never touch SQLite; the writer never holds a pool lock while
  * calling into CUPTI. inject.c owns start-up, shutdown, signals and fork.
  *
  * Memory: buffers come from aligned_alloc() and are handed to CUPTI exactly as allocated;
@@ -103,10 +105,10 @@ struct sk_kname {	 /* cached ids of one kernel name, keyed by CUPTI's name point
 struct sk_pending_marker; /* an NVTX range start (or end) waiting for its other half */
 
 /*
- * One open trace file and everything needed to turn CUPTI records into rows. Used by one
- * thread at a time (the writer thread, or a test).
+ * The sink: one open trace file and everything needed to turn CUPTI records into rows. Used
+ * by one thread at a time (the writer thread, or a test); not thread-safe.
  */
-struct sk_writer {
+struct sk_sink {
 	sqlite3 *db;
 	char path[4096];
 	int64_t run_id;
@@ -138,21 +140,24 @@ struct sk_writer {
  * Create the trace at @path (replacing nothing: it must not exist) for @run_id and process
  * @pid and prepare the statements. Returns 0 or a negative code (skip_errmsg() says why).
  */
-int sk_writer_open(struct sk_writer *w, const char *path, int64_t run_id, uint32_t pid);
+int sk_sink_open(struct sk_sink *sink, const char *path, int64_t run_id, uint32_t pid);
 /* Insert one CUPTI record (any kind; unknown kinds are counted as "other" and skipped).
- * Returns 0, or a negative code after a write error (the writer then stays failed). */
-int sk_writer_record(struct sk_writer *w, const CUpti_Activity *rec);
-int sk_writer_begin(struct sk_writer *w);
-int sk_writer_commit(struct sk_writer *w);
+ * Returns 0, or a negative code after a write error (the sink then stays failed). */
+int sk_sink_record(struct sk_sink *sink, const CUpti_Activity *rec);
+/* Walk one completed CUPTI buffer and insert its records; once the sink has failed, each
+ * record left is counted as lost under "other". The buffer stays the caller's. */
+void sk_sink_buffer(struct sk_sink *sink, uint8_t *buf, size_t valid);
+int sk_sink_begin(struct sk_sink *sink);
+int sk_sink_commit(struct sk_sink *sink);
 /* Store a drop count (replacing the previous value for the same kind and cause). */
-int sk_writer_set_drops(struct sk_writer *w, const char *kind, const char *cause, uint64_t n);
-int sk_writer_meta(struct sk_writer *w, const char *key, const char *value);
+int sk_sink_set_drops(struct sk_sink *sink, const char *kind, const char *cause, uint64_t n);
+int sk_sink_meta(struct sk_sink *sink, const char *key, const char *value);
 /* Write NVTX ranges still open (end NULL), finalize statements and close the file; with
- * @standalone also checkpoint the WAL so the file is complete on its own. Safe on a writer
+ * @standalone also checkpoint the WAL so the file is complete on its own. Safe on a sink
  * that failed or was never opened. */
-void sk_writer_close(struct sk_writer *w, int standalone);
+void sk_sink_close(struct sk_sink *sink, int standalone);
 /* The 24-bit thread number skip stores in globalTid for a CUPTI thread id. */
-uint32_t sk_writer_tid(struct sk_writer *w, uint32_t cupti_tid);
+uint32_t sk_sink_tid(struct sk_sink *sink, uint32_t cupti_tid);
 
 /* ---- buffers and the queue to the writer (pool.c) --------------------------------------- */
 
@@ -197,7 +202,7 @@ struct sk_collector {
 	unsigned trace;		 /* SKIP_TRACE_* bits */
 	int flush_ms;
 	struct sk_pool pool;
-	struct sk_writer writer;
+	struct sk_sink sink;	 /* the trace file; the writer thread's alone while it runs */
 	pthread_t writer_thread;
 	int wake_fd[2];		 /* signal handler -> writer: flush now */
 	int done_fd[2];		 /* writer -> signal handler: flushed */
@@ -212,11 +217,10 @@ enum sk_flush_request {
 	SK_FLUSH_DRAIN = 2,  /* write and commit what is queued (CUPTI was flushed already) */
 };
 
-/* Start the writer thread; stop it after draining everything queued. */
+/* Start the writer thread, which writes @c->pool's buffers through @c->sink; stop it after
+ * draining everything queued. */
 int sk_writer_start(struct sk_collector *c);
 void sk_writer_stop(struct sk_collector *c, int timeout_s);
-/* Walk one completed buffer and insert its records. */
-void sk_writer_buffer(struct sk_writer *w, uint8_t *buf, size_t valid);
 /* Enable the activity kinds and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_enable(unsigned trace);
 

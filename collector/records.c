@@ -1,13 +1,14 @@
 /*
  * records.c: CUPTI activity records -> rows of schemas/trace.sql.
  *
- * struct sk_writer owns one per-process trace file and the prepared statements for every
- * table. sk_writer_record() takes any record kind; names are interned into StringIds once
+ * struct sk_sink, the SQLite sink, owns one per-process trace file and the prepared
+ * statements for every table. sk_sink_buffer() walks a completed CUPTI buffer and
+ * sk_sink_record() takes one record of any kind; names are interned into StringIds once
  * (kernel names by CUPTI's name pointer first, then by content), NVTX range starts wait in a
  * small table for their ends, and thread ids are packed into nsys's globalTid. A write error
- * turns the writer off (it logs once and counts what it loses); it never stops the program.
+ * turns the sink off (it logs once and counts what it loses); it never stops the program.
  *
- * Thread safety: none; the writer thread (or a test) owns a writer.
+ * Thread safety: none; the writer thread (writer.c), or a test, owns the sink.
  */
 #define SK_LOG_DOMAIN "collector"
 #include <stdio.h>
@@ -80,7 +81,7 @@ struct sk_pending_marker {
 	uint64_t end_ns;
 	uint32_t start_tid; /* 24-bit thread numbers */
 	uint32_t end_tid;
-	int domain;	   /* 0 default, else index + 1 into writer->domains */
+	int domain;	   /* 0 default, else index + 1 into sink->domains */
 	char *text;
 	int has_data;
 	uint32_t color, category;
@@ -92,52 +93,53 @@ struct sk_pending_marker {
 
 /* A failed step: remember it, log once, and turn writing off (rows after this are counted as
  * lost by the caller). Returns the code for the caller to pass on. */
-static int write_failed(struct sk_writer *w, int rc, const char *what)
+static int write_failed(struct sk_sink *sink, int rc, const char *what)
 {
 	int err = (rc & 0xff) == SQLITE_FULL ? SKIP_E_FULL : SKIP_E_DB;
 
-	if (!w->error_logged) {
-		w->error_logged = 1;
+	if (!sink->error_logged) {
+		sink->error_logged = 1;
 		sk_err("%s: writing %s failed: %s; recording stops here, what was committed is kept",
-		       w->path, what, err == SKIP_E_FULL ? "disk full" : sqlite3_errmsg(w->db));
+		       sink->path, what,
+		       err == SKIP_E_FULL ? "disk full" : sqlite3_errmsg(sink->db));
 	}
-	w->failed = 1;
+	sink->failed = 1;
 	return err;
 }
 
-static int step(struct sk_writer *w, enum sk_stmt s, enum sk_kind k)
+static int step(struct sk_sink *sink, enum sk_stmt s, enum sk_kind k)
 {
-	sqlite3_stmt *st = w->st[s];
+	sqlite3_stmt *st = sink->st[s];
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
-		w->lost[k]++;
-		return write_failed(w, rc, sk_kind_names[k]);
+		sink->lost[k]++;
+		return write_failed(sink, rc, sk_kind_names[k]);
 	}
-	w->rows[k]++;
+	sink->rows[k]++;
 	return 0;
 }
 
 /* ---- strings and threads ----------------------------------------------------------------- */
 
-static int64_t intern(struct sk_writer *w, const char *s)
+static int64_t intern(struct sk_sink *sink, const char *s)
 {
 	int is_new = 0;
-	int64_t id = sk_strtab_intern(&w->strings, s ? s : "", &is_new);
-	sqlite3_stmt *st = w->st[SK_INS_STRING];
+	int64_t id = sk_strtab_intern(&sink->strings, s ? s : "", &is_new);
+	sqlite3_stmt *st = sink->st[SK_INS_STRING];
 
 	if (id < 0 || !is_new)
 		return id;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, s ? s : "", -1, SQLITE_STATIC);
-	if (step(w, SK_INS_STRING, SK_K_OTHER))
+	if (step(sink, SK_INS_STRING, SK_K_OTHER))
 		return SKIP_E_DB;
-	w->rows[SK_K_OTHER]--; /* strings are not events */
+	sink->rows[SK_K_OTHER]--; /* strings are not events */
 	return id;
 }
 
-static void note_thread_name(struct sk_writer *w, uint32_t tid)
+static void note_thread_name(struct sk_sink *sink, uint32_t tid)
 {
 	char path[64], name[64];
 	FILE *f;
@@ -149,13 +151,13 @@ static void note_thread_name(struct sk_writer *w, uint32_t tid)
 		return;
 	if (fgets(name, sizeof(name), f)) {
 		name[strcspn(name, "\n")] = '\0';
-		id = intern(w, name);
+		id = intern(sink, name);
 		if (id > 0) {
-			sqlite3_bind_int64(w->st[SK_INS_THREAD], 1, w->run_id);
-			sqlite3_bind_int64(w->st[SK_INS_THREAD], 2, w->global_pid | tid);
-			sqlite3_bind_int64(w->st[SK_INS_THREAD], 3, id);
-			if (step(w, SK_INS_THREAD, SK_K_OTHER) == 0)
-				w->rows[SK_K_OTHER]--;
+			sqlite3_bind_int64(sink->st[SK_INS_THREAD], 1, sink->run_id);
+			sqlite3_bind_int64(sink->st[SK_INS_THREAD], 2, sink->global_pid | tid);
+			sqlite3_bind_int64(sink->st[SK_INS_THREAD], 3, id);
+			if (step(sink, SK_INS_THREAD, SK_K_OTHER) == 0)
+				sink->rows[SK_K_OTHER]--;
 		}
 	}
 	fclose(f);
@@ -166,95 +168,95 @@ static void note_thread_name(struct sk_writer *w, uint32_t tid)
  * are stored as they are, with their name from /proc. Anything wider is given a stable
  * synthetic number from 0xF00000 up, so globalTid stays one 24-bit field as nsys defines it.
  */
-uint32_t sk_writer_tid(struct sk_writer *w, uint32_t cupti_tid)
+uint32_t sk_sink_tid(struct sk_sink *sink, uint32_t cupti_tid)
 {
 	int i;
 
-	for (i = 0; i < w->nthreads; i++)
-		if (w->threads[i][0] == cupti_tid)
-			return w->threads[i][1];
-	if (w->nthreads == (int)(sizeof(w->threads) / sizeof(w->threads[0])))
+	for (i = 0; i < sink->nthreads; i++)
+		if (sink->threads[i][0] == cupti_tid)
+			return sink->threads[i][1];
+	if (sink->nthreads == (int)(sizeof(sink->threads) / sizeof(sink->threads[0])))
 		return cupti_tid & 0xFFFFFF;
-	w->threads[i][0] = cupti_tid;
+	sink->threads[i][0] = cupti_tid;
 	if (cupti_tid <= 0xEFFFFF) {
-		w->threads[i][1] = cupti_tid;
-		note_thread_name(w, cupti_tid);
+		sink->threads[i][1] = cupti_tid;
+		note_thread_name(sink, cupti_tid);
 	} else {
-		w->threads[i][1] = 0xF00000 + w->next_synthetic_tid++;
+		sink->threads[i][1] = 0xF00000 + sink->next_synthetic_tid++;
 	}
-	w->nthreads++;
-	return w->threads[i][1];
+	sink->nthreads++;
+	return sink->threads[i][1];
 }
 
-static int64_t gtid(struct sk_writer *w, uint32_t cupti_tid)
+static int64_t gtid(struct sk_sink *sink, uint32_t cupti_tid)
 {
-	return w->global_pid | sk_writer_tid(w, cupti_tid);
+	return sink->global_pid | sk_sink_tid(sink, cupti_tid);
 }
 
 /* ---- open / close ------------------------------------------------------------------------- */
 
-int sk_writer_open(struct sk_writer *w, const char *path, int64_t run_id, uint32_t pid)
+int sk_sink_open(struct sk_sink *sink, const char *path, int64_t run_id, uint32_t pid)
 {
 	int err, rc;
 
-	memset(w, 0, sizeof(*w));
-	snprintf(w->path, sizeof(w->path), "%s", path);
-	w->run_id = run_id;
-	w->pid = pid;
-	w->global_pid = (int64_t)pid << 24;
-	err = skip_store_create(path, SKIP_STORE_FAST, &w->db);
+	memset(sink, 0, sizeof(*sink));
+	snprintf(sink->path, sizeof(sink->path), "%s", path);
+	sink->run_id = run_id;
+	sink->pid = pid;
+	sink->global_pid = (int64_t)pid << 24;
+	err = skip_store_create(path, SKIP_STORE_FAST, &sink->db);
 	if (err)
 		return err;
-	skip_store_exec(w->db, "PRAGMA cache_size=-16384"); /* 16 MiB page cache */
+	skip_store_exec(sink->db, "PRAGMA cache_size=-16384"); /* 16 MiB page cache */
 	for (int i = 0; i < SK_INS_COUNT; i++) {
-		rc = sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->st[i],
-					NULL);
+		rc = sqlite3_prepare_v3(sink->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+					&sink->st[i], NULL);
 		if (rc != SQLITE_OK) {
 			err = sk_fail(SKIP_E_DB, "%s: preparing statement %d: %s", path, i,
-				      sqlite3_errmsg(w->db));
-			sk_writer_close(w, 0);
+				      sqlite3_errmsg(sink->db));
+			sk_sink_close(sink, 0);
 			return err;
 		}
 	}
 	return 0;
 }
 
-int sk_writer_begin(struct sk_writer *w)
+int sk_sink_begin(struct sk_sink *sink)
 {
 	int rc;
 
-	if (w->failed || w->in_txn)
-		return w->failed ? SKIP_E_DB : 0;
-	rc = sqlite3_exec(w->db, "BEGIN", NULL, NULL, NULL);
+	if (sink->failed || sink->in_txn)
+		return sink->failed ? SKIP_E_DB : 0;
+	rc = sqlite3_exec(sink->db, "BEGIN", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return write_failed(w, rc, "a transaction");
-	w->in_txn = 1;
+		return write_failed(sink, rc, "a transaction");
+	sink->in_txn = 1;
 	return 0;
 }
 
-int sk_writer_commit(struct sk_writer *w)
+int sk_sink_commit(struct sk_sink *sink)
 {
 	int rc;
 
-	if (!w->in_txn)
+	if (!sink->in_txn)
 		return 0;
-	w->in_txn = 0;
-	rc = sqlite3_exec(w->db, "COMMIT", NULL, NULL, NULL);
+	sink->in_txn = 0;
+	rc = sqlite3_exec(sink->db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-		return write_failed(w, rc, "a commit");
+		sqlite3_exec(sink->db, "ROLLBACK", NULL, NULL, NULL);
+		return write_failed(sink, rc, "a commit");
 	}
 	return 0;
 }
 
-int sk_writer_set_drops(struct sk_writer *w, const char *kind, const char *cause, uint64_t n)
+int sk_sink_set_drops(struct sk_sink *sink, const char *kind, const char *cause, uint64_t n)
 {
-	sqlite3_stmt *st = w->st[SK_INS_DROP];
+	sqlite3_stmt *st = sink->st[SK_INS_DROP];
 
-	if (!w->db || !st)
+	if (!sink->db || !st)
 		return SKIP_E_DB;
-	sqlite3_bind_int64(st, 1, w->run_id);
-	sqlite3_bind_int64(st, 2, w->global_pid);
+	sqlite3_bind_int64(st, 1, sink->run_id);
+	sqlite3_bind_int64(st, 2, sink->global_pid);
 	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, cause, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, (int64_t)n);
@@ -266,56 +268,56 @@ int sk_writer_set_drops(struct sk_writer *w, const char *kind, const char *cause
 	return 0;
 }
 
-int sk_writer_meta(struct sk_writer *w, const char *key, const char *value)
+int sk_sink_meta(struct sk_sink *sink, const char *key, const char *value)
 {
-	if (!w->db || w->failed)
+	if (!sink->db || sink->failed)
 		return SKIP_E_DB;
-	return skip_store_meta_set(w->db, w->run_id, w->global_pid, key, value);
+	return skip_store_meta_set(sink->db, sink->run_id, sink->global_pid, key, value);
 }
 
-static void flush_open_markers(struct sk_writer *w);
+static void flush_open_markers(struct sk_sink *sink);
 
-void sk_writer_close(struct sk_writer *w, int standalone)
+void sk_sink_close(struct sk_sink *sink, int standalone)
 {
-	if (!w->db)
+	if (!sink->db)
 		return;
-	if (!w->failed) {
-		sk_writer_begin(w);
-		flush_open_markers(w);
-		sk_writer_commit(w);
+	if (!sink->failed) {
+		sk_sink_begin(sink);
+		flush_open_markers(sink);
+		sk_sink_commit(sink);
 	}
 	for (int i = 0; i < SK_INS_COUNT; i++)
-		sqlite3_finalize(w->st[i]);
-	if (standalone && !w->failed)
-		skip_store_finalize(w->db);
-	sqlite3_close(w->db);
-	w->db = NULL;
-	sk_strtab_fini(&w->strings);
-	for (size_t i = 0; i < w->markers_cap; i++)
-		free(w->markers[i].text);
-	free(w->markers);
-	free(w->knames);
-	for (int i = 0; i < w->ndomains; i++)
-		free(w->domains[i]);
-	w->markers = NULL;
-	w->knames = NULL;
-	w->ndomains = 0;
+		sqlite3_finalize(sink->st[i]);
+	if (standalone && !sink->failed)
+		skip_store_finalize(sink->db);
+	sqlite3_close(sink->db);
+	sink->db = NULL;
+	sk_strtab_fini(&sink->strings);
+	for (size_t i = 0; i < sink->markers_cap; i++)
+		free(sink->markers[i].text);
+	free(sink->markers);
+	free(sink->knames);
+	for (int i = 0; i < sink->ndomains; i++)
+		free(sink->domains[i]);
+	sink->markers = NULL;
+	sink->knames = NULL;
+	sink->ndomains = 0;
 }
 
 /* ---- kernels -------------------------------------------------------------------------------- */
 
-static struct sk_kname *kname_slot(struct sk_writer *w, const char *ptr)
+static struct sk_kname *kname_slot(struct sk_sink *sink, const char *ptr)
 {
 	size_t i, h = ((uintptr_t)ptr >> 3) * 11400714819323198485ull;
 
-	if ((w->knames_n + 1) * 2 > w->knames_cap) {
-		size_t cap = w->knames_cap ? w->knames_cap * 2 : 256;
+	if ((sink->knames_n + 1) * 2 > sink->knames_cap) {
+		size_t cap = sink->knames_cap ? sink->knames_cap * 2 : 256;
 		struct sk_kname *t = calloc(cap, sizeof(*t));
 
 		if (!t)
 			return NULL;
-		for (size_t j = 0; j < w->knames_cap; j++) {
-			struct sk_kname *o = &w->knames[j];
+		for (size_t j = 0; j < sink->knames_cap; j++) {
+			struct sk_kname *o = &sink->knames[j];
 			size_t k;
 
 			if (!o->ptr)
@@ -325,17 +327,18 @@ static struct sk_kname *kname_slot(struct sk_writer *w, const char *ptr)
 				k = (k + 1) & (cap - 1);
 			t[k] = *o;
 		}
-		free(w->knames);
-		w->knames = t;
-		w->knames_cap = cap;
+		free(sink->knames);
+		sink->knames = t;
+		sink->knames_cap = cap;
 	}
-	for (i = h & (w->knames_cap - 1); w->knames[i].ptr; i = (i + 1) & (w->knames_cap - 1))
-		if (w->knames[i].ptr == ptr)
-			return &w->knames[i];
-	return &w->knames[i];
+	for (i = h & (sink->knames_cap - 1); sink->knames[i].ptr;
+	     i = (i + 1) & (sink->knames_cap - 1))
+		if (sink->knames[i].ptr == ptr)
+			return &sink->knames[i];
+	return &sink->knames[i];
 }
 
-static const struct sk_kname *kernel_names(struct sk_writer *w, const char *name)
+static const struct sk_kname *kernel_names(struct sk_sink *sink, const char *name)
 {
 	static struct sk_kname fallback;
 	struct sk_kname *k;
@@ -345,7 +348,7 @@ static const struct sk_kname *kernel_names(struct sk_writer *w, const char *name
 
 	if (!name)
 		name = "<unknown>";
-	k = kname_slot(w, name);
+	k = kname_slot(sink, name);
 	if (!k) {
 		k = &fallback;
 		k->ptr = NULL;
@@ -355,13 +358,13 @@ static const struct sk_kname *kernel_names(struct sk_writer *w, const char *name
 	dem = sk_demangle(name);
 	full = dem ? dem : name;
 	sk_short_name(full, shortbuf, sizeof(shortbuf));
-	k->demangled = intern(w, full);
-	k->shortname = intern(w, shortbuf);
-	k->mangled = intern(w, name);
+	k->demangled = intern(sink, full);
+	k->shortname = intern(sink, shortbuf);
+	k->mangled = intern(sink, name);
 	free(dem);
 	if (k != &fallback) {
 		k->ptr = name;
-		w->knames_n++;
+		sink->knames_n++;
 	}
 	return k;
 }
@@ -374,20 +377,20 @@ static void bind_opt_ts(sqlite3_stmt *st, int col, uint64_t ts)
 		sqlite3_bind_int64(st, col, (int64_t)ts);
 }
 
-static int put_kernel(struct sk_writer *w, const CUpti_ActivityKernel10 *k)
+static int put_kernel(struct sk_sink *sink, const CUpti_ActivityKernel10 *k)
 {
-	sqlite3_stmt *st = w->st[SK_INS_KERNEL];
-	const struct sk_kname *n = kernel_names(w, k->name);
+	sqlite3_stmt *st = sink->st[SK_INS_KERNEL];
+	const struct sk_kname *n = kernel_names(sink, k->name);
 	int c = 1;
 
-	sqlite3_bind_int64(st, c++, w->run_id);
+	sqlite3_bind_int64(st, c++, sink->run_id);
 	sqlite3_bind_int64(st, c++, (int64_t)k->start);
 	sqlite3_bind_int64(st, c++, (int64_t)k->end);
 	sqlite3_bind_int64(st, c++, k->deviceId);
 	sqlite3_bind_int64(st, c++, k->contextId);
 	sqlite3_bind_int64(st, c++, k->streamId);
 	sqlite3_bind_int64(st, c++, k->correlationId);
-	sqlite3_bind_int64(st, c++, w->global_pid);
+	sqlite3_bind_int64(st, c++, sink->global_pid);
 	sqlite3_bind_int64(st, c++, n->demangled);
 	sqlite3_bind_int64(st, c++, n->shortname);
 	sqlite3_bind_int64(st, c++, n->mangled);
@@ -421,16 +424,16 @@ static int put_kernel(struct sk_writer *w, const CUpti_ActivityKernel10 *k)
 	bind_opt_ts(st, c++, k->queued);
 	bind_opt_ts(st, c++, k->submitted);
 	bind_opt_ts(st, c++, k->completed);
-	return step(w, SK_INS_KERNEL, SK_K_KERNEL);
+	return step(sink, SK_INS_KERNEL, SK_K_KERNEL);
 }
 
 /* ---- API calls ----------------------------------------------------------------------------- */
 
-static int64_t api_name(struct sk_writer *w, int driver, uint32_t cbid)
+static int64_t api_name(struct sk_sink *sink, int driver, uint32_t cbid)
 {
 	const char *name = NULL;
 	char buf[48];
-	int64_t *slot = cbid < 4096 ? &w->api_names[driver][cbid] : NULL;
+	int64_t *slot = cbid < 4096 ? &sink->api_names[driver][cbid] : NULL;
 	int64_t id;
 
 	if (slot && *slot)
@@ -441,26 +444,26 @@ static int64_t api_name(struct sk_writer *w, int driver, uint32_t cbid)
 		snprintf(buf, sizeof(buf), "%s_cbid_%u", driver ? "cu" : "cuda", cbid);
 		name = buf;
 	}
-	id = intern(w, name);
+	id = intern(sink, name);
 	if (slot && id > 0)
 		*slot = id;
 	return id;
 }
 
-static int put_api(struct sk_writer *w, const CUpti_ActivityAPI *a, int driver)
+static int put_api(struct sk_sink *sink, const CUpti_ActivityAPI *a, int driver)
 {
 	enum sk_stmt s = driver ? SK_INS_DRIVER : SK_INS_RUNTIME;
-	sqlite3_stmt *st = w->st[s];
+	sqlite3_stmt *st = sink->st[s];
 
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)a->start);
 	sqlite3_bind_int64(st, 3, (int64_t)a->end);
-	sqlite3_bind_int64(st, 4, gtid(w, a->threadId));
+	sqlite3_bind_int64(st, 4, gtid(sink, a->threadId));
 	sqlite3_bind_int64(st, 5, a->correlationId);
-	sqlite3_bind_int64(st, 6, api_name(w, driver, a->cbid));
+	sqlite3_bind_int64(st, 6, api_name(sink, driver, a->cbid));
 	sqlite3_bind_int64(st, 7, a->returnValue);
 	sqlite3_bind_int64(st, 8, a->cbid);
-	return step(w, s, driver ? SK_K_DRIVER : SK_K_RUNTIME);
+	return step(sink, s, driver ? SK_K_DRIVER : SK_K_RUNTIME);
 }
 
 /* ---- memory, sync, graphs ---------------------------------------------------------------- */
@@ -482,61 +485,61 @@ static int nsys_mem_kind(unsigned cupti_kind)
 	return cupti_kind == 0 || cupti_kind > 7 ? 7 : (int)cupti_kind - 1;
 }
 
-static int put_memcpy(struct sk_writer *w, const CUpti_ActivityMemcpy6 *m)
+static int put_memcpy(struct sk_sink *sink, const CUpti_ActivityMemcpy6 *m)
 {
-	sqlite3_stmt *st = w->st[SK_INS_MEMCPY];
+	sqlite3_stmt *st = sink->st[SK_INS_MEMCPY];
 
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)m->start);
 	sqlite3_bind_int64(st, 3, (int64_t)m->end);
 	sqlite3_bind_int64(st, 4, m->deviceId);
 	sqlite3_bind_int64(st, 5, m->contextId);
 	sqlite3_bind_int64(st, 6, m->streamId);
 	sqlite3_bind_int64(st, 7, m->correlationId);
-	sqlite3_bind_int64(st, 8, w->global_pid);
+	sqlite3_bind_int64(st, 8, sink->global_pid);
 	sqlite3_bind_int64(st, 9, (int64_t)m->bytes);
 	sqlite3_bind_int(st, 10, m->copyKind);
 	sqlite3_bind_int(st, 11, nsys_mem_kind(m->srcKind));
 	sqlite3_bind_int(st, 12, nsys_mem_kind(m->dstKind));
 	sqlite3_bind_int(st, 13, m->flags);
 	bind_graph(st, 14, m->graphId, m->graphNodeId);
-	return step(w, SK_INS_MEMCPY, SK_K_MEMCPY);
+	return step(sink, SK_INS_MEMCPY, SK_K_MEMCPY);
 }
 
-static int put_memset(struct sk_writer *w, const CUpti_ActivityMemset4 *m)
+static int put_memset(struct sk_sink *sink, const CUpti_ActivityMemset4 *m)
 {
-	sqlite3_stmt *st = w->st[SK_INS_MEMSET];
+	sqlite3_stmt *st = sink->st[SK_INS_MEMSET];
 
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)m->start);
 	sqlite3_bind_int64(st, 3, (int64_t)m->end);
 	sqlite3_bind_int64(st, 4, m->deviceId);
 	sqlite3_bind_int64(st, 5, m->contextId);
 	sqlite3_bind_int64(st, 6, m->streamId);
 	sqlite3_bind_int64(st, 7, m->correlationId);
-	sqlite3_bind_int64(st, 8, w->global_pid);
+	sqlite3_bind_int64(st, 8, sink->global_pid);
 	sqlite3_bind_int64(st, 9, m->value);
 	sqlite3_bind_int64(st, 10, (int64_t)m->bytes);
 	sqlite3_bind_int(st, 11, nsys_mem_kind(m->memoryKind));
 	sqlite3_bind_int(st, 12, m->flags);
 	bind_graph(st, 13, m->graphId, m->graphNodeId);
-	return step(w, SK_INS_MEMSET, SK_K_MEMSET);
+	return step(sink, SK_INS_MEMSET, SK_K_MEMSET);
 }
 
-static int64_t ctx_device(struct sk_writer *w, uint32_t ctx)
+static int64_t ctx_device(struct sk_sink *sink, uint32_t ctx)
 {
-	for (int i = 0; i < w->nctx; i++)
-		if (w->ctx_dev[i][0] == ctx)
-			return w->ctx_dev[i][1];
+	for (int i = 0; i < sink->nctx; i++)
+		if (sink->ctx_dev[i][0] == ctx)
+			return sink->ctx_dev[i][1];
 	return -1;
 }
 
-static int put_sync(struct sk_writer *w, const CUpti_ActivitySynchronization2 *s)
+static int put_sync(struct sk_sink *sink, const CUpti_ActivitySynchronization2 *s)
 {
-	sqlite3_stmt *st = w->st[SK_INS_SYNC];
-	int64_t dev = ctx_device(w, s->contextId);
+	sqlite3_stmt *st = sink->st[SK_INS_SYNC];
+	int64_t dev = ctx_device(sink, s->contextId);
 
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)s->start);
 	sqlite3_bind_int64(st, 3, (int64_t)s->end);
 	if (dev >= 0)
@@ -548,30 +551,30 @@ static int put_sync(struct sk_writer *w, const CUpti_ActivitySynchronization2 *s
 					  ? -1
 					  : (int64_t)s->streamId);
 	sqlite3_bind_int64(st, 7, s->correlationId);
-	sqlite3_bind_int64(st, 8, w->global_pid);
+	sqlite3_bind_int64(st, 8, sink->global_pid);
 	sqlite3_bind_int(st, 9, (int)s->type);
 	if (s->cudaEventId == CUPTI_SYNCHRONIZATION_INVALID_VALUE)
 		sqlite3_bind_null(st, 10);
 	else
 		sqlite3_bind_int64(st, 10, s->cudaEventId);
 	sqlite3_bind_int64(st, 11, (int64_t)s->cudaEventSyncId);
-	return step(w, SK_INS_SYNC, SK_K_SYNC);
+	return step(sink, SK_INS_SYNC, SK_K_SYNC);
 }
 
-static int put_graph(struct sk_writer *w, const CUpti_ActivityGraphTrace2 *g)
+static int put_graph(struct sk_sink *sink, const CUpti_ActivityGraphTrace2 *g)
 {
-	sqlite3_stmt *st = w->st[SK_INS_GRAPH];
+	sqlite3_stmt *st = sink->st[SK_INS_GRAPH];
 
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)g->start);
 	sqlite3_bind_int64(st, 3, (int64_t)g->end);
 	sqlite3_bind_int64(st, 4, g->deviceId);
 	sqlite3_bind_int64(st, 5, g->contextId);
 	sqlite3_bind_int64(st, 6, g->streamId);
 	sqlite3_bind_int64(st, 7, g->correlationId);
-	sqlite3_bind_int64(st, 8, w->global_pid);
+	sqlite3_bind_int64(st, 8, sink->global_pid);
 	sqlite3_bind_int64(st, 9, g->graphId);
-	return step(w, SK_INS_GRAPH, SK_K_GRAPH);
+	return step(sink, SK_INS_GRAPH, SK_K_GRAPH);
 }
 
 static const char *overhead_name(uint32_t kind)
@@ -600,27 +603,27 @@ static const char *overhead_name(uint32_t kind)
 	}
 }
 
-static int put_overhead(struct sk_writer *w, const CUpti_ActivityOverhead3 *o)
+static int put_overhead(struct sk_sink *sink, const CUpti_ActivityOverhead3 *o)
 {
-	sqlite3_stmt *st = w->st[SK_INS_OVERHEAD];
-	int64_t tid = w->global_pid;
+	sqlite3_stmt *st = sink->st[SK_INS_OVERHEAD];
+	int64_t tid = sink->global_pid;
 
 	if (o->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD)
-		tid = gtid(w, o->objectId.pt.threadId);
-	sqlite3_bind_int64(st, 1, w->run_id);
+		tid = gtid(sink, o->objectId.pt.threadId);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)o->start);
 	sqlite3_bind_int64(st, 3, (int64_t)o->end);
 	sqlite3_bind_int64(st, 4, tid);
 	sqlite3_bind_int64(st, 5, o->correlationId);
-	sqlite3_bind_int64(st, 6, intern(w, overhead_name((uint32_t)o->overheadKind)));
+	sqlite3_bind_int64(st, 6, intern(sink, overhead_name((uint32_t)o->overheadKind)));
 	sqlite3_bind_int64(st, 7, (int64_t)o->overheadKind);
 	sqlite3_bind_int(st, 8, (int)o->objectKind);
-	return step(w, SK_INS_OVERHEAD, SK_K_OVERHEAD);
+	return step(sink, SK_INS_OVERHEAD, SK_K_OVERHEAD);
 }
 
-static int put_device(struct sk_writer *w, const CUpti_ActivityDevice5 *d)
+static int put_device(struct sk_sink *sink, const CUpti_ActivityDevice5 *d)
 {
-	sqlite3_stmt *st = w->st[SK_INS_GPU];
+	sqlite3_stmt *st = sink->st[SK_INS_GPU];
 	char uuid[40];
 	const unsigned char *u = (const unsigned char *)d->uuid.bytes;
 	int c = 1;
@@ -629,8 +632,8 @@ static int put_device(struct sk_writer *w, const CUpti_ActivityDevice5 *d)
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
 		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
 		 u[15]);
-	sqlite3_bind_int64(st, c++, w->run_id);
-	sqlite3_bind_int64(st, c++, w->global_pid);
+	sqlite3_bind_int64(st, c++, sink->run_id);
+	sqlite3_bind_int64(st, c++, sink->global_pid);
 	sqlite3_bind_int64(st, c++, d->id);
 	sqlite3_bind_text(st, c++, d->name ? d->name : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, c++, uuid, -1, SQLITE_TRANSIENT);
@@ -651,87 +654,88 @@ static int put_device(struct sk_writer *w, const CUpti_ActivityDevice5 *d)
 	sqlite3_bind_int64(st, c++, d->numThreadsPerWarp);
 	sqlite3_bind_int64(st, c++, d->numMemcpyEngines);
 	sqlite3_bind_int(st, c++, d->isMigEnabled);
-	return step(w, SK_INS_GPU, SK_K_OTHER);
+	return step(sink, SK_INS_GPU, SK_K_OTHER);
 }
 
 /* ---- NVTX ---------------------------------------------------------------------------------- */
 
-static struct sk_pending_marker *marker_slot(struct sk_writer *w, uint32_t id, int create)
+static struct sk_pending_marker *marker_slot(struct sk_sink *sink, uint32_t id, int create)
 {
 	size_t i;
 
-	if (create && (w->markers_n + 1) * 2 > w->markers_cap) {
-		size_t cap = w->markers_cap ? w->markers_cap * 2 : 256;
+	if (create && (sink->markers_n + 1) * 2 > sink->markers_cap) {
+		size_t cap = sink->markers_cap ? sink->markers_cap * 2 : 256;
 		struct sk_pending_marker *t = calloc(cap, sizeof(*t));
 
 		if (!t)
 			return NULL;
-		for (size_t j = 0; j < w->markers_cap; j++) {
+		for (size_t j = 0; j < sink->markers_cap; j++) {
 			size_t k;
 
-			if (!w->markers[j].id)
+			if (!sink->markers[j].id)
 				continue;
-			for (k = (w->markers[j].id * 2654435761u) & (cap - 1); t[k].id;
+			for (k = (sink->markers[j].id * 2654435761u) & (cap - 1); t[k].id;
 			     k = (k + 1) & (cap - 1))
 				;
-			t[k] = w->markers[j];
+			t[k] = sink->markers[j];
 		}
-		free(w->markers);
-		w->markers = t;
-		w->markers_cap = cap;
+		free(sink->markers);
+		sink->markers = t;
+		sink->markers_cap = cap;
 	}
-	if (!w->markers_cap)
+	if (!sink->markers_cap)
 		return NULL;
-	for (i = (id * 2654435761u) & (w->markers_cap - 1); w->markers[i].id;
-	     i = (i + 1) & (w->markers_cap - 1))
-		if (w->markers[i].id == id)
-			return &w->markers[i];
+	for (i = (id * 2654435761u) & (sink->markers_cap - 1); sink->markers[i].id;
+	     i = (i + 1) & (sink->markers_cap - 1))
+		if (sink->markers[i].id == id)
+			return &sink->markers[i];
 	if (!create)
 		return NULL;
-	memset(&w->markers[i], 0, sizeof(w->markers[i]));
-	w->markers[i].id = id;
-	w->markers[i].payload_kind = -1;
-	w->markers_n++;
-	return &w->markers[i];
+	memset(&sink->markers[i], 0, sizeof(sink->markers[i]));
+	sink->markers[i].id = id;
+	sink->markers[i].payload_kind = -1;
+	sink->markers_n++;
+	return &sink->markers[i];
 }
 
 /* Remove a slot from the open-addressing table, re-seating the entries after it. */
-static void marker_remove(struct sk_writer *w, struct sk_pending_marker *m)
+static void marker_remove(struct sk_sink *sink, struct sk_pending_marker *m)
 {
-	size_t i = (size_t)(m - w->markers), cap = w->markers_cap;
+	size_t i = (size_t)(m - sink->markers), cap = sink->markers_cap;
 
 	free(m->text);
 	memset(m, 0, sizeof(*m));
-	w->markers_n--;
-	for (size_t j = (i + 1) & (cap - 1); w->markers[j].id; j = (j + 1) & (cap - 1)) {
-		struct sk_pending_marker tmp = w->markers[j];
+	sink->markers_n--;
+	for (size_t j = (i + 1) & (cap - 1); sink->markers[j].id; j = (j + 1) & (cap - 1)) {
+		struct sk_pending_marker tmp = sink->markers[j];
 		size_t k;
 
-		memset(&w->markers[j], 0, sizeof(tmp));
-		for (k = (tmp.id * 2654435761u) & (cap - 1); w->markers[k].id; k = (k + 1) & (cap - 1))
+		memset(&sink->markers[j], 0, sizeof(tmp));
+		for (k = (tmp.id * 2654435761u) & (cap - 1); sink->markers[k].id;
+		     k = (k + 1) & (cap - 1))
 			;
-		w->markers[k] = tmp;
+		sink->markers[k] = tmp;
 	}
 }
 
-static int domain_id(struct sk_writer *w, const char *domain)
+static int domain_id(struct sk_sink *sink, const char *domain)
 {
-	sqlite3_stmt *st = w->st[SK_INS_NVTX];
+	sqlite3_stmt *st = sink->st[SK_INS_NVTX];
 	int i;
 
 	if (!domain)
 		return 0;
-	for (i = 0; i < w->ndomains; i++)
-		if (strcmp(w->domains[i], domain) == 0)
+	for (i = 0; i < sink->ndomains; i++)
+		if (strcmp(sink->domains[i], domain) == 0)
 			return i + 1;
-	if (w->ndomains == (int)(sizeof(w->domains) / sizeof(w->domains[0])))
+	if (sink->ndomains == (int)(sizeof(sink->domains) / sizeof(sink->domains[0])))
 		return 0;
-	w->domains[i] = strdup(domain);
-	if (!w->domains[i])
+	sink->domains[i] = strdup(domain);
+	if (!sink->domains[i])
 		return 0;
-	w->ndomains++;
+	sink->ndomains++;
 	/* nsys records a domain's name as an event of type 75 (NvtxDomainCreate). */
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, 0);
 	sqlite3_bind_null(st, 3);
 	sqlite3_bind_int(st, 4, 75);
@@ -739,20 +743,20 @@ static int domain_id(struct sk_writer *w, const char *domain)
 	sqlite3_bind_null(st, 6);
 	sqlite3_bind_null(st, 7);
 	sqlite3_bind_text(st, 8, domain, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 9, w->global_pid);
+	sqlite3_bind_int64(st, 9, sink->global_pid);
 	sqlite3_bind_null(st, 10);
 	sqlite3_bind_int(st, 11, i + 1);
 	for (int c = 12; c <= 14; c++)
 		sqlite3_bind_null(st, c);
-	step(w, SK_INS_NVTX, SK_K_NVTX);
+	step(sink, SK_INS_NVTX, SK_K_NVTX);
 	return i + 1;
 }
 
-static int put_nvtx_row(struct sk_writer *w, const struct sk_pending_marker *m, int event_type)
+static int put_nvtx_row(struct sk_sink *sink, const struct sk_pending_marker *m, int event_type)
 {
-	sqlite3_stmt *st = w->st[SK_INS_NVTX];
+	sqlite3_stmt *st = sink->st[SK_INS_NVTX];
 
-	sqlite3_bind_int64(st, 1, w->run_id);
+	sqlite3_bind_int64(st, 1, sink->run_id);
 	sqlite3_bind_int64(st, 2, (int64_t)m->start_ns);
 	if (m->have_end)
 		sqlite3_bind_int64(st, 3, (int64_t)m->end_ns);
@@ -768,9 +772,9 @@ static int put_nvtx_row(struct sk_writer *w, const struct sk_pending_marker *m, 
 		sqlite3_bind_null(st, 7);
 	}
 	sqlite3_bind_text(st, 8, m->text ? m->text : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, w->global_pid | m->start_tid);
+	sqlite3_bind_int64(st, 9, sink->global_pid | m->start_tid);
 	if (m->have_end)
-		sqlite3_bind_int64(st, 10, w->global_pid | m->end_tid);
+		sqlite3_bind_int64(st, 10, sink->global_pid | m->end_tid);
 	else
 		sqlite3_bind_null(st, 10);
 	sqlite3_bind_int(st, 11, m->domain);
@@ -782,21 +786,21 @@ static int put_nvtx_row(struct sk_writer *w, const struct sk_pending_marker *m, 
 		sqlite3_bind_int64(st, 13, m->payload.metricValueInt64);
 	else if (m->payload_kind == CUPTI_METRIC_VALUE_KIND_DOUBLE)
 		sqlite3_bind_double(st, 14, m->payload.metricValueDouble);
-	return step(w, SK_INS_NVTX, SK_K_NVTX);
+	return step(sink, SK_INS_NVTX, SK_K_NVTX);
 }
 
 /* A range is written once both halves are here. Push/pop and start/end ranges look the same
  * in CUPTI's records; a range that ends on the thread it started on is stored as push/pop
  * (59), one that ends elsewhere as start/end (60). */
-static int emit_range(struct sk_writer *w, struct sk_pending_marker *m)
+static int emit_range(struct sk_sink *sink, struct sk_pending_marker *m)
 {
-	int err = put_nvtx_row(w, m, m->start_tid == m->end_tid ? 59 : 60);
+	int err = put_nvtx_row(sink, m, m->start_tid == m->end_tid ? 59 : 60);
 
-	marker_remove(w, m);
+	marker_remove(sink, m);
 	return err;
 }
 
-static int put_marker(struct sk_writer *w, const CUpti_ActivityMarker2 *mk)
+static int put_marker(struct sk_sink *sink, const CUpti_ActivityMarker2 *mk)
 {
 	uint32_t tid = 0;
 	struct sk_pending_marker *m, one;
@@ -804,30 +808,30 @@ static int put_marker(struct sk_writer *w, const CUpti_ActivityMarker2 *mk)
 	if (mk->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
 	    mk->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
 		tid = mk->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD
-			      ? sk_writer_tid(w, mk->objectId.pt.threadId)
+			      ? sk_sink_tid(sink, mk->objectId.pt.threadId)
 			      : 0;
 	if (mk->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
 		memset(&one, 0, sizeof(one));
 		one.id = mk->id;
 		one.start_ns = mk->timestamp;
 		one.start_tid = tid;
-		one.domain = domain_id(w, mk->domain);
+		one.domain = domain_id(sink, mk->domain);
 		one.text = (char *)mk->name;
 		one.payload_kind = -1;
-		return put_nvtx_row(w, &one, 34);
+		return put_nvtx_row(sink, &one, 34);
 	}
 	if (!(mk->flags & (CUPTI_ACTIVITY_FLAG_MARKER_START | CUPTI_ACTIVITY_FLAG_MARKER_END)))
 		return 0; /* sync-object markers: not recorded */
-	m = marker_slot(w, mk->id, 1);
+	m = marker_slot(sink, mk->id, 1);
 	if (!m) {
-		w->lost[SK_K_NVTX]++;
+		sink->lost[SK_K_NVTX]++;
 		return 0;
 	}
 	if (mk->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
 		m->have_start = 1;
 		m->start_ns = mk->timestamp;
 		m->start_tid = tid;
-		m->domain = domain_id(w, mk->domain);
+		m->domain = domain_id(sink, mk->domain);
 		free(m->text);
 		m->text = mk->name ? strdup(mk->name) : NULL;
 	} else {
@@ -835,12 +839,12 @@ static int put_marker(struct sk_writer *w, const CUpti_ActivityMarker2 *mk)
 		m->end_ns = mk->timestamp;
 		m->end_tid = tid;
 	}
-	return m->have_start && m->have_end ? emit_range(w, m) : 0;
+	return m->have_start && m->have_end ? emit_range(sink, m) : 0;
 }
 
-static void put_marker_data(struct sk_writer *w, const CUpti_ActivityMarkerData2 *d)
+static void put_marker_data(struct sk_sink *sink, const CUpti_ActivityMarkerData2 *d)
 {
-	struct sk_pending_marker *m = marker_slot(w, d->id, 0);
+	struct sk_pending_marker *m = marker_slot(sink, d->id, 0);
 
 	if (!m)
 		return; /* an instantaneous mark's data, or one already written */
@@ -855,63 +859,80 @@ static void put_marker_data(struct sk_writer *w, const CUpti_ActivityMarkerData2
 	}
 }
 
-static void flush_open_markers(struct sk_writer *w)
+static void flush_open_markers(struct sk_sink *sink)
 {
-	for (size_t i = 0; i < w->markers_cap; i++) {
-		struct sk_pending_marker *m = &w->markers[i];
+	for (size_t i = 0; i < sink->markers_cap; i++) {
+		struct sk_pending_marker *m = &sink->markers[i];
 
 		if (!m->id)
 			continue;
 		if (m->have_start)
-			put_nvtx_row(w, m, 59); /* still open at exit: end is NULL */
+			put_nvtx_row(sink, m, 59); /* still open at exit: end is NULL */
 		else
-			w->nvtx_unmatched++;
+			sink->nvtx_unmatched++;
 	}
 }
 
 /* ---- dispatch -------------------------------------------------------------------------------- */
 
-int sk_writer_record(struct sk_writer *w, const CUpti_Activity *rec)
+int sk_sink_record(struct sk_sink *sink, const CUpti_Activity *rec)
 {
-	if (w->failed)
+	if (sink->failed)
 		return SKIP_E_DB;
 	switch (rec->kind) {
 	case CUPTI_ACTIVITY_KIND_KERNEL:
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
-		return put_kernel(w, (const CUpti_ActivityKernel10 *)rec);
+		return put_kernel(sink, (const CUpti_ActivityKernel10 *)rec);
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
-		return put_api(w, (const CUpti_ActivityAPI *)rec, 0);
+		return put_api(sink, (const CUpti_ActivityAPI *)rec, 0);
 	case CUPTI_ACTIVITY_KIND_DRIVER:
-		return put_api(w, (const CUpti_ActivityAPI *)rec, 1);
+		return put_api(sink, (const CUpti_ActivityAPI *)rec, 1);
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		return put_memcpy(w, (const CUpti_ActivityMemcpy6 *)rec);
+		return put_memcpy(sink, (const CUpti_ActivityMemcpy6 *)rec);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		return put_memset(w, (const CUpti_ActivityMemset4 *)rec);
+		return put_memset(sink, (const CUpti_ActivityMemset4 *)rec);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		return put_sync(w, (const CUpti_ActivitySynchronization2 *)rec);
+		return put_sync(sink, (const CUpti_ActivitySynchronization2 *)rec);
 	case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
-		return put_graph(w, (const CUpti_ActivityGraphTrace2 *)rec);
+		return put_graph(sink, (const CUpti_ActivityGraphTrace2 *)rec);
 	case CUPTI_ACTIVITY_KIND_MARKER:
-		return put_marker(w, (const CUpti_ActivityMarker2 *)rec);
+		return put_marker(sink, (const CUpti_ActivityMarker2 *)rec);
 	case CUPTI_ACTIVITY_KIND_MARKER_DATA:
-		put_marker_data(w, (const CUpti_ActivityMarkerData2 *)rec);
+		put_marker_data(sink, (const CUpti_ActivityMarkerData2 *)rec);
 		return 0;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
-		return put_overhead(w, (const CUpti_ActivityOverhead3 *)rec);
+		return put_overhead(sink, (const CUpti_ActivityOverhead3 *)rec);
 	case CUPTI_ACTIVITY_KIND_DEVICE:
-		return put_device(w, (const CUpti_ActivityDevice5 *)rec);
+		return put_device(sink, (const CUpti_ActivityDevice5 *)rec);
 	case CUPTI_ACTIVITY_KIND_CONTEXT: {
 		const CUpti_ActivityContext3 *c = (const CUpti_ActivityContext3 *)rec;
 
-		if (w->nctx < (int)(sizeof(w->ctx_dev) / sizeof(w->ctx_dev[0]))) {
-			w->ctx_dev[w->nctx][0] = c->contextId;
-			w->ctx_dev[w->nctx][1] = c->deviceId;
-			w->nctx++;
+		if (sink->nctx < (int)(sizeof(sink->ctx_dev) / sizeof(sink->ctx_dev[0]))) {
+			sink->ctx_dev[sink->nctx][0] = c->contextId;
+			sink->ctx_dev[sink->nctx][1] = c->deviceId;
+			sink->nctx++;
 		}
 		return 0;
 	}
 	default:
-		w->rows[SK_K_OTHER]++;
+		sink->rows[SK_K_OTHER]++;
 		return 0;
 	}
+}
+
+void sk_sink_buffer(struct sk_sink *sink, uint8_t *buf, size_t valid)
+{
+	CUpti_Activity *rec = NULL;
+	CUptiResult r;
+
+	while ((r = cuptiActivityGetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
+		if (sink->failed) {
+			/* The kind is unknown once writing is off: counted whole. */
+			sink->lost[SK_K_OTHER]++;
+			continue;
+		}
+		sk_sink_record(sink, rec);
+	}
+	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		SK_CUPTI_CHECK(r);
 }

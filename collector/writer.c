@@ -22,26 +22,10 @@
 #define POLL_NS	 (10 * 1000000ull) /* how often a pending signal flush is noticed */
 #define QUIET_NS (20 * 1000000ull) /* after a forced flush: no buffer for this long = done */
 
-void sk_writer_buffer(struct sk_writer *w, uint8_t *buf, size_t valid)
-{
-	CUpti_Activity *rec = NULL;
-	CUptiResult r;
-
-	while ((r = cuptiActivityGetNextRecord(buf, valid, &rec)) == CUPTI_SUCCESS) {
-		if (w->failed) {
-			w->lost[SK_K_OTHER]++; /* kind unknown once writing is off: counted whole */
-			continue;
-		}
-		sk_writer_record(w, rec);
-	}
-	if (r != CUPTI_ERROR_MAX_LIMIT_REACHED)
-		SK_CUPTI_CHECK(r);
-}
-
 /* Record drop counts that changed since the last call (in the open transaction). */
 static void store_drops(struct sk_collector *c, uint64_t *last)
 {
-	struct sk_writer *w = &c->writer;
+	struct sk_sink *sink = &c->sink;
 	uint64_t now[3] = { atomic_load(&c->pool.cupti_dropped), 0, 0 };
 	uint64_t lost = 0;
 
@@ -49,17 +33,17 @@ static void store_drops(struct sk_collector *c, uint64_t *last)
 	now[1] = c->pool.refused;
 	pthread_mutex_unlock(&c->pool.lock);
 	for (int k = 0; k < SK_K_COUNT; k++)
-		lost += w->lost[k];
+		lost += sink->lost[k];
 	now[2] = lost;
-	if (w->failed || !memcmp(now, last, sizeof(now)))
+	if (sink->failed || !memcmp(now, last, sizeof(now)))
 		return;
 	if (now[0] != last[0])
-		sk_writer_set_drops(w, "any", "cupti_buffer_full", now[0]);
+		sk_sink_set_drops(sink, "any", "cupti_buffer_full", now[0]);
 	if (now[1] != last[1])
-		sk_writer_set_drops(w, "any", "pool_exhausted", now[1]);
+		sk_sink_set_drops(sink, "any", "pool_exhausted", now[1]);
 	for (int k = 0; now[2] != last[2] && k < SK_K_COUNT; k++)
-		if (w->lost[k])
-			sk_writer_set_drops(w, sk_kind_names[k], "write_error", w->lost[k]);
+		if (sink->lost[k])
+			sk_sink_set_drops(sink, sk_kind_names[k], "write_error", sink->lost[k]);
 	memcpy(last, now, sizeof(now));
 }
 
@@ -70,17 +54,17 @@ static size_t drain(struct sk_collector *c, uint64_t deadline_ns, uint64_t *drop
 	size_t n, total = 0;
 
 	while ((n = sk_pool_take(&c->pool, ents, TAKE_MAX, total ? 0 : deadline_ns)) > 0) {
-		sk_writer_begin(&c->writer);
+		sk_sink_begin(&c->sink);
 		for (size_t i = 0; i < n; i++) {
-			sk_writer_buffer(&c->writer, ents[i].buf, ents[i].valid);
+			sk_sink_buffer(&c->sink, ents[i].buf, ents[i].valid);
 			sk_pool_give_back(&c->pool, ents[i].buf);
 		}
 		total += n;
 	}
-	if (c->writer.in_txn || total) {
-		sk_writer_begin(&c->writer);
+	if (c->sink.in_txn || total) {
+		sk_sink_begin(&c->sink);
 		store_drops(c, drops);
-		sk_writer_commit(&c->writer);
+		sk_sink_commit(&c->sink);
 	}
 	return total;
 }
@@ -140,10 +124,10 @@ static void *writer_main(void *arg)
 			break;
 	}
 	drain_quiet(c, QUIET_NS, drops);
-	if (!c->writer.failed) {
-		sk_writer_begin(&c->writer);
+	if (!c->sink.failed) {
+		sk_sink_begin(&c->sink);
 		store_drops(c, drops);
-		sk_writer_commit(&c->writer);
+		sk_sink_commit(&c->sink);
 	}
 	return NULL;
 }
@@ -171,7 +155,7 @@ void sk_writer_stop(struct sk_collector *c, int timeout_s)
 	rc = pthread_timedjoin_np(c->writer_thread, NULL, &ts);
 	if (rc == ETIMEDOUT) {
 		sk_err("the trace writer did not finish within %d s; %s keeps what was committed",
-		       timeout_s, c->writer.path);
+		       timeout_s, c->sink.path);
 		pthread_detach(c->writer_thread);
 	}
 }

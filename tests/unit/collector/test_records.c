@@ -1,5 +1,5 @@
 /*
- * test_records.c: the writer fed with synthetic CUPTI records of every kind it stores, checked
+ * test_records.c: the sink fed with synthetic CUPTI records of every kind it stores, checked
  * row by row; kernel-name demangling and short names; interning; NVTX pairing (out of order,
  * across threads, never closed); write errors counted, not fatal.
  */
@@ -15,7 +15,7 @@ struct sk_collector sk_g; /* pool.c refers to the global; unused here */
 
 static char dir[64];
 static char path[128];
-static struct sk_writer w;
+static struct sk_sink sink;
 
 static void setup(void)
 {
@@ -23,14 +23,14 @@ static void setup(void)
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/p1-r7.skip.db", dir);
 	skip_log_init("test", NULL, 1);
-	cr_assert_eq(sk_writer_open(&w, path, 7, 1234), 0, "%s", skip_errmsg());
+	cr_assert_eq(sk_sink_open(&sink, path, 7, 1234), 0, "%s", skip_errmsg());
 }
 
 static void teardown(void)
 {
 	char cmd[128];
 
-	sk_writer_close(&w, 0);
+	sk_sink_close(&sink, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	(void)!system(cmd);
 }
@@ -39,9 +39,9 @@ TestSuite(collector_records, .init = setup, .fini = teardown);
 
 static long long q(const char *sql)
 {
-	long long v = sk_db_int(w.db, -999999, sql);
+	long long v = sk_db_int(sink.db, -999999, sql);
 
-	cr_assert_neq(v, -999999, "query failed: %s: %s", sql, sqlite3_errmsg(w.db));
+	cr_assert_neq(v, -999999, "query failed: %s: %s", sql, sqlite3_errmsg(sink.db));
 	return v;
 }
 
@@ -50,8 +50,8 @@ static char *qs(const char *sql)
 	sqlite3_stmt *st = NULL;
 	char *s = NULL;
 
-	cr_assert_eq(sqlite3_prepare_v2(w.db, sql, -1, &st, NULL), SQLITE_OK, "%s",
-		     sqlite3_errmsg(w.db));
+	cr_assert_eq(sqlite3_prepare_v2(sink.db, sql, -1, &st, NULL), SQLITE_OK, "%s",
+		     sqlite3_errmsg(sink.db));
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		s = strdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
@@ -107,7 +107,7 @@ Test(collector_records, kernel_rows_carry_every_field_and_three_names)
 	k.graphNodeId = 99;
 	k.queued = 900;
 	k.submitted = 950;
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&k), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&k), 0);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
 	cr_expect_eq(q("SELECT runId FROM CUPTI_ACTIVITY_KIND_KERNEL"), 7);
 	cr_expect_eq(q("SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1234LL << 24);
@@ -143,9 +143,9 @@ Test(collector_records, names_are_interned_once)
 	char other[] = "add_one"; /* same text, different pointer */
 	CUpti_ActivityKernel10 c = kernel(other, 40, 50, 3);
 
-	sk_writer_record(&w, (CUpti_Activity *)&a);
-	sk_writer_record(&w, (CUpti_Activity *)&b);
-	sk_writer_record(&w, (CUpti_Activity *)&c);
+	sk_sink_record(&sink, (CUpti_Activity *)&a);
+	sk_sink_record(&sink, (CUpti_Activity *)&b);
+	sk_sink_record(&sink, (CUpti_Activity *)&c);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3);
 	cr_expect_eq(q("SELECT count(*) FROM StringIds WHERE value = 'add_one'"), 1);
 	cr_expect_eq(q("SELECT count(DISTINCT shortName) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
@@ -160,8 +160,8 @@ Test(collector_records, runtime_and_driver_calls_go_to_their_tables_with_names)
 	CUpti_ActivityAPI d = api(1, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 200, 260, 43, 555);
 	char *s;
 
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&r), 0);
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&d), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&r), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&d), 0);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 0"), 1);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE eventClass = 1"), 1);
 	cr_expect_eq(q("SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME"), (1234LL << 24) | 555);
@@ -180,9 +180,9 @@ Test(collector_records, thread_ids_wider_than_24_bits_get_stable_synthetic_numbe
 	CUpti_ActivityAPI a = api(0, 1, 0, 1, 1, 0xF7654321u), b = api(0, 1, 2, 3, 2, 0xF7654321u);
 	CUpti_ActivityAPI c = api(0, 1, 4, 5, 3, 0xE1234567u);
 
-	sk_writer_record(&w, (CUpti_Activity *)&a);
-	sk_writer_record(&w, (CUpti_Activity *)&b);
-	sk_writer_record(&w, (CUpti_Activity *)&c);
+	sk_sink_record(&sink, (CUpti_Activity *)&a);
+	sk_sink_record(&sink, (CUpti_Activity *)&b);
+	sk_sink_record(&sink, (CUpti_Activity *)&c);
 	cr_expect_eq(q("SELECT count(DISTINCT globalTid) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 2);
 	cr_expect_eq(q("SELECT min(globalTid & 16777215) FROM CUPTI_ACTIVITY_KIND_RUNTIME"),
 		     0xF00000);
@@ -237,12 +237,12 @@ Test(collector_records, memcpy_memset_sync_graph_and_overhead_rows)
 	o.objectId.pt.threadId = 77;
 	o.start = 600;
 	o.end = 650;
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&m), 0);
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&s), 0);
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&ctx), 0);
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&y), 0);
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&g), 0);
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&o), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&m), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&s), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&ctx), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&y), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&g), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&o), 0);
 	cr_expect_eq(q("SELECT bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND "
 		       "srcKind = 0 AND dstKind = 2"),
 		     1 << 20);
@@ -296,9 +296,9 @@ Test(collector_records, nvtx_starts_and_ends_pair_into_ranges_in_any_order)
 	data.color = 0xff00ff00;
 	data.category = 3;
 	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
-		cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&recs[i]), 0);
+		cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&recs[i]), 0);
 		if (i == 0)
-			cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&data), 0);
+			cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&data), 0);
 	}
 	cr_expect_eq(q("SELECT end - start FROM NVTX_EVENTS WHERE text = 'outer'"), 100);
 	cr_expect_eq(q("SELECT eventType FROM NVTX_EVENTS WHERE text = 'outer'"), 59);
@@ -315,13 +315,13 @@ Test(collector_records, nvtx_starts_and_ends_pair_into_ranges_in_any_order)
 		     1);
 	cr_expect_eq(q("SELECT count(*) FROM NVTX_EVENTS WHERE text = 'never-closed'"), 0,
 		     "an open range waits for its end");
-	sk_writer_close(&w, 0);
-	cr_assert_eq(skip_store_open(path, 0, &w.db), 0);
+	sk_sink_close(&sink, 0);
+	cr_assert_eq(skip_store_open(path, 0, &sink.db), 0);
 	cr_expect_eq(q("SELECT count(*) FROM NVTX_EVENTS WHERE text = 'never-closed' AND end IS "
 		       "NULL"),
 		     1, "ranges still open at exit are written with a NULL end");
-	sqlite3_close(w.db);
-	w.db = NULL;
+	sqlite3_close(sink.db);
+	sink.db = NULL;
 }
 
 Test(collector_records, device_records_fill_target_info_gpu)
@@ -335,7 +335,7 @@ Test(collector_records, device_records_fill_target_info_gpu)
 	d.computeCapabilityMajor = 9;
 	d.globalMemorySize = 85ull << 30;
 	d.coreClockRate = 1980000;
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&d), 0);
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&d), 0);
 	cr_expect_eq(q("SELECT smCount * 10 + computeMajor FROM TARGET_INFO_GPU WHERE name = "
 		       "'NVIDIA H100 80GB HBM3'"),
 		     1329);
@@ -344,9 +344,9 @@ Test(collector_records, device_records_fill_target_info_gpu)
 
 Test(collector_records, drops_are_stored_per_kind_and_cause_and_replaced)
 {
-	cr_assert_eq(sk_writer_set_drops(&w, "any", "cupti_buffer_full", 5), 0);
-	cr_assert_eq(sk_writer_set_drops(&w, "any", "cupti_buffer_full", 9), 0);
-	cr_assert_eq(sk_writer_set_drops(&w, "kernel", "write_error", 2), 0);
+	cr_assert_eq(sk_sink_set_drops(&sink, "any", "cupti_buffer_full", 5), 0);
+	cr_assert_eq(sk_sink_set_drops(&sink, "any", "cupti_buffer_full", 9), 0);
+	cr_assert_eq(sk_sink_set_drops(&sink, "kernel", "write_error", 2), 0);
 	cr_expect_eq(q("SELECT count FROM SKIP_DROPS WHERE cause = 'cupti_buffer_full'"), 9);
 	cr_expect_eq(q("SELECT sum(count) FROM SKIP_DROPS"), 11);
 	cr_expect_eq(q("SELECT count(*) FROM SKIP_DROPS WHERE runId = 7 AND globalPid = 1234 << 24"),
@@ -363,12 +363,12 @@ Test(collector_records, a_write_error_turns_writing_off_and_counts_the_loss)
 	cr_assert_not_null(log);
 	skip_log_init("test", log, 1);
 	/* Make every insert fail: the table disappears under the prepared statement. */
-	cr_assert_eq(sk_writer_record(&w, (CUpti_Activity *)&k), 0);
-	sqlite3_exec(w.db, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL", NULL, NULL, NULL);
-	cr_expect_lt(sk_writer_record(&w, (CUpti_Activity *)&k), 0);
-	cr_expect(w.failed);
-	cr_expect_eq(w.lost[SK_K_KERNEL], 1);
-	cr_expect_lt(sk_writer_record(&w, (CUpti_Activity *)&k), 0, "writing stays off");
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&k), 0);
+	sqlite3_exec(sink.db, "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL", NULL, NULL, NULL);
+	cr_expect_lt(sk_sink_record(&sink, (CUpti_Activity *)&k), 0);
+	cr_expect(sink.failed);
+	cr_expect_eq(sink.lost[SK_K_KERNEL], 1);
+	cr_expect_lt(sk_sink_record(&sink, (CUpti_Activity *)&k), 0, "writing stays off");
 	rewind(log);
 	cr_expect_gt(fread(logged, 1, sizeof(logged) - 1, log), 0);
 	cr_expect(strstr(logged, "writing kernel failed"), "%s", logged);
@@ -382,12 +382,12 @@ Test(collector_records, transactions_commit_what_was_written)
 	CUpti_ActivityKernel10 k = kernel("k", 0, 1, 1);
 	sqlite3 *other = NULL;
 
-	cr_assert_eq(sk_writer_begin(&w), 0);
-	sk_writer_record(&w, (CUpti_Activity *)&k);
+	cr_assert_eq(sk_sink_begin(&sink), 0);
+	sk_sink_record(&sink, (CUpti_Activity *)&k);
 	cr_assert_eq(sqlite3_open_v2(path, &other, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	cr_expect_eq(sk_db_int(other, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 0,
 		     "not visible before the commit");
-	cr_assert_eq(sk_writer_commit(&w), 0);
+	cr_assert_eq(sk_sink_commit(&sink), 0);
 	cr_expect_eq(sk_db_int(other, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
 	sqlite3_close(other);
 }

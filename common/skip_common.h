@@ -290,4 +290,25 @@ SKIP_API int skip_json_validate(const struct cJSON *schema, const struct cJSON *
 /* One SQLite integer query helper: the first column of the first row, or @dflt. */
 SKIP_API int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql);
 
+/* ---- JSON files (common/jsonfile.c) ---------------------------------------------------- */
+
+/*
+ * Read the whole file at @path and parse it as one JSON value, followed by nothing but white
+ * space. Returns 0 and *@out, a tree the caller owns and frees with cJSON_Delete(). On failure
+ * *@out is NULL and skip_errmsg() says, on one line:
+ *   SKIP_E_NOTFOUND (no such file) or SKIP_E_IO (any other reason it cannot be read):
+ *     "PATH: <strerror>";
+ *   SKIP_E_INVAL: "PATH:LINE:COLUMN: JSON syntax error near '<up to 20 characters of that
+ *     line, from the error on>'" (lines and columns count from 1, columns in characters; at
+ *     the end of the text: "... JSON syntax error at the end of the file");
+ *   SKIP_E_NOMEM.
+ * Callable from several threads: the message does not come from cJSON's global error pointer.
+ */
+struct cJSON;
+SKIP_API int skip_json_load(const char *path, struct cJSON **out);
+/* The same for NUL-terminated @text that does not come from a file. Syntax errors read
+ * "@name:LINE:COLUMN: ..." as above, or "line LINE, column COLUMN: JSON syntax error near
+ * '...'" when @name is NULL. *@out is freed by the caller with cJSON_Delete(). */
+SKIP_API int skip_json_parse(const char *text, const char *name, struct cJSON **out);
+
 #endif /* SKIP_COMMON_H */

@@ -238,15 +238,12 @@ int skip_plan_from_json(const struct skip_graph *g, const char *text, struct ski
 {
 	struct skip_plan_opts o = {0};
 	struct skip_plan *p = NULL;
-	cJSON *root = cJSON_Parse(text);
-	int err;
+	cJSON *root = NULL;
+	int err = skip_json_parse(text, NULL, &root);
 
 	*out = NULL;
-	if (!root) {
-		const char *at = cJSON_GetErrorPtr();
-
-		return sk_fail(SKIP_E_INVAL, "plan: not valid JSON (near \"%.20s\")", at ? at : "");
-	}
+	if (err) /* "line 3, column 14: JSON syntax error near '...'" */
+		return err == SKIP_E_INVAL ? sk_fail(err, "plan: %s", skip_errmsg()) : err;
 	err = parse_header(root, &o);
 	if (!err)
 		err = skip_plan_compute(g, &o, &p);

@@ -255,7 +255,8 @@ SKIP_API int skip_plan_validate(const struct skip_graph *g, const struct skip_pl
 /*
  * Parse a plan (schemas/plan.schema.json) for @g and validate it. Tasks are named. A streams
  * plan without "events" gets them computed from its assignment (with pruning). Returns 0 and
- * *out, or SKIP_E_INVAL with skip_errmsg() naming the JSON member at fault.
+ * *out, or SKIP_E_INVAL with skip_errmsg() naming the JSON member at fault, or for a syntax
+ * error its place: "plan: line 3, column 14: JSON syntax error near '...'".
  */
 SKIP_API int skip_plan_from_json(const struct skip_graph *g, const char *text,
 				 struct skip_plan **out);
@@ -350,8 +351,9 @@ struct skip_param {
  * @size names an entry of "sizes" (NULL: the plain "params"); @params (may be NULL) override
  * single parameters afterwards. The module path is resolved against the workload's folder,
  * then each folder of $SKIP_MODULE_PATH; @module (may be NULL) replaces it. NULL and *err on
- * failure: SKIP_E_NOTFOUND, SKIP_E_IO, SKIP_E_INVAL with "FILE: tasks[2] (\"reduce\"): reads:
- * unknown buffer 'z'" style messages.
+ * failure: SKIP_E_NOTFOUND, SKIP_E_IO ("FILE: <strerror>"), SKIP_E_INVAL with "FILE: tasks[2]
+ * (\"reduce\"): reads: unknown buffer 'z'" style messages, or "FILE:LINE:COLUMN: JSON syntax
+ * error near '...'" (skip_json_load()).
  */
 SKIP_API struct skip_workload *skip_workload_load(const char *path, const char *size,
 						  const struct skip_param *params, int nparams,

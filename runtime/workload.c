@@ -8,7 +8,6 @@
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -657,41 +656,6 @@ static int load_root(struct wctx *c, const cJSON *root, const char *size,
 	return skip_graph_finalize(c->w->g) ? wfail(c, "%s", skip_errmsg()) : 0;
 }
 
-static char *slurp(const char *path, int *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-
-	if (!f) {
-		*err = sk_fail(errno == ENOENT ? SKIP_E_NOTFOUND : SKIP_E_IO, "%s: %m", path);
-		return NULL;
-	}
-	do {
-		if (len + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 8192);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				*err = sk_fail(SKIP_E_NOMEM, "out of memory");
-				return NULL;
-			}
-			buf = nb;
-		}
-		got = fread(buf + len, 1, 4096, f);
-		len += got;
-	} while (got == 4096);
-	*err = ferror(f) ? sk_fail(SKIP_E_IO, "%s: read error", path) : 0;
-	fclose(f);
-	buf[len] = '\0';
-	if (*err) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 static struct skip_workload *workload_new(const char *path, int *err)
 {
 	struct skip_workload *w = calloc(1, sizeof(*w));
@@ -717,21 +681,14 @@ struct skip_workload *skip_workload_load(const char *path, const char *size,
 {
 	struct wctx c = {0};
 	cJSON *root = NULL;
-	char *text = slurp(path, err);
 
-	if (!text)
+	*err = skip_json_load(path, &root);
+	if (*err)
 		return NULL;
 	c.w = workload_new(path, err);
-	if (c.w) {
-		root = cJSON_Parse(text);
-		if (!root)
-			*err = wfail(&c, "not valid JSON (near \"%.30s\")",
-				     cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "");
-		else
-			*err = load_root(&c, root, size, params, nparams, module);
-	}
+	if (c.w)
+		*err = load_root(&c, root, size, params, nparams, module);
 	cJSON_Delete(root);
-	free(text);
 	if (*err) {
 		skip_workload_free(c.w);
 		return NULL;

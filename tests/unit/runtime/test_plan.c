@@ -48,7 +48,8 @@ static void accepts(const char *json)
 
 Test(runtime_plan, malformed_headers_are_named)
 {
-	rejects("{\"skip_plan\": 1,", "plan: not valid JSON");
+	rejects("{\"skip_plan\": 1,",
+		"plan: line 1, column 17: JSON syntax error near '{\"skip_plan\": 1,'");
 	rejects("[1, 2]", "plan: not a JSON object");
 	rejects("{\"executor\": \"serial\"}", "\"skip_plan\": 1 (the format version) expected");
 	rejects("{\"skip_plan\": 2, \"executor\": \"serial\"}", "\"skip_plan\": 1");
@@ -61,6 +62,15 @@ Test(runtime_plan, malformed_headers_are_named)
 		"\"window\" must be a whole number from 1 to 64");
 	rejects("{" HEAD "\"executor\": \"streams\", \"streams\": 0}",
 		"\"streams\" must be a whole number from 1 to 64");
+}
+
+Test(runtime_plan, a_syntax_error_is_one_line_with_its_line_and_column)
+{
+	rejects("{\n  \"skip_plan\": 1,\n  \"executor\" \"serial\",\n  \"order\": []\n}\n",
+		"plan: line 3, column 14: JSON syntax error near '\"serial\",'");
+	cr_assert_null(strchr(skip_errmsg(), '\n'), "one line: %s", skip_errmsg());
+	rejects("{" HEAD "\"executor\": \"serial\"} trailing",
+		"plan: line 1, column 40: JSON syntax error near 'trailing'");
 }
 
 Test(runtime_plan, orders_must_name_every_task_once_in_dependency_order)

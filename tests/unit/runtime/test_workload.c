@@ -58,7 +58,7 @@ static void rejects(const char *text, const char *msg)
 	cr_assert_eq(err, SKIP_E_INVAL);
 	cr_assert(strstr(skip_errmsg(), msg), "for %s\n  got:      %s\n  expected: %s", text,
 		  skip_errmsg(), msg);
-	cr_assert(strstr(skip_errmsg(), "w.json: "), "the file is named: %s", skip_errmsg());
+	cr_assert(strstr(skip_errmsg(), "w.json:"), "the file is named: %s", skip_errmsg());
 }
 
 static const char good[] = "{\"skip_workload\": 1, \"name\": \"demo\", \"module\": \"m.fatbin\",\n"
@@ -172,7 +172,8 @@ Test(runtime_workload, top_level_mistakes_are_named)
 
 	w = skip_workload_load("/nonexistent/w.json", NULL, NULL, 0, NULL, &err);
 	cr_assert_eq(err, SKIP_E_NOTFOUND);
-	rejects("{\"skip_workload\": 1,", "not valid JSON");
+	rejects("{\"skip_workload\": 1,",
+		"w.json:1:21: JSON syntax error near '{\"skip_workload\": 1,'");
 	rejects("{\"module\": \"m\", " BUFS TASK(""),
 		"\"skip_workload\": 1 (the format version) expected");
 	rejects("{\"skip_workload\": 1, " BUFS TASK(""),
@@ -182,6 +183,17 @@ Test(runtime_workload, top_level_mistakes_are_named)
 	rejects(HEAD BUFS "\"tasks\": []}", "tasks: a non-empty array expected");
 	rejects(HEAD "\"params\": {\"N\": \"M+1\"}, " BUFS TASK(""),
 		"params: \"N\": expression \"M+1\": unknown parameter");
+}
+
+Test(runtime_workload, a_syntax_error_names_the_line_and_column_on_one_line)
+{
+	char want[256];
+
+	rejects(HEAD "\n\"params\": {\"N\": 4,\n  \"M\": 5,,\n  \"K\": 6}, " BUFS TASK(""),
+		"w.json:3:11: JSON syntax error near '  \"M\": 5,,'");
+	snprintf(want, sizeof(want), "%s/w.json:3:11: JSON syntax error near", dir);
+	cr_assert(!strncmp(skip_errmsg(), want, strlen(want)), "%s", skip_errmsg());
+	cr_assert_null(strchr(skip_errmsg(), '\n'), "one line: %s", skip_errmsg());
 }
 
 Test(runtime_workload, buffer_mistakes_are_named)

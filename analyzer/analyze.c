@@ -28,8 +28,8 @@ static void add_stat(struct skip_name_stat *s, int64_t dur, int64_t launch_ns)
 	if (!s->count || dur > s->max_ns)
 		s->max_ns = dur;
 	s->count++;
-	s->total_ns += dur;
-	s->launch_ns += launch_ns;
+	s->total_ns = skip_add_sat(s->total_ns, dur);
+	s->launch_ns = skip_add_sat(s->launch_ns, launch_ns);
 }
 
 static void add_kernels(struct skip_trace *t, const struct sk_run *run, const uint32_t *members,
@@ -115,10 +115,11 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 		return err;
 	sk_dbg(1, "run %lld: %zu operations loaded in %.2f s", (long long)run_id, run.nops,
 	       (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	err = sk_run_operators(t, &run);
-	if (err || !run.nops) {
+	sk_malformed_add(&r->malformed, &run.bad);
+	sk_run_operators(t, &run);
+	if (!run.nops) {
 		sk_run_free(&run);
-		return err;
+		return 0;
 	}
 	sk_dbg(1, "run %lld: %zu NVTX ranges, operators after %.2f s", (long long)run_id,
 	       run.nranges, (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);

@@ -108,6 +108,7 @@ struct sk_run {
 	struct sk_range *ranges; /* sorted by (pid, tid, start) */
 	size_t nranges;
 	int64_t t0;	       /* start of the first operator or launch call (the run's IL start) */
+	struct skip_malformed bad; /* records left out as malformed (load.c checks each one) */
 };
 
 /* load.c */
@@ -117,13 +118,20 @@ struct sk_run {
 sqlite3_stmt *sk_run_scan(struct skip_trace *t, const char *table, const char *cols,
 			  int64_t run_id);
 int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st);
-/* @detail: also the stream, demangled name and grid size of each kernel (the timeline). */
+/* The run's GPU operations joined to their launch calls, its host synchronizations and its NVTX
+ * ranges; malformed records are counted in run->bad and left out (docs/trace-format.md
+ * "Well-formed records"), so every time the rest of the analyzer sees lies in
+ * [0, SKIP_TIME_MAX) with end >= start (an NVTX range's end may be INT64_MAX: never closed).
+ * @detail: also the stream, demangled name and grid size of each kernel (the timeline). */
 int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run *run);
 void sk_run_free(struct sk_run *run);
+/* Add the counts of @from to @to. */
+void sk_malformed_add(struct skip_malformed *to, const struct skip_malformed *from);
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
 
-/* nvtx.c: operator stacks for every launched operation, and the run's t0. */
-int sk_run_operators(struct skip_trace *t, struct sk_run *run);
+/* nvtx.c: operator stacks for every launched operation (from the ranges sk_run_load() read),
+ * and the run's t0. */
+void sk_run_operators(struct skip_trace *t, struct sk_run *run);
 /* Regions: each occurrence of the range @text (sk_names id) becomes a window; ops whose launch
  * call started inside it (same process) get its index. Returns the windows (malloc'ed,
  * caller frees) and their count; 0 windows when the run has no such range. */

@@ -156,6 +156,28 @@ static cJSON *sweep_json(const struct skip_sweep *s)
 	return o;
 }
 
+/* {"total": N, "records": [{"table", "reason", "count"}, ...]}: the records left out. */
+static cJSON *malformed_json(const struct skip_malformed *m)
+{
+	cJSON *o = cJSON_CreateObject(), *a = cJSON_CreateArray();
+
+	num(o, "total", (double)m->total);
+	for (int t = 0; t < SKIP_TABLE_COUNT; t++)
+		for (int b = 0; b < SKIP_BAD_COUNT; b++) {
+			cJSON *e;
+
+			if (!m->count[t][b])
+				continue;
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "table", skip_table_name((enum skip_table)t));
+			cJSON_AddStringToObject(e, "reason", skip_bad_name((enum skip_bad)b));
+			num(e, "count", (double)m->count[t][b]);
+			cJSON_AddItemToArray(a, e);
+		}
+	cJSON_AddItemToObject(o, "records", a);
+	return o;
+}
+
 char *skip_report_json(const struct skip_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *regions = cJSON_CreateArray();
@@ -164,7 +186,7 @@ char *skip_report_json(const struct skip_report *r)
 
 	for (size_t i = 0; i < r->nregions; i++) {
 		cJSON_AddItemToArray(regions, metrics_json(&r->regions[i]));
-		all_kernel_ns += r->regions[i].m.kernel_ns;
+		all_kernel_ns = skip_add_sat(all_kernel_ns, r->regions[i].m.kernel_ns);
 	}
 	cJSON_AddStringToObject(o, "skip_version", SKIP_VERSION);
 	cJSON_AddStringToObject(o, "file", r->path);
@@ -172,6 +194,8 @@ char *skip_report_json(const struct skip_report *r)
 	num(o, "runs", (double)r->runs);
 	num(o, "failed_runs", (double)r->failed_runs);
 	num(o, "dropped_records", (double)r->dropped);
+	if (r->malformed.total) /* absent when none, as before it existed */
+		cJSON_AddItemToObject(o, "malformed_records", malformed_json(&r->malformed));
 	if (r->nregions && r->regions[0].name)
 		cJSON_AddStringToObject(o, "region", r->regions[0].name);
 	else

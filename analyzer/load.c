@@ -1,10 +1,15 @@
 /*
  * load.c: one run into memory. GPU operations (kernels, memcpys, memsets) are read with single
- * scans over the run's rowid range, the launch calls (runtime and driver) likewise, and each
- * operation is joined to its call through a hash on (process, correlation id) - correlation ids
- * are unique within a process only. Host synchronizations (calls that wait for the GPU) are kept
- * as spans for idle attribution. Graph-launched kernels share their graph launch's correlation
- * id; the first of each launch (by start) is marked.
+ * scans over the run's rowid range, the launch calls (runtime and driver) and the NVTX ranges
+ * likewise, and each operation is joined to its call through a hash on (process, correlation
+ * id) - correlation ids are unique within a process only. Host synchronizations (calls that
+ * wait for the GPU) are kept as spans for idle attribution. Graph-launched kernels share their
+ * graph launch's correlation id; the first of each launch (by start) is marked.
+ *
+ * Every record is checked here, once, as it is read (docs/trace-format.md "Well-formed
+ * records"): a malformed one is counted by table and reason and left out, so the metrics and
+ * the advisor's models only ever see times in [0, SKIP_TIME_MAX) with end >= start and ids in
+ * the ranges their fields hold.
  */
 #define SK_LOG_DOMAIN "analyzer"
 #include <pthread.h>
@@ -68,6 +73,120 @@ static int64_t hash_get(const struct api_hash *h, uint32_t pid, uint32_t corr)
 	return -1;
 }
 
+/* The run's rows, and the malformed ones that belong to no run. */
+#define RUN_WHERE "(+runId = %lld OR typeof(runId) != 'integer')"
+
+/* ---- well-formed records (docs/trace-format.md) ----------------------------------------------- */
+
+#define SK_GLOBAL_ID_MAX (((int64_t)1 << 56) - 1) /* globalPid, globalTid: (pid << 24) | tid */
+
+static const char *const table_names[SKIP_TABLE_COUNT] = {
+	[SKIP_TABLE_KERNEL] = "CUPTI_ACTIVITY_KIND_KERNEL",
+	[SKIP_TABLE_MEMCPY] = "CUPTI_ACTIVITY_KIND_MEMCPY",
+	[SKIP_TABLE_MEMSET] = "CUPTI_ACTIVITY_KIND_MEMSET",
+	[SKIP_TABLE_RUNTIME] = "CUPTI_ACTIVITY_KIND_RUNTIME",
+	[SKIP_TABLE_DRIVER] = "CUPTI_ACTIVITY_KIND_DRIVER",
+	[SKIP_TABLE_NVTX] = "NVTX_EVENTS",
+};
+
+static const struct {
+	const char *name, *text;
+} bad_info[SKIP_BAD_COUNT] = {
+	[SKIP_BAD_RUN_ID] = { "run_id", "runId not an integer" },
+	[SKIP_BAD_TIME] = { "time_out_of_range", "a time not an integer in [0, 2^62) ns" },
+	[SKIP_BAD_ORDER] = { "end_before_start", "end before start" },
+	[SKIP_BAD_ID] = { "id_out_of_range", "an id out of its range" },
+};
+
+const char *skip_table_name(enum skip_table t)
+{
+	return (unsigned)t < SKIP_TABLE_COUNT ? table_names[t] : "?";
+}
+
+const char *skip_bad_name(enum skip_bad b)
+{
+	return (unsigned)b < SKIP_BAD_COUNT ? bad_info[b].name : "?";
+}
+
+const char *skip_bad_text(enum skip_bad b)
+{
+	return (unsigned)b < SKIP_BAD_COUNT ? bad_info[b].text : "?";
+}
+
+void skip_malformed_print(FILE *out, const struct skip_malformed *m)
+{
+	const char *sep = "";
+
+	if (!m->total)
+		return;
+	fprintf(out, "left out %lld malformed record%s (docs/trace-format.md): ",
+		(long long)m->total, m->total == 1 ? "" : "s");
+	for (int t = 0; t < SKIP_TABLE_COUNT; t++)
+		for (int b = 0; b < SKIP_BAD_COUNT; b++) {
+			if (!m->count[t][b])
+				continue;
+			fprintf(out, "%s%lld %s (%s)", sep, (long long)m->count[t][b],
+				table_names[t], bad_info[b].text);
+			sep = ", ";
+		}
+	fputc('\n', out);
+}
+
+/* Column @col is an integer in [lo, hi]. */
+static int int_in(sqlite3_stmt *st, int col, int64_t lo, int64_t hi)
+{
+	int64_t v;
+
+	if (sqlite3_column_type(st, col) != SQLITE_INTEGER)
+		return 0;
+	v = sqlite3_column_int64(st, col);
+	return v >= lo && v <= hi;
+}
+
+/* Column @col is a timestamp the metrics can take differences and sums of. */
+static int time_ok(sqlite3_stmt *st, int col)
+{
+	return int_in(st, col, 0, SKIP_TIME_MAX - 1);
+}
+
+/*
+ * Why the record in the row @st is malformed, or -1: columns @c[0] runId, @c[1] start, @c[2] end
+ * (NULL allowed when @open_end), then @nids id columns with their upper bounds @max (lower bound
+ * 0); @c_opt_time, when >= 0, an optional timestamp column (NULL or well-formed).
+ */
+static int check_row(sqlite3_stmt *st, const int *c, int open_end, const int *ids,
+		     const int64_t *max, int nids, int c_opt_time)
+{
+	int has_end = !(open_end && sqlite3_column_type(st, c[2]) == SQLITE_NULL);
+
+	if (sqlite3_column_type(st, c[0]) != SQLITE_INTEGER)
+		return SKIP_BAD_RUN_ID;
+	if (!time_ok(st, c[1]) || (has_end && !time_ok(st, c[2])) ||
+	    (c_opt_time >= 0 && sqlite3_column_type(st, c_opt_time) != SQLITE_NULL &&
+	     !time_ok(st, c_opt_time)))
+		return SKIP_BAD_TIME;
+	if (has_end && sqlite3_column_int64(st, c[2]) < sqlite3_column_int64(st, c[1]))
+		return SKIP_BAD_ORDER;
+	for (int i = 0; i < nids; i++)
+		if (!int_in(st, ids[i], 0, max[i]))
+			return SKIP_BAD_ID;
+	return -1;
+}
+
+static void count_bad(struct skip_malformed *m, enum skip_table table, int why)
+{
+	m->count[table][why]++;
+	m->total++;
+}
+
+void sk_malformed_add(struct skip_malformed *to, const struct skip_malformed *from)
+{
+	for (int t = 0; t < SKIP_TABLE_COUNT; t++)
+		for (int b = 0; b < SKIP_BAD_COUNT; b++)
+			to->count[t][b] += from->count[t][b];
+	to->total += from->total;
+}
+
 static const char *sql_minmax(char *buf, size_t n, const char *fn, const char *table)
 {
 	snprintf(buf, n, "SELECT %s(rowid) FROM %s", fn, table);
@@ -81,8 +200,10 @@ static int row_at(sqlite3 *db, const char *table, int64_t rowid, int64_t *found,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	snprintf(sql, sizeof(sql), "SELECT rowid, runId FROM %s WHERE rowid >= %lld LIMIT 1", table,
-		 (long long)rowid);
+	snprintf(sql, sizeof(sql),
+		 "SELECT rowid, runId FROM %s WHERE rowid >= %lld AND typeof(runId) = 'integer' "
+		 "LIMIT 1",
+		 table, (long long)rowid);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	rc = sqlite3_step(st);
@@ -95,8 +216,9 @@ static int row_at(sqlite3 *db, const char *table, int64_t rowid, int64_t *found,
 }
 
 /* The first rowid whose runId is >= @run, by binary search over rowids: skip record writes the
- * runs one after the other, so runIds never decrease in rowid order. INT64_MAX when there is
- * none; -1 on a read error. */
+ * runs one after the other, so runIds never decrease in rowid order (rows whose runId is not an
+ * integer are malformed: the search steps over them, the scan of the run they lie in counts
+ * them). INT64_MAX when there is none; -1 on a read error. */
 static int64_t first_rowid(sqlite3 *db, const char *table, int64_t run, int64_t lo, int64_t hi)
 {
 	int64_t found = 0, r = 0;
@@ -120,7 +242,8 @@ static int64_t first_rowid(sqlite3 *db, const char *table, int64_t run, int64_t 
 /*
  * "SELECT @cols FROM @table" for one run, as one sequential scan. With one run in the file, the
  * whole table (the unary + keeps SQLite off the (runId, ...) indexes, which would turn the scan
- * into random lookups). With several, the run's rowid range, found by binary search.
+ * into random lookups). With several, the run's rowid range, found by binary search. The rows
+ * whose runId is not an integer come too, for the caller to count as malformed (RUN_WHERE).
  */
 static sqlite3_stmt *scan_db(struct skip_trace *t, sqlite3 *db, const char *table,
 			     const char *cols, int64_t run_id, size_t *estimate)
@@ -134,7 +257,7 @@ static sqlite3_stmt *scan_db(struct skip_trace *t, sqlite3 *db, const char *tabl
 		int64_t hi = sk_db_int(db, -1, sql_minmax(sql, sizeof(sql), "max", table));
 
 		*estimate = hi >= lo ? (size_t)(hi - lo + 1) : 0;
-		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE +runId = %lld", cols, table,
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE " RUN_WHERE, cols, table,
 			 (long long)run_id);
 	} else {
 		int64_t lo = sk_db_int(db, 0, sql_minmax(sql, sizeof(sql), "min", table));
@@ -149,7 +272,7 @@ static sqlite3_stmt *scan_db(struct skip_trace *t, sqlite3 *db, const char *tabl
 		}
 		*estimate = e > b && e != INT64_MAX ? (size_t)(e - b) : 0;
 		snprintf(sql, sizeof(sql),
-			 "SELECT %s FROM %s WHERE rowid >= %lld AND rowid < %lld AND +runId = %lld",
+			 "SELECT %s FROM %s WHERE rowid >= %lld AND rowid < %lld AND " RUN_WHERE,
 			 cols, table, (long long)b, (long long)e, (long long)run_id);
 	}
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
@@ -203,17 +326,22 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
 					      "CUPTI_ACTIVITY_KIND_MEMCPY",
 					      "CUPTI_ACTIVITY_KIND_MEMSET" };
-	/* The last three columns only for the timeline (the advisor): reading them costs a
-	 * fifth of a 10-million-kernel report's time. */
+	static const enum skip_table table_ids[] = { SKIP_TABLE_KERNEL, SKIP_TABLE_MEMCPY,
+						     SKIP_TABLE_MEMSET };
+	/* The columns after submitted only for the timeline (the advisor): reading them costs a
+	 * fifth of a 10-million-kernel report's time. runId comes last. */
 	const char *cols = kind != SK_OP_KERNEL
 				   ? "start, end, deviceId, correlationId, globalPid, -1, graphId, "
-				     "NULL, streamId, -1, 0, 0"
+				     "NULL, streamId, -1, 0, 0, runId"
 			   : detail ? "start, end, deviceId, correlationId, globalPid, shortName, "
 				      "graphId, submitted, streamId, demangledName, "
-				      "gridX * gridY * gridZ, " SK_BLOCKS_PER_SM
+				      "gridX * gridY * gridZ, " SK_BLOCKS_PER_SM ", runId"
 				    : "start, end, deviceId, correlationId, globalPid, shortName, "
-				      "graphId, submitted";
+				      "graphId, submitted, runId";
 	int wide = kind != SK_OP_KERNEL || detail;
+	/* runId, start, end; deviceId (uint16_t), correlationId (uint32_t), globalPid */
+	const int c[] = { wide ? 12 : 8, 0, 1 }, ids[] = { 2, 3, 4 };
+	static const int64_t max[] = { UINT16_MAX, UINT32_MAX, SK_GLOBAL_ID_MAX };
 	size_t estimate;
 	sqlite3_stmt *st = scan_db(t, t->db, tables[kind], cols, run->run_id, &estimate);
 
@@ -224,8 +352,14 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 		run->ops = sk_xrealloc(run->ops, *cap * sizeof(*run->ops));
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct sk_op *op = op_push(run, cap);
+		int why = check_row(st, c, 0, ids, max, 3, kind == SK_OP_KERNEL ? 7 : -1);
+		struct sk_op *op;
 
+		if (why >= 0) {
+			count_bad(&run->bad, table_ids[kind], why);
+			continue;
+		}
+		op = op_push(run, cap);
 		op->start = sqlite3_column_int64(st, 0);
 		op->end = sqlite3_column_int64(st, 1);
 		op->device = (uint16_t)sqlite3_column_int(st, 2);
@@ -252,6 +386,45 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 	return sk_scan_done(t, st);
 }
 
+/* The run's NVTX ranges (push/pop and start/end; marks and domain names are not read). */
+static int load_ranges(struct skip_trace *t, struct sk_run *run)
+{
+	/* runId, start, end (NULL: never closed); globalTid */
+	static const int c[] = { 5, 0, 1 }, ids[] = { 2 };
+	static const int64_t max[] = { SK_GLOBAL_ID_MAX };
+	sqlite3_stmt *st = sk_run_scan(t, "NVTX_EVENTS",
+				       "start, end, globalTid, text, eventType, runId", run->run_id);
+	size_t cap = 0;
+
+	if (!st)
+		return SKIP_E_DB;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct sk_range *r;
+		int type = sqlite3_column_int(st, 4), why;
+		int64_t gtid = sqlite3_column_int64(st, 2);
+		const char *text = (const char *)sqlite3_column_text(st, 3);
+
+		if (type != 59 && type != 60)
+			continue;
+		if ((why = check_row(st, c, 1, ids, max, 1, -1)) >= 0) {
+			count_bad(&run->bad, SKIP_TABLE_NVTX, why);
+			continue;
+		}
+		if (run->nranges == cap) {
+			cap = cap ? cap * 2 : 256;
+			run->ranges = sk_xrealloc(run->ranges, cap * sizeof(*run->ranges));
+		}
+		r = &run->ranges[run->nranges++];
+		r->start = sqlite3_column_int64(st, 0);
+		r->end = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MAX
+								    : sqlite3_column_int64(st, 1);
+		r->pid = (uint32_t)(gtid >> 24);
+		r->tid = (uint32_t)(gtid & 0xFFFFFF);
+		r->text = sk_names_intern(&t->texts, text ? text : "");
+	}
+	return sk_scan_done(t, st);
+}
+
 /* Calls that make the host wait for the GPU. */
 static int is_sync_call(const char *name)
 {
@@ -272,6 +445,7 @@ struct api_job {
 	size_t nruntime; /* apis[0 .. nruntime) are runtime calls, the rest driver calls */
 	struct sk_span *syncs;
 	size_t nsyncs;
+	struct skip_malformed bad; /* the calls left out as malformed */
 	int err;
 	char errmsg[512]; /* skip_errmsg() is per thread: carried back by hand */
 };
@@ -285,11 +459,14 @@ static void add_sync(struct api_job *j, const struct sk_api *a, size_t *cap)
 	j->syncs[j->nsyncs++] = (struct sk_span){ a->start, a->end, a->pid, a->tid };
 }
 
-static int load_api_table(struct api_job *j, const char *table, size_t *cap, size_t *scap)
+static int load_api_table(struct api_job *j, enum skip_table table, size_t *cap, size_t *scap)
 {
+	/* runId, start, end; correlationId (uint32_t), globalTid */
+	static const int c[] = { 5, 0, 1 }, ids[] = { 2, 3 };
+	static const int64_t max[] = { UINT32_MAX, SK_GLOBAL_ID_MAX };
 	size_t estimate;
-	sqlite3_stmt *st = scan_db(j->t, j->db, table,
-				   "start, end, correlationId, globalTid, nameId", j->run_id,
+	sqlite3_stmt *st = scan_db(j->t, j->db, skip_table_name(table),
+				   "start, end, correlationId, globalTid, nameId, runId", j->run_id,
 				   &estimate);
 
 	if (!st)
@@ -302,7 +479,12 @@ static int load_api_table(struct api_job *j, const char *table, size_t *cap, siz
 		struct sk_api *a;
 		int64_t gtid = sqlite3_column_int64(st, 3);
 		int64_t name = sqlite3_column_int64(st, 4);
+		int why = check_row(st, c, 0, ids, max, 2, -1);
 
+		if (why >= 0) {
+			count_bad(&j->bad, table, why);
+			continue;
+		}
 		if (j->n == *cap) {
 			*cap = *cap ? *cap * 2 : 4096;
 			j->apis = sk_xrealloc(j->apis, *cap * sizeof(*j->apis));
@@ -325,10 +507,10 @@ static void *load_apis(void *arg)
 	struct api_job *j = arg;
 	size_t cap = 0, scap = 0;
 
-	j->err = load_api_table(j, "CUPTI_ACTIVITY_KIND_RUNTIME", &cap, &scap);
+	j->err = load_api_table(j, SKIP_TABLE_RUNTIME, &cap, &scap);
 	j->nruntime = j->n;
 	if (!j->err)
-		j->err = load_api_table(j, "CUPTI_ACTIVITY_KIND_DRIVER", &cap, &scap);
+		j->err = load_api_table(j, SKIP_TABLE_DRIVER, &cap, &scap);
 	if (j->err)
 		snprintf(j->errmsg, sizeof(j->errmsg), "%s", skip_errmsg());
 	return NULL;
@@ -455,6 +637,8 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run 
 	if (!err)
 		err = load_ops(t, run, SK_OP_MEMSET, detail, &cap);
 	sk_dbg(2, "run %lld: %zu operations read", (long long)run_id, run->nops);
+	if (!err)
+		err = load_ranges(t, run);
 	if (threaded) {
 		pthread_join(th, NULL);
 		sqlite3_close(job.db);
@@ -466,6 +650,7 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run 
 	sk_dbg(2, "run %lld: %zu launch calls read", (long long)run_id, job.n);
 	run->syncs = job.syncs;
 	run->nsyncs = job.nsyncs;
+	sk_malformed_add(&run->bad, &job.bad);
 	if (!err) {
 		join(run, job.apis, job.n, job.nruntime);
 		mark_graph_firsts(run);

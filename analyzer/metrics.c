@@ -188,7 +188,7 @@ static void launch_side(const struct sk_run *run, const uint32_t *members, size_
 			continue;
 		}
 		m->kernels++;
-		m->kernel_ns += op->end - op->start;
+		m->kernel_ns = skip_add_sat(m->kernel_ns, op->end - op->start);
 		if (!(op->flags & SK_F_API)) {
 			m->no_api++;
 		} else if ((op->flags & SK_F_GRAPH) && !(op->flags & SK_F_GRAPH_FIRST)) {
@@ -197,10 +197,10 @@ static void launch_side(const struct sk_run *run, const uint32_t *members, size_
 			int64_t t_api = op->api_end - op->launch, t_queue = op->start - op->api_end;
 
 			m->launched++;
-			m->t_api_ns += t_api;
-			m->t_queue_ns += t_queue;
-			m->tklqt_ns += op->start - op->launch;
-			m->queue_pos_ns += t_queue > 0 ? t_queue : 0;
+			m->t_api_ns = skip_add_sat(m->t_api_ns, t_api);
+			m->t_queue_ns = skip_add_sat(m->t_queue_ns, t_queue);
+			m->tklqt_ns = skip_add_sat(m->tklqt_ns, op->start - op->launch);
+			m->queue_pos_ns = skip_add_sat(m->queue_pos_ns, t_queue > 0 ? t_queue : 0);
 			m->neg_queue += t_queue < 0;
 			m->neg_launch += op->start - op->launch < 0;
 			tapi[nt++] = t_api;
@@ -212,7 +212,7 @@ static void launch_side(const struct sk_run *run, const uint32_t *members, size_
 
 		if (op->kind == SK_OP_KERNEL && op->end - op->start < m->median_t_api_ns) {
 			m->short_kernels++;
-			m->short_kernel_ns += op->end - op->start;
+			m->short_kernel_ns = skip_add_sat(m->short_kernel_ns, op->end - op->start);
 		}
 	}
 	free(tapi);
@@ -251,10 +251,10 @@ void sk_region_metrics(const struct sk_run *run, const struct sk_timeline *tl,
 	m->sync_stall_ns = best.sync_stall;
 	m->device_latency_ns = best.device_latency;
 	m->launch_latency_ns = best.launch_latency;
-	m->il_minus_kernel_ns = m->il_ns - m->kernel_ns;
+	m->il_minus_kernel_ns = skip_add_sat(m->il_ns, -m->kernel_ns); /* kernel_ns >= 0 */
 	m->akd_ns = m->kernels ? (double)m->kernel_ns / (double)m->kernels : 0;
-	m->host_share = m->il_ns > 0 ? (double)(m->host_wait_ns + m->sync_stall_ns +
-						m->launch_latency_ns) /
+	m->host_share = m->il_ns > 0 ? ((double)m->host_wait_ns + (double)m->sync_stall_ns +
+					(double)m->launch_latency_ns) /
 					       (double)m->il_ns
 				     : 0;
 	m->launches_per_s = m->il_ns > 0 ? (double)m->kernels * 1e9 / (double)m->il_ns : 0;

@@ -18,37 +18,6 @@
 
 #include "internal.h"
 
-static int load_ranges(struct skip_trace *t, struct sk_run *run)
-{
-	sqlite3_stmt *st = sk_run_scan(t, "NVTX_EVENTS", "start, end, globalTid, text, eventType",
-				       run->run_id);
-	size_t cap = 0;
-
-	if (!st)
-		return SKIP_E_DB;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct sk_range *r;
-		int type = sqlite3_column_int(st, 4);
-		int64_t gtid = sqlite3_column_int64(st, 2);
-		const char *text = (const char *)sqlite3_column_text(st, 3);
-
-		if (type != 59 && type != 60)
-			continue;
-		if (run->nranges == cap) {
-			cap = cap ? cap * 2 : 256;
-			run->ranges = sk_xrealloc(run->ranges, cap * sizeof(*run->ranges));
-		}
-		r = &run->ranges[run->nranges++];
-		r->start = sqlite3_column_int64(st, 0);
-		r->end = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MAX
-								    : sqlite3_column_int64(st, 1);
-		r->pid = (uint32_t)(gtid >> 24);
-		r->tid = (uint32_t)(gtid & 0xFFFFFF);
-		r->text = sk_names_intern(&t->texts, text ? text : "");
-	}
-	return sk_scan_done(t, st);
-}
-
 static int cmp_range(const void *a, const void *b)
 {
 	const struct sk_range *x = a, *y = b;
@@ -228,16 +197,13 @@ static uint32_t active_stack(struct active *a, struct sk_stacks *stacks)
 	return a->stack;
 }
 
-int sk_run_operators(struct skip_trace *t, struct sk_run *run)
+void sk_run_operators(struct skip_trace *t, struct sk_run *run)
 {
 	struct active act = { 0 };
 	size_t n, ri = 0;
 	uint32_t *idx;
 	int64_t t0 = INT64_MAX;
-	int err = load_ranges(t, run);
 
-	if (err)
-		return err;
 	if (run->nranges) /* qsort's pointer must not be NULL, even for 0 elements */
 		qsort(run->ranges, run->nranges, sizeof(*run->ranges), cmp_range);
 	idx = launched_ops(run, 1, &n);
@@ -271,7 +237,6 @@ int sk_run_operators(struct skip_trace *t, struct sk_run *run)
 	run->t0 = t0;
 	free(act.r);
 	free(idx);
-	return 0;
 }
 
 static int cmp_window(const void *a, const void *b)

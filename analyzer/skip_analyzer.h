@@ -29,15 +29,74 @@
 /* Host-side share of IL at or above which a region is called CPU-bound (docs/skip-report.md). */
 #define SKIP_DEFAULT_THRESHOLD 0.5
 
+/*
+ * Timestamps of well-formed records lie in [0, SKIP_TIME_MAX) ns (2^62 ns, 146 years of uptime):
+ * the difference of two of them, or the sum of two such differences, cannot overflow int64_t.
+ * Sums over many records saturate instead (skip_add_sat()). docs/trace-format.md "Well-formed
+ * records" has the whole definition.
+ */
+#define SKIP_TIME_MAX ((int64_t)1 << 62)
+
+/* @a + @b, saturated at INT64_MIN and INT64_MAX instead of overflowing. */
+static inline int64_t skip_add_sat(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	if (__builtin_add_overflow(a, b, &s))
+		return a < 0 ? INT64_MIN : INT64_MAX;
+	return s;
+}
+
+/*
+ * Records the analyzer leaves out of every metric because they are malformed, per table and
+ * reason (docs/trace-format.md "Well-formed records"). The loader checks each record once, as
+ * it reads it; the rest of the analyzer and the advisor only ever see well-formed ones.
+ */
+enum skip_table {
+	SKIP_TABLE_KERNEL,  /* CUPTI_ACTIVITY_KIND_KERNEL */
+	SKIP_TABLE_MEMCPY,  /* CUPTI_ACTIVITY_KIND_MEMCPY */
+	SKIP_TABLE_MEMSET,  /* CUPTI_ACTIVITY_KIND_MEMSET */
+	SKIP_TABLE_RUNTIME, /* CUPTI_ACTIVITY_KIND_RUNTIME */
+	SKIP_TABLE_DRIVER,  /* CUPTI_ACTIVITY_KIND_DRIVER */
+	SKIP_TABLE_NVTX,    /* NVTX_EVENTS (its ranges: eventType 59 and 60) */
+	SKIP_TABLE_COUNT
+};
+enum skip_bad {
+	SKIP_BAD_RUN_ID,     /* runId is not an integer: the record belongs to no run */
+	SKIP_BAD_TIME,	     /* start, end (or a kernel's submitted) not an integer in
+				[0, SKIP_TIME_MAX) */
+	SKIP_BAD_ORDER,	     /* end < start */
+	SKIP_BAD_ID,	     /* correlationId, globalPid / globalTid or deviceId not an integer
+				of its range */
+	SKIP_BAD_COUNT
+};
+struct skip_malformed {
+	int64_t count[SKIP_TABLE_COUNT][SKIP_BAD_COUNT]; /* records left out */
+	int64_t total;					 /* their sum */
+};
+/* The table's name ("CUPTI_ACTIVITY_KIND_KERNEL"); the reason's JSON name ("end_before_start")
+ * and its explanation ("end before start"). Static strings; "?" out of range. */
+SKIP_API const char *skip_table_name(enum skip_table t);
+SKIP_API const char *skip_bad_name(enum skip_bad b);
+SKIP_API const char *skip_bad_text(enum skip_bad b);
+/* One line to @out saying how many records were left out, per table and reason, when any were
+ * ("left out 2 malformed records: ..."); nothing when none. */
+SKIP_API void skip_malformed_print(FILE *out, const struct skip_malformed *m);
+
 struct skip_trace;
 
 /*
  * Open a trace for analysis, read-only (the analyzer needs no index and never writes the file).
- * Returns 0, or the codes of skip_store_open() with skip_errmsg() set. *@out is NULL on
- * failure.
+ * Besides skip_store_open()'s checks, the file's integrity as the analyzer needs it: StringIds
+ * ids in range (SKIP_E_CORRUPT otherwise). `skip info` runs the same checks by opening the file
+ * with it. Returns 0, or the codes of skip_store_open() or SKIP_E_CORRUPT with skip_errmsg()
+ * set. *@out is NULL on failure.
  */
 SKIP_API int skip_trace_open(const char *path, struct skip_trace **out);
 SKIP_API void skip_trace_close(struct skip_trace *t);
+/* The trace's read-only SQLite handle, borrowed: valid until skip_trace_close(), used by one
+ * thread at a time with the trace. */
+SKIP_API sqlite3 *skip_trace_db(const struct skip_trace *t);
 
 enum skip_verdict {
 	SKIP_VERDICT_EMPTY,	/* no GPU work in the region */
@@ -202,6 +261,7 @@ struct skip_report {
 	int64_t kernels_with_operator;	/* kernels launched inside some NVTX range */
 	int64_t distinct_kernels;	/* distinct kernel names */
 	int64_t dropped;		/* SKIP_DROPS total of the analyzed runs */
+	struct skip_malformed malformed; /* records of the analyzed runs left out as malformed */
 	struct skip_sweep *sweep;	/* NULL unless the runs sweep a numeric parameter */
 	char torch_ops[16];		/* "on" when recorded with --torch-ops, else "" */
 };
@@ -226,7 +286,8 @@ SKIP_API char *skip_report_json(const struct skip_report *r);
 
 enum skip_op_kind { SKIP_OP_KERNEL, SKIP_OP_MEMCPY, SKIP_OP_MEMSET };
 
-/* One GPU operation of a run, joined to the API call that launched it. Times in ns. */
+/* One GPU operation of a run, joined to the API call that launched it. Times in ns, each in
+ * [0, SKIP_TIME_MAX) (but INT64_MIN for none), end >= start, api_end >= launch. */
 struct skip_op {
 	int64_t start, end;  /* on the GPU */
 	int64_t launch;	     /* the launch call's start; INT64_MIN when it has none */
@@ -269,6 +330,7 @@ struct skip_timeline {
 	size_t nwindows;
 	int64_t t0;		  /* the run's IL start (first operator or launch call) */
 	int sm_count;		  /* multiprocessors of the GPU, 0 when unknown */
+	struct skip_malformed malformed; /* the run's records left out as malformed */
 };
 
 /*

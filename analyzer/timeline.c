@@ -148,13 +148,13 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 
 	*out = NULL;
 	err = sk_run_load(t, run_id, 1, &run);
-	if (!err)
-		err = sk_run_operators(t, &run);
 	if (err)
 		return err;
+	sk_run_operators(t, &run);
 	tl = sk_xcalloc(1, sizeof(*tl));
 	tl->run_id = run_id;
 	tl->t0 = run.t0;
+	tl->malformed = run.bad;
 	if (region) {
 		uint32_t text = sk_names_find(&t->texts, region);
 

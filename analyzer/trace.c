@@ -54,6 +54,11 @@ int skip_trace_open(const char *path, struct skip_trace **out)
 	return 0;
 }
 
+sqlite3 *skip_trace_db(const struct skip_trace *t)
+{
+	return t->db;
+}
+
 void skip_trace_close(struct skip_trace *t)
 {
 	if (!t)

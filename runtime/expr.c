@@ -1,13 +1,14 @@
 /*
  * expr.c: the integer expressions a workload file may use wherever it wants a number
  * ("count": "N", "grid": "cdiv(N, 256)", "size": "4*N*200"), over its "params". A recursive
- * descent parser on 64-bit signed integers; overflow, division by zero and unknown names are
- * errors with the position in the text.
+ * descent parser on 64-bit signed integers, its nesting bounded by SK_EXPR_MAX_DEPTH; overflow,
+ * division by zero, unknown names and deep nesting are errors with the position in the text.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,14 +69,40 @@ struct parser {
 	const char *text, *p;
 	const struct sk_params *ps;
 	int err;
+	int depth; /* parentheses, unary minus and calls open at p */
 };
+
+/* Expressions longer than this are quoted in part: their start, and the text at the error. */
+#define SK_EXPR_QUOTE 40
 
 static int perr(struct parser *x, const char *what)
 {
-	if (!x->err)
-		x->err = sk_fail(SKIP_E_INVAL, "expression \"%s\": %s at offset %d", x->text, what,
-				 (int)(x->p - x->text));
+	size_t len = strlen(x->text);
+	int off = (int)(x->p - x->text);
+
+	if (x->err)
+		return x->err;
+	if (len <= SK_EXPR_QUOTE)
+		x->err =
+		    sk_fail(SKIP_E_INVAL, "expression \"%s\": %s at offset %d", x->text, what, off);
+	else
+		x->err =
+		    sk_fail(SKIP_E_INVAL,
+			    "expression \"%.*s...\" (%zu characters): %s at offset %d (\"%.20s\")",
+			    SK_EXPR_QUOTE, x->text, len, what, off, x->p);
 	return x->err;
+}
+
+/* One level deeper (an opening parenthesis, a unary minus, a call): 0, or the error. */
+static int enter(struct parser *x)
+{
+	char what[48];
+
+	if (++x->depth <= SK_EXPR_MAX_DEPTH)
+		return 0;
+	x->depth--;
+	snprintf(what, sizeof(what), "nested deeper than %d levels", SK_EXPR_MAX_DEPTH);
+	return perr(x, what);
 }
 
 static void skip_ws(struct parser *x)
@@ -136,6 +163,8 @@ static int64_t parse_call(struct parser *x, const char *name, size_t len)
 		op = 'c';
 	else
 		return perr(x, "unknown function (min, max, cdiv)");
+	if (enter(x))
+		return 0;
 	x->p++; /* ( */
 	a = parse_sum(x);
 	skip_ws(x);
@@ -147,6 +176,7 @@ static int64_t parse_call(struct parser *x, const char *name, size_t len)
 	if (*x->p != ')')
 		return perr(x, "')' expected");
 	x->p++;
+	x->depth--;
 	return x->err ? 0 : apply2(x, op, a, b);
 }
 
@@ -156,17 +186,26 @@ static int64_t parse_atom(struct parser *x)
 	if (*x->p == '(') {
 		int64_t v;
 
+		if (enter(x))
+			return 0;
 		x->p++;
 		v = parse_sum(x);
 		skip_ws(x);
 		if (*x->p != ')')
 			return perr(x, "')' expected");
 		x->p++;
+		x->depth--;
 		return v;
 	}
 	if (*x->p == '-') {
+		int64_t v;
+
+		if (enter(x))
+			return 0;
 		x->p++;
-		return apply2(x, '-', 0, parse_atom(x));
+		v = parse_atom(x);
+		x->depth--;
+		return apply2(x, '-', 0, v);
 	}
 	if (isdigit((unsigned char)*x->p)) {
 		char *end;
@@ -240,7 +279,7 @@ static int64_t parse_sum(struct parser *x)
 
 int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out)
 {
-	struct parser x = {text, text, ps, 0};
+	struct parser x = {text, text, ps, 0, 0};
 	int64_t v;
 
 	*out = 0;

@@ -163,10 +163,14 @@ int sk_params_set(struct sk_params *ps, const char *name, int64_t value);
 /* Pointer to the value, or NULL. */
 int64_t *sk_params_find(const struct sk_params *ps, const char *name);
 void sk_params_fini(struct sk_params *ps);
+/* Parentheses, unary minus and function calls nest at most this deep in an expression: each
+ * level is a level of recursion in the parser, and no input may exhaust the stack. */
+#define SK_EXPR_MAX_DEPTH 256
 /*
  * Evaluate @text: integers, parameter names, + - * / % with the usual precedence, unary -,
- * parentheses, min(a,b), max(a,b), cdiv(a,b) (ceiling division). Overflow and division by
- * zero are errors. Returns 0 and *out, or SKIP_E_INVAL with the reason in skip_errmsg().
+ * parentheses, min(a,b), max(a,b), cdiv(a,b) (ceiling division). Overflow, division by zero
+ * and nesting deeper than SK_EXPR_MAX_DEPTH are errors. Returns 0 and *out, or SKIP_E_INVAL
+ * with the reason and its offset in skip_errmsg() (a long expression is quoted in part).
  */
 int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out);
 

@@ -77,3 +77,43 @@ Test(runtime_expr, errors_say_what_and_where)
 	bad("pow(2, 3)", "unknown function (min, max, cdiv)");
 	bad("", "unexpected end");
 }
+
+/* Each level of parentheses, unary minus or function call is a level of recursion in the
+ * parser: past SK_EXPR_MAX_DEPTH levels the expression is refused, not the stack overflowed. */
+Test(runtime_expr, deep_nesting_is_an_error_not_a_crash)
+{
+	enum { LONG = 100000 };
+	char *s = malloc(LONG + 2);
+	int64_t v;
+
+	cr_assert_not_null(s);
+	memset(s, '-', LONG);
+	strcpy(s + LONG, "1");
+	cr_assert_eq(sk_expr_eval(s, &ps, &v), SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "(100001 characters): nested deeper than 256 levels at "
+					"offset 256"),
+		  "%s", skip_errmsg());
+	cr_assert_lt(strlen(skip_errmsg()), 200, "the message quotes a part: %s", skip_errmsg());
+	memset(s, '(', LONG);
+	cr_assert_eq(sk_expr_eval(s, &ps, &v), SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "nested deeper than 256 levels at offset 256"), "%s",
+		  skip_errmsg());
+	for (int i = 0; i < 256; i++) /* max(max(...(1, 1)...)) */
+		memcpy(s + 4 * i, "max(", 4);
+	strcpy(s + 4 * 256, "1");
+	for (int i = 0; i < 256; i++)
+		strcat(s, ",1)");
+	cr_assert_eq(sk_expr_eval(s, &ps, &v), 0, "256 levels: %s", skip_errmsg());
+	cr_assert_eq(v, 1);
+	memset(s, '-', 256);
+	strcpy(s + 256, "7");
+	cr_assert_eq(sk_expr_eval(s, &ps, &v), 0, "256 levels: %s", skip_errmsg());
+	cr_assert_eq(v, 7);
+	strcpy(s, "-(");
+	memset(s + 2, '(', 255);
+	strcpy(s + 257, "1");
+	cr_assert_eq(sk_expr_eval(s, &ps, &v), SKIP_E_INVAL, "257 levels");
+	cr_assert(strstr(skip_errmsg(), "nested deeper than 256 levels at offset 256"), "%s",
+		  skip_errmsg());
+	free(s);
+}

@@ -196,6 +196,25 @@ Test(runtime_workload, a_syntax_error_names_the_line_and_column_on_one_line)
 	cr_assert_null(strchr(skip_errmsg(), '\n'), "one line: %s", skip_errmsg());
 }
 
+/* skip run and skip advise --workload crashed on this (a stack overflow in the parser). */
+Test(runtime_workload, a_deeply_nested_expression_is_named_not_a_crash)
+{
+	enum { LONG = 100000 };
+	char *deep = malloc(LONG + 2), *text = malloc(LONG + 512);
+
+	cr_assert(deep && text);
+	memset(deep, '-', LONG);
+	strcpy(deep + LONG, "1");
+	snprintf(text, LONG + 512, HEAD "\"params\": {\"N\": 4, \"M\": \"%s\"}, " BUFS TASK(""),
+		 deep);
+	rejects(text, "w.json: params: \"M\": expression \"----------------------------------------"
+		      "...\" (100001 characters): nested deeper than 256 levels at offset 256");
+	snprintf(text, LONG + 512, HEAD BUFS TASK(", \"args\": [{\"i64\": \"%s\"}]"), deep);
+	rejects(text, "w.json: tasks[0] (\"k\"): args[0]: expression \"---");
+	free(deep);
+	free(text);
+}
+
 Test(runtime_workload, buffer_mistakes_are_named)
 {
 	rejects(HEAD "\"buffers\": [{\"type\": \"f32\", \"count\": 4}], " TASK(""),

@@ -128,6 +128,32 @@ static int load_param_object(struct wctx *c, const cJSON *obj)
 	return 0;
 }
 
+/* Every preset of "sizes" (chosen or not) is an object that names only parameters of
+ * "params": a typo in one is an error, as it is for --set. */
+static int check_sizes(struct wctx *c, const cJSON *params, const cJSON *sizes)
+{
+	const cJSON *preset, *it;
+
+	snprintf(c->where, sizeof(c->where), "sizes");
+	if (sizes && !cJSON_IsObject(sizes))
+		return wfail(c, "an object of size presets expected");
+	cJSON_ArrayForEach(preset, sizes)
+	{
+		snprintf(c->where, sizeof(c->where), "sizes.%s", preset->string);
+		if (!cJSON_IsObject(preset))
+			return wfail(c, "an object of NAME: value expected");
+		cJSON_ArrayForEach(it, preset)
+		{
+			if (!cJSON_GetObjectItemCaseSensitive(params, it->string))
+				return wfail(c,
+					     "\"%s\" is not a parameter of this workload (see "
+					     "\"params\")",
+					     it->string);
+		}
+	}
+	return 0;
+}
+
 static int load_params(struct wctx *c, const cJSON *root, const char *size,
 		       const struct skip_param *over, int nover)
 {
@@ -137,6 +163,8 @@ static int load_params(struct wctx *c, const cJSON *root, const char *size,
 
 	snprintf(c->where, sizeof(c->where), "params");
 	if (params && (err = load_param_object(c, params)))
+		return err;
+	if ((err = check_sizes(c, params, sizes)))
 		return err;
 	if (size) {
 		const cJSON *preset = cJSON_GetObjectItemCaseSensitive(sizes, size);

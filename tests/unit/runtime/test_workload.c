@@ -147,6 +147,20 @@ Test(runtime_workload, size_presets_and_overrides_change_parameters)
 		  skip_errmsg());
 }
 
+/* --set rejects a name the workload does not have; so does a size preset, chosen or not. */
+Test(runtime_workload, a_size_preset_with_an_unknown_parameter_is_rejected)
+{
+	rejects(HEAD "\"params\": {\"N\": 4}, \"sizes\": {\"small\": {\"N\": 2}, \"big\": "
+		     "{\"NN\": 8}}, " BUFS TASK(""),
+		"w.json: sizes.big: \"NN\" is not a parameter of this workload (see \"params\")");
+	rejects(HEAD "\"sizes\": {\"small\": {\"N\": 2}}, " BUFS TASK(""),
+		"w.json: sizes.small: \"N\" is not a parameter of this workload");
+	rejects(HEAD "\"params\": {\"N\": 4}, \"sizes\": {\"small\": 2}, " BUFS TASK(""),
+		"w.json: sizes.small: an object of NAME: value expected");
+	rejects(HEAD "\"params\": {\"N\": 4}, \"sizes\": [], " BUFS TASK(""),
+		"w.json: sizes: an object of size presets expected");
+}
+
 Test(runtime_workload, the_module_is_searched_in_skip_module_path)
 {
 	char sub[128], mod[160];

@@ -524,7 +524,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 
 	*out = NULL;
 	set_defaults(&c.o);
-	if ((err = pick_run(t, c.o.run_id, &run)))
+	if ((err = skip_calibration_check(&c.o.cal)) || (err = pick_run(t, c.o.run_id, &run)))
 		return err;
 	if ((err = skip_timeline_load(t, run, c.o.region, &tl)))
 		return err;
@@ -623,6 +623,8 @@ int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibra
 		c.o.cal = *cal;
 	set_defaults(&c.o);
 	c.o.profiled = profiled;
+	if (skip_calibration_check(&c.o.cal))
+		return SKIP_E_INVAL;
 	if (!has_kernels(tl))
 		return sk_fail(SKIP_E_EMPTY, "no kernels");
 	sk_calibrate(tl, &c.o.cal, &c.lat);

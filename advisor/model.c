@@ -12,8 +12,11 @@
  * recording (calibrate()), or the calibration's defaults when it shows none.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "internal.h"
 
@@ -48,17 +51,115 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->launch_bare_ns = 3890;	  /* bursts of cudaLaunchKernel, bare (runs G-T) */
 }
 
+/* The ranges: a cost of the host or of the GPU's scheduling beyond 1 s is no measurement of a
+ * launch path (the H100's are 0.03-3 us), and bounding each at 1 s keeps every sum the models
+ * form of them far from int64_t's limit. remote_read_cost: up to 10 (an 11x slower kernel);
+ * sm_share_rate: a pace, 0 to 1. */
+#define NS_MAX 1e9
 const struct skip_calibration_key skip_calibration_keys[] = {
-#define K(f) { #f, offsetof(struct skip_calibration, f) }
-	K(graph_launch_ns),	 K(graph_first_ns),	    K(graph_node_gap_ns),
-	K(event_record_ns),	 K(stream_wait_ns),	    K(launch_latency_ns),
-	K(stream_gap_ns),	 K(sync_return_ns),	    K(sync_idle_ns),
-	K(profiler_launch_ns),	 K(profiler_driver_launch_ns), K(stream_switch_ns),
-	K(graph_launch_node_ns), K(graph_dispatch_ns),	    K(graph_root_join_ns),
-	K(remote_read_cost),	 K(sm_share_rate),	    K(runtime_launch_ns),
-	K(stream_gap_bare_ns),	 K(launch_bare_ns),	    { NULL, 0 },
+#define K(f, max, unit) { #f, offsetof(struct skip_calibration, f), 0, max, unit }
+	K(graph_launch_ns, NS_MAX, "ns"),
+	K(graph_first_ns, NS_MAX, "ns"),
+	K(graph_node_gap_ns, NS_MAX, "ns"),
+	K(event_record_ns, NS_MAX, "ns"),
+	K(stream_wait_ns, NS_MAX, "ns"),
+	K(launch_latency_ns, NS_MAX, "ns"),
+	K(stream_gap_ns, NS_MAX, "ns"),
+	K(sync_return_ns, NS_MAX, "ns"),
+	K(sync_idle_ns, NS_MAX, "ns"),
+	K(profiler_launch_ns, NS_MAX, "ns"),
+	K(profiler_driver_launch_ns, NS_MAX, "ns"),
+	K(stream_switch_ns, NS_MAX, "ns"),
+	K(graph_launch_node_ns, NS_MAX, "ns"),
+	K(graph_dispatch_ns, NS_MAX, "ns"),
+	K(graph_root_join_ns, NS_MAX, "ns"),
+	K(remote_read_cost, 10, "fraction"),
+	K(sm_share_rate, 1, "fraction"),
+	K(runtime_launch_ns, NS_MAX, "ns"),
+	K(stream_gap_bare_ns, NS_MAX, "ns"),
+	K(launch_bare_ns, NS_MAX, "ns"),
+	{ NULL, 0, 0, 0, NULL },
 #undef K
 };
+
+/* "[PATH: ]'NAME': must be a number >= 0 and <= 1e+09 (ns: 1 s); got 1e+19" into
+ * skip_errmsg(); @got NULL: the value was not a number. */
+static int out_of_range(const char *path, const struct skip_calibration_key *k, const double *got)
+{
+	char g[48] = "; got something else";
+
+	if (got)
+		snprintf(g, sizeof(g), "; got %g", *got);
+	return sk_fail(SKIP_E_INVAL, "%s%s'%s': must be a number >= %g and <= %g (%s%s)%s",
+		       path ? path : "", path ? ": " : "", k->name, k->min, k->max, k->unit,
+		       !strcmp(k->unit, "ns") ? ": 1 s" : "", g);
+}
+
+static int in_range(const struct skip_calibration_key *k, double v)
+{
+	return v >= k->min && v <= k->max; /* false for NaN */
+}
+
+int skip_calibration_check(const struct skip_calibration *c)
+{
+	for (const struct skip_calibration_key *k = skip_calibration_keys; k->name; k++) {
+		double v = *(const double *)((const char *)c + k->offset);
+
+		if (!in_range(k, v))
+			return out_of_range("calibration", k, &v);
+	}
+	return 0;
+}
+
+static const struct skip_calibration_key *key_named(const char *name)
+{
+	const struct skip_calibration_key *k = skip_calibration_keys;
+
+	while (name && k->name && strcmp(name, k->name))
+		k++;
+	return name && k->name ? k : NULL;
+}
+
+/* skip_calibration_set() with messages prefixed by @path (NULL: none); @value NULL: not a
+ * number. */
+static int set_member(struct skip_calibration *c, const char *path, const char *name,
+		      const double *value)
+{
+	const struct skip_calibration_key *k = key_named(name);
+
+	if (!k)
+		return sk_fail(SKIP_E_INVAL, "%s%s'%s': unknown member (docs/skip-advise.md lists them)",
+			       path ? path : "", path ? ": " : "", name ? name : "");
+	if (!value || !in_range(k, *value))
+		return out_of_range(path, k, value);
+	*(double *)((char *)c + k->offset) = *value;
+	return 0;
+}
+
+int skip_calibration_set(struct skip_calibration *c, const char *name, double value)
+{
+	return set_member(c, NULL, name, &value);
+}
+
+int skip_calibration_parse(const char *text, const char *path, struct skip_calibration *c)
+{
+	cJSON *root = cJSON_Parse(text), *it;
+	int err = 0;
+
+	skip_calibration_default(c);
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return sk_fail(SKIP_E_INVAL, "%s: not a JSON object", path);
+	}
+	cJSON_ArrayForEach(it, root)
+	{
+		if ((err = set_member(c, path, it->string,
+				      cJSON_IsNumber(it) ? &it->valuedouble : NULL)))
+			break;
+	}
+	cJSON_Delete(root);
+	return err;
+}
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -70,13 +70,28 @@ struct skip_calibration {
 /* The built-in values: the H100 of docs/BENCHMARKS.md ("skip advise"). */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
 /* The members of struct skip_calibration by their JSON name (as --calibration files and the
- * report's "calibration" object spell them), in output order; the last entry's name is NULL.
- * Static. */
+ * report's "calibration" object spell them), in output order, with the values each accepts;
+ * the last entry's name is NULL. Static. */
 struct skip_calibration_key {
 	const char *name;
-	size_t offset; /* of its double in struct skip_calibration */
+	size_t offset;	  /* of its double in struct skip_calibration */
+	double min, max;  /* the values accepted, inclusive */
+	const char *unit; /* "ns", or "fraction" */
 };
 SKIP_API extern const struct skip_calibration_key skip_calibration_keys[];
+/* Every member of @c within its key's range: 0, or SKIP_E_INVAL with skip_errmsg() naming the
+ * first member that is not, its range and unit ("'graph_launch_ns': must be a number >= 0 and
+ * <= 1e+09 (ns: 1 s); got 1e+19"). skip_advise() and skip_predict_graph() refuse a calibration
+ * that fails it. */
+SKIP_API int skip_calibration_check(const struct skip_calibration *c);
+/* Set the member named @name to @value, checked as skip_calibration_check() does: 0, or
+ * SKIP_E_INVAL (unknown member, or out of range: the message says the range and unit). */
+SKIP_API int skip_calibration_set(struct skip_calibration *c, const char *name, double value);
+/* A calibration file's text (a JSON object; members it lacks keep the built-in values) into @c:
+ * 0, or SKIP_E_INVAL with skip_errmsg() starting with @path (not JSON, not an object, an
+ * unknown member, a value that is not a number or out of its range). @c is filled either way. */
+SKIP_API int skip_calibration_parse(const char *text, const char *path,
+				    struct skip_calibration *c);
 
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
 struct skip_chain {

@@ -524,3 +524,24 @@ Test(advise, no_kernels)
 	cr_expect_not_null(strstr(skip_errmsg(), "no kernels"), "%s", skip_errmsg());
 	skip_trace_close(t);
 }
+
+Test(advise, a_calibration_out_of_range_is_refused_before_any_prediction)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advice_report *r = NULL;
+	struct skip_timeline *tl = NULL;
+	struct skip_graph_prediction g;
+
+	/* 1e19 ns did not fit int64_t: the graph's model predicted -1 ns and ranked it first */
+	wl_cal(&o);
+	o.cal.graph_launch_ns = 1e19;
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL);
+	cr_expect_null(r);
+	cr_expect_str_eq(skip_errmsg(), "calibration: 'graph_launch_ns': must be a number >= 0 "
+					"and <= 1e+09 (ns: 1 s); got 1e+19");
+	cr_assert_eq(skip_timeline_load(t, 1, NULL, &tl), 0);
+	cr_expect_eq(skip_predict_graph(tl, &o.cal, 0, &g), SKIP_E_INVAL);
+	skip_timeline_free(tl);
+	skip_trace_close(t);
+}

@@ -42,23 +42,32 @@
 
 /* ---- string interning (strtab.c) ----------------------------------------------------- */
 
-/* Content -> StringIds id. Owns copies of its strings. */
+/*
+ * Content -> StringIds id. A zeroed struct is an empty table. It owns copies of its strings;
+ * sk_strtab_fini() frees them. Ids are 1, 2, 3... in the order strings are first seen. The
+ * slots start at 1024 and double so that the table is never more than half full. Not
+ * thread-safe: one owner (the sink).
+ */
 struct sk_strtab {
 	struct sk_strslot {
-		uint64_t hash;
-		int64_t id; /* 0: empty slot */
-		char *s;
+		uint64_t hash;	  /* FNV-1a of s, never 0 */
+		int64_t id;	  /* 0: empty slot */
+		char *s;	  /* the table's own copy */
 	} *slots;
-	size_t cap; /* power of two */
-	size_t n;
+	size_t cap; /* slots, a power of two (0 before the first string) */
+	size_t n;   /* distinct strings, which is also the last id given */
 };
-/* Look @s up; *@is_new tells whether it was added (the caller then stores it). Returns the
- * id (>= 1), or SKIP_E_NOMEM. */
+/* Look @s up (not NULL; "" is a string like any other); *@is_new tells whether it was added
+ * (the caller then stores it). Returns the id (>= 1), or SKIP_E_NOMEM with *@is_new 0 and the
+ * table unchanged. */
 int64_t sk_strtab_intern(struct sk_strtab *t, const char *s, int *is_new);
+/* Free every string and the slots, leaving an empty table that can be used again. */
 void sk_strtab_fini(struct sk_strtab *t);
 
-/* Kernel names: demangle @mangled (returns a malloc'ed string, or NULL when it is not a C++
- * mangled name) and derive nsys's short name (the bare function name) into @out. */
+/* Kernel names: demangle @mangled (returns a malloc'ed string the caller frees, or NULL when
+ * @mangled is NULL or not a valid C++ mangled name) and derive nsys's short name (the bare
+ * function name; input of no recognizable shape comes back whole) into @out, truncated to
+ * @len - 1 characters and terminated (nothing is written when @len is 0). */
 char *sk_demangle(const char *mangled);
 void sk_short_name(const char *demangled, char *out, size_t len);
 
@@ -161,6 +170,12 @@ uint32_t sk_sink_tid(struct sk_sink *sink, uint32_t cupti_tid);
 
 /* ---- buffers and the queue to the writer (pool.c) --------------------------------------- */
 
+/*
+ * CUPTI's activity buffers: a free list for CUPTI and a FIFO queue of completed buffers for the
+ * writer. The pool owns every buffer it allocated. @lock guards every field after it except
+ * cupti_dropped (atomic); size and max do not change after sk_pool_init(). The collector has one
+ * pool, sk_g.pool, which CUPTI's callbacks use.
+ */
 struct sk_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;	     /* signalled when the queue gets work or stop is asked */
@@ -180,15 +195,34 @@ struct sk_pool {
 	atomic_uint_fast64_t cupti_dropped; /* records CUPTI dropped for lack of buffer space */
 };
 
+/*
+ * Allocate @prealloc buffers of @size bytes (rounded up to a multiple of 8, 8-byte aligned),
+ * with room for @max in all (a @max below @prealloc is raised to it). If memory runs out part
+ * way, the pool starts smaller. Returns 0, or SKIP_E_NOMEM when not even one buffer could be
+ * allocated (so also for @prealloc 0); the pool is then zeroed.
+ */
 int sk_pool_init(struct sk_pool *p, size_t size, size_t prealloc, size_t max);
+/* Free the buffers on the free list and in the queue and zero the pool. Buffers handed out
+ * and not returned are not freed: call it after the final forced flush, with the writer
+ * stopped. */
 void sk_pool_fini(struct sk_pool *p);
-/* CUPTI's callbacks (registered by inject.c). */
+/*
+ * CUPTI's callbacks (registered by inject.c), on sk_g.pool; thread-safe, and they never block
+ * on the writer. Requested hands out a free buffer (the one returned last comes out first);
+ * with none free and fewer than max allocated it allocates one (counted in grown); otherwise
+ * *@buffer is NULL and *@size 0, counted in refused (CUPTI then drops records and counts
+ * them). *@max_records is 0: as many as fit. Completed adds CUPTI's drop count for @ctx and
+ * @stream_id to cupti_dropped; a buffer with records (@valid > 0) joins the queue, an empty one
+ * goes back to the free list, and a NULL @buffer only reports drops.
+ */
 void CUPTIAPI sk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
 void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
 				  size_t size, size_t valid);
-/* Take up to @max queued buffers, waiting until @deadline_ns (CLOCK_MONOTONIC) for one.
- * Returns how many were taken. */
+/* Take up to @max queued buffers into @out, oldest first. With the queue empty, wait for one
+ * until @deadline_ns (CLOCK_MONOTONIC) or until stop is set. Returns how many were taken (0
+ * at the deadline). The buffers are the caller's until sk_pool_give_back(). Thread-safe. */
 size_t sk_pool_take(struct sk_pool *p, struct sk_qent *out, size_t max, uint64_t deadline_ns);
+/* Return a buffer from sk_pool_take() to the free list. Thread-safe. */
 void sk_pool_give_back(struct sk_pool *p, uint8_t *buf);
 
 /* ---- the collector as a whole (inject.c, writer.c) ----------------------------------- */

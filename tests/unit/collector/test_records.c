@@ -1,7 +1,7 @@
 /*
  * test_records.c: the sink fed with synthetic CUPTI records of every kind it stores, checked
- * row by row; kernel-name demangling and short names; interning; NVTX pairing (out of order,
- * across threads, never closed); write errors counted, not fatal.
+ * row by row; names interned once into StringIds; NVTX pairing (out of order, across threads,
+ * never closed); write errors counted, not fatal.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -10,8 +10,6 @@
 #include <unistd.h>
 
 #include "collector/internal.h"
-
-struct sk_collector sk_g; /* pool.c refers to the global; unused here */
 
 static char dir[64];
 static char path[128];
@@ -390,52 +388,4 @@ Test(collector_records, transactions_commit_what_was_written)
 	cr_assert_eq(sk_sink_commit(&sink), 0);
 	cr_expect_eq(sk_db_int(other, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
 	sqlite3_close(other);
-}
-
-Test(collector_names, short_names_drop_return_type_scope_templates_and_parameters)
-{
-	static const char *const cases[][2] = {
-		{ "void at::native::foo<4, float>(int, float*)", "foo" },
-		{ "add_one", "add_one" },
-		{ "void add_one(float*, int)", "add_one" },
-		{ "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>("
-		  "cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)",
-		  "Kernel2" },
-		{ "void (anonymous namespace)::elementwise_kernel<128, 4>(int, float)",
-		  "elementwise_kernel" },
-		{ "ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn" },
-	};
-	char buf[256];
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		sk_short_name(cases[i][0], buf, sizeof(buf));
-		cr_expect_str_eq(buf, cases[i][1], "for %s", cases[i][0]);
-	}
-}
-
-Test(collector_names, demangling_leaves_c_names_alone)
-{
-	char *d = sk_demangle("_Z7add_onePfi");
-
-	cr_assert_not_null(d);
-	cr_expect_str_eq(d, "add_one(float*, int)");
-	free(d);
-	cr_expect_null(sk_demangle("add_one"));
-	cr_expect_null(sk_demangle("_Znot-a-valid-name"));
-}
-
-Test(collector_names, interning_grows_and_keeps_ids_stable)
-{
-	struct sk_strtab t = { 0 };
-	char buf[32];
-	int is_new;
-
-	for (int i = 0; i < 5000; i++) {
-		snprintf(buf, sizeof(buf), "name-%d", i);
-		cr_assert_eq(sk_strtab_intern(&t, buf, &is_new), i + 1);
-		cr_assert(is_new);
-	}
-	cr_expect_eq(sk_strtab_intern(&t, "name-1234", &is_new), 1235);
-	cr_expect_not(is_new);
-	sk_strtab_fini(&t);
 }

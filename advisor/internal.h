@@ -15,6 +15,19 @@
 
 #include "skip_advisor.h"
 
+/*
+ * Times and costs in the models are int64_t ns. The timeline's come from well-formed records
+ * (each in [0, SKIP_TIME_MAX), so a difference of two cannot overflow) and the calibration's
+ * are checked against their ranges (skip_calibration_check()); what the models add up
+ * saturates (skip_add_sat()), and a double becomes ns only through sk_ns().
+ */
+/* @ns as whole ns, clamped to [0, SKIP_TIME_MAX] (NaN: 0): a conversion that is never
+ * undefined, whatever the double. */
+static inline int64_t sk_ns(double ns)
+{
+	return ns >= (double)SKIP_TIME_MAX ? SKIP_TIME_MAX : ns > 0 ? (int64_t)ns : 0;
+}
+
 /* Data an operation reads that an earlier operation of the program wrote. */
 struct wi_src {
 	int op;	      /* the writer */
@@ -87,8 +100,10 @@ struct wi_prog {
  * invalidated. */
 int wi_add_op(struct wi_prog *p, const struct wi_op *op);
 int wi_add_call(struct wi_prog *p, const struct wi_call *c);
-/* Run the model. Returns the IL (last operation end - t0), or -1 when the program cannot
- * finish (a synchronization waiting for an operation that is never submitted). */
+/* Run the model. Negative costs (gaps, durations, latencies) count as 0: a thread's calls
+ * follow one another, and nothing takes less than no time; times saturate at INT64_MAX.
+ * Returns the IL (last operation end - t0), or -1 when the program cannot finish (a
+ * synchronization waiting for an operation that is never submitted). @p->t0 must be >= 0. */
 int64_t wi_simulate(struct wi_prog *p);
 void wi_free(struct wi_prog *p);
 

@@ -263,7 +263,7 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 			  h[i].start - h[i - 1].end < 2000;
 
 		if (b2b) {
-			sum += h[i].end - h[i - 1].end;
+			sum = skip_add_sat(sum, h[i].end - h[i - 1].end);
 			len++;
 			nv++;
 		} else if (len) {
@@ -273,7 +273,7 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 		}
 	}
 	if (nv >= 16 && 2 * nv >= n) {
-		cost = median_or(v, nb, 0) - (int64_t)cal->launch_bare_ns;
+		cost = median_or(v, nb, 0) - sk_ns(cal->launch_bare_ns);
 		cost = cost > 0 ? cost : 0;
 	}
 	free(h);
@@ -314,15 +314,15 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 			b[nb++] = op->start - prev->end;
 		}
 	}
-	l->launch = median_or(a, na, (int64_t)cal->launch_latency_ns);
-	l->stream_gap = median_or(b, nb, (int64_t)cal->stream_gap_ns);
-	l->node_gap = median_or(g, ng, (int64_t)cal->graph_node_gap_ns);
+	l->launch = median_or(a, na, sk_ns(cal->launch_latency_ns));
+	l->stream_gap = median_or(b, nb, sk_ns(cal->stream_gap_ns));
+	l->node_gap = median_or(g, ng, sk_ns(cal->graph_node_gap_ns));
 	na = 0;
 	for (size_t i = 0; i < tl->nops; i++)
 		if (tl->ops[i].graph == 2 && tl->ops[i].start >= tl->ops[i].api_end)
 			a[na++] = tl->ops[i].start - tl->ops[i].api_end;
-	l->graph_first = median_or(a, na, (int64_t)cal->graph_first_ns);
-	l->sync_ret = sync_return(tl, a, g, (int64_t)cal->sync_return_ns);
+	l->graph_first = median_or(a, na, sk_ns(cal->graph_first_ns));
+	l->sync_ret = sync_return(tl, a, g, sk_ns(cal->sync_return_ns));
 	l->profiler_launch = profiler_launch(tl, cal, a);
 	free(a);
 	free(b);
@@ -442,10 +442,10 @@ static void add_launch_calls(struct builder *b)
 			.dur = op->api_end - op->launch,
 		};
 		if (!b->profiled)
-			b->pc[b->npc].dur -= op->driver ? (int64_t)b->cal->profiler_driver_launch_ns
+			b->pc[b->npc].dur -= op->driver ? sk_ns(b->cal->profiler_driver_launch_ns)
 					     : b->l->profiler_launch >= 0
 						     ? b->l->profiler_launch
-						     : (int64_t)b->cal->profiler_launch_ns;
+						     : sk_ns(b->cal->profiler_launch_ns);
 		if (b->pc[b->npc].dur < 100)
 			b->pc[b->npc].dur = 100;
 		b->npc++;
@@ -466,7 +466,7 @@ static void add_sync_calls(struct builder *b)
 			continue; /* a thread that launched nothing in the region */
 		b->pc[b->npc++] = (struct pcall){ .start = y->start, .end = y->end, .thread = th,
 						  .sync = (int)s,
-						  .dur = (int64_t)b->cal->sync_idle_ns };
+						  .dur = sk_ns(b->cal->sync_idle_ns) };
 	}
 }
 
@@ -535,7 +535,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 			prev_end = b->r->t0;
 			carry = 0;
 		}
-		w.gap = carry + (c->start > prev_end ? c->start - prev_end : 0);
+		w.gap = skip_add_sat(carry, c->start > prev_end ? c->start - prev_end : 0);
 		prev_end = c->end > prev_end ? c->end : prev_end;
 		to_prog[order[i]] = -1;
 		if (c->dropped) {
@@ -574,7 +574,7 @@ static int graph_host(struct builder *b)
 	b->carry_gaps = 0; /* the host work between the captured launches is not repeated */
 	if (first >= 0) {
 		b->pc[first].dropped = 0;
-		b->pc[first].dur = (int64_t)(b->cal->graph_launch_ns +
+		b->pc[first].dur = sk_ns(b->cal->graph_launch_ns +
 					     (double)(b->r->n - 1) * b->cal->graph_launch_node_ns);
 		for (size_t k = 0; k < b->r->n; k++)
 			if (b->op_call[k] >= 0)
@@ -647,7 +647,8 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 
 		member_op[k] = -1;
 		if (merged && merged[k] != (int)k) {
-			p->ops[member_op[merged[k]]].dur += op->end - op->start;
+			p->ops[member_op[merged[k]]].dur =
+				skip_add_sat(p->ops[member_op[merged[k]]].dur, op->end - op->start);
 			member_op[k] = member_op[merged[k]];
 			continue;
 		}
@@ -690,7 +691,7 @@ int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *
 	struct builder b = { .tl = tl, .r = r, .l = l, .cal = cal, .profiled = profiled,
 			     .carry_gaps = 1 };
 	struct wi_prog p = { .t0 = r->t0, .sms = tl->sm_count,
-			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns };
+			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns) };
 	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
 	int64_t il;
 

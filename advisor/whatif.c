@@ -12,6 +12,10 @@
  * which sets its duration. A kernel starting also delays the running kernels that have a
  * start_cost (charge_start()): their end moves, a new end event is queued and the old one is
  * ignored when it comes; synchronizations then wait for the end events themselves.
+ *
+ * Every time is >= the program's t0 >= 0 (negative costs are taken as 0 by sim_init()), so -1
+ * can mark a start or end not known yet; a submission is known or NOT_YET (one without a call
+ * may come before t0). Sums of times saturate (add()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +23,13 @@
 #include "internal.h"
 
 enum { EV_HOST, EV_END, EV_WAKE };
+
+#define NOT_YET INT64_MIN /* a submission, or an earliest start, not known yet */
+
+static int64_t add(int64_t a, int64_t b)
+{
+	return skip_add_sat(a, b);
+}
 
 struct ev {
 	int64_t t;
@@ -127,7 +138,7 @@ struct sim {
 	int *head;	   /* per stream: the position of its next operation in stream_ops */
 	int **stream_ops;  /* per stream: its operations in order */
 	int *nstream_ops;
-	int64_t *submitted; /* per operation: submission time, -1 not yet */
+	int64_t *submitted; /* per operation: submission time, NOT_YET */
 	int *waiting_call; /* per thread: a synchronization waiting for the GPU, -1 none */
 	int64_t *wake_at;  /* per stream: the wake-up already queued, -1 none */
 	int free_sms;
@@ -140,32 +151,33 @@ struct sim {
 	char *ended;	   /* per operation (with last_hit): its end event has come */
 };
 
-/* When operation @o could start if multiprocessors allow: -1 when not known yet. */
+/* When operation @o could start if multiprocessors allow: NOT_YET when not known yet. */
 static int64_t earliest(struct sim *s, int o, int pos_in_stream)
 {
 	const struct wi_op *op = &s->p->ops[o];
 	int64_t e = s->submitted[o];
 
-	if (e < 0)
-		return -1;
-	e += op->lat;
+	if (e == NOT_YET)
+		return NOT_YET;
+	e = add(e, op->lat);
 	if (pos_in_stream > 0) {
 		const struct wi_op *pred = &s->p->ops[s->stream_ops[op->stream][pos_in_stream - 1]];
 
 		if (pred->end < 0)
-			return -1;
-		if (pred->end + op->gap > e)
-			e = pred->end + op->gap;
+			return NOT_YET;
+		if (add(pred->end, op->gap) > e)
+			e = add(pred->end, op->gap);
 	}
-	if (op->graph_node && s->last_node >= 0 && s->last_node + s->p->dispatch_gap > e)
-		e = s->last_node + s->p->dispatch_gap;
+	if (op->graph_node && s->last_node >= 0 && add(s->last_node, s->p->dispatch_gap) > e)
+		e = add(s->last_node, s->p->dispatch_gap);
 	for (int d = 0; d < op->ndeps; d++) {
 		const struct wi_op *dep = &s->p->ops[op->deps[d]];
+		int64_t after = add(add(dep->end, op->gap), op->join_extra);
 
 		if (dep->end < 0)
-			return -1;
-		if (dep->end + op->gap + op->join_extra > e)
-			e = dep->end + op->gap + op->join_extra;
+			return NOT_YET;
+		if (after > e)
+			e = after;
 	}
 	return e;
 }
@@ -198,10 +210,10 @@ static int64_t shared_end(const struct wi_prog *p, int64_t now, int64_t d, int64
 	double rho = p->share_rate, slow = rho * (double)(busy - now);
 
 	if (busy <= now)
-		return now + d;
+		return add(now, d);
 	if (slow >= (double)d)
-		return now + (int64_t)((double)d / rho + 0.5);
-	return busy + (int64_t)((double)d - slow + 0.5);
+		return add(now, sk_ns((double)d / rho + 0.5));
+	return add(busy, sk_ns((double)d - slow + 0.5));
 }
 
 /* @o's duration when it starts at @now on the multiprocessors placed[o]: its blocks that share
@@ -210,7 +222,7 @@ static int64_t shared_end(const struct wi_prog *p, int64_t now, int64_t d, int64
 static int64_t shared_dur(struct sim *s, int o, int64_t now, int64_t d)
 {
 	int nsm = s->p->sms > 0 ? s->p->sms : 132, n = nplaced(s, o);
-	int64_t *busy, end = now + d;
+	int64_t *busy, end = add(now, d);
 
 	if (!sharing(s->p))
 		return d;
@@ -258,7 +270,7 @@ static int64_t place(struct sim *s, int o, int64_t now)
 		return shared_dur(s, o, now, op->dur);
 	f0 = 1 + s->p->remote_cost * op->serial_remote / op->read_bytes;
 	f1 = 1 + s->p->remote_cost * remote / op->read_bytes;
-	return shared_dur(s, o, now, (int64_t)((double)op->dur * f1 / f0 + 0.5));
+	return shared_dur(s, o, now, sk_ns((double)op->dur * f1 / f0 + 0.5));
 }
 
 static void unplace(struct sim *s, int o)
@@ -289,7 +301,7 @@ static void charge_start(struct sim *s, int o, int64_t now)
 			s->last_hit[r] = op->start;
 		d = now - s->last_hit[r] < op->start_cost ? now - s->last_hit[r] : op->start_cost;
 		s->last_hit[r] = now;
-		op->end += d;
+		op->end = add(op->end, d);
 		push(&s->h, op->end, EV_END, r);
 	}
 }
@@ -306,7 +318,7 @@ static void dispatch(struct sim *s, int64_t now)
 		if (s->p->ops[o].start >= 0)
 			continue; /* running */
 		e = earliest(s, o, pos);
-		if (e < 0)
+		if (e == NOT_YET)
 			continue;
 		if (e > now) {
 			if (s->wake_at[st] != e) { /* one wake-up per stream and time */
@@ -318,7 +330,7 @@ static void dispatch(struct sim *s, int64_t now)
 		if (s->p->ops[o].sms > s->free_sms && s->running)
 			continue; /* waits for an end */
 		s->p->ops[o].start = now;
-		s->p->ops[o].end = now + place(s, o, now);
+		s->p->ops[o].end = add(now, place(s, o, now));
 		if (s->last_hit)
 			charge_start(s, o, now);
 		if (s->p->ops[o].graph_node)
@@ -345,6 +357,14 @@ static int64_t sync_done(struct sim *s, const struct wi_call *c)
 	return last;
 }
 
+/* A synchronization's return: its own time, or the return latency after what it waited for. */
+static int64_t sync_end(const struct wi_call *c, int64_t done)
+{
+	int64_t own = add(c->start, c->dur), ret = add(done, c->ret);
+
+	return own > ret ? own : ret;
+}
+
 static void host_step(struct sim *s, int th, int64_t now)
 {
 	struct wi_call *c;
@@ -353,7 +373,7 @@ static void host_step(struct sim *s, int th, int64_t now)
 	if (k >= s->nthread_calls[th])
 		return;
 	c = &s->p->calls[s->thread_calls[th][k]];
-	c->start = now + c->gap;
+	c->start = add(now, c->gap);
 	if (c->is_sync) {
 		int64_t done = sync_done(s, c);
 
@@ -361,9 +381,9 @@ static void host_step(struct sim *s, int th, int64_t now)
 			s->waiting_call[th] = s->thread_calls[th][k];
 			return;
 		}
-		c->end = c->start + c->dur > done + c->ret ? c->start + c->dur : done + c->ret;
+		c->end = sync_end(c, done);
 	} else {
-		c->end = c->start + c->dur;
+		c->end = add(c->start, c->dur);
 	}
 	s->next_call[th]++;
 	push(&s->h, c->end, EV_HOST, th);
@@ -382,7 +402,7 @@ static void resume_waiting(struct sim *s, int64_t now)
 		if (done < 0)
 			continue;
 		s->waiting_call[th] = -1;
-		c->end = c->start + c->dur > done + c->ret ? c->start + c->dur : done + c->ret;
+		c->end = sync_end(c, done);
 		if (c->end < now)
 			c->end = now;
 		s->next_call[th]++;
@@ -414,11 +434,15 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 		s->thread_calls[th] = sk_xmalloc(((size_t)p->ncalls + 1) * sizeof(int));
 	}
 	for (int i = 0; i < p->ncalls; i++) {
-		int th = p->calls[i].thread;
+		struct wi_call *c = &p->calls[i];
 
-		s->thread_calls[th][s->nthread_calls[th]++] = i;
-		p->calls[i].start = p->calls[i].end = -1;
+		s->thread_calls[c->thread][s->nthread_calls[c->thread]++] = i;
+		c->start = c->end = -1;
+		c->gap = c->gap > 0 ? c->gap : 0;
+		c->dur = c->dur > 0 ? c->dur : 0;
+		c->ret = c->ret > 0 ? c->ret : 0;
 	}
+	p->dispatch_gap = p->dispatch_gap > 0 ? p->dispatch_gap : 0;
 	for (int st = 0; st < p->nstreams; st++)
 		s->stream_ops[st] = sk_xmalloc(((size_t)p->nops + 1) * sizeof(int));
 	for (int o = 0; o < p->nops; o++)
@@ -432,7 +456,11 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 		s->stream_ops[op->stream][s->nstream_ops[op->stream]++] = o;
 		op->start = op->end = -1;
 		op->first_sm = -1;
-		s->submitted[o] = op->call < 0 ? op->submit_at : -1;
+		op->dur = op->dur > 0 ? op->dur : 0;
+		op->lat = op->lat > 0 ? op->lat : 0;
+		op->gap = op->gap > 0 ? op->gap : 0;
+		op->join_extra = op->join_extra > 0 ? op->join_extra : 0;
+		s->submitted[o] = op->call < 0 ? op->submit_at : NOT_YET;
 	}
 }
 

@@ -161,7 +161,7 @@ static int64_t host_cost(const struct wmodel *m, int v, double gap, int profiled
 
 	if (!profiled)
 		d = rt > 0 ? rt - gap : d - m->profiler;
-	return (int64_t)(d < 100 ? 100 : d);
+	return sk_ns(d < 100 ? 100 : d);
 }
 
 /* Between back-to-back kernels of a stream: the recording's, or when predicting an unprofiled
@@ -170,12 +170,12 @@ static int64_t stream_gap(const struct wmodel *m, int profiled)
 {
 	double bare = m->c->o.cal.stream_gap_bare_ns;
 
-	return !profiled && bare > 0 ? (int64_t)bare : m->c->lat.stream_gap;
+	return !profiled && bare > 0 ? sk_ns(bare) : m->c->lat.stream_gap;
 }
 
 static int add_call(struct wi_prog *p, double gap, int64_t dur)
 {
-	struct wi_call w = { .thread = 0, .gap = (int64_t)gap, .dur = dur };
+	struct wi_call w = { .thread = 0, .gap = sk_ns(gap), .dur = dur };
 
 	return wi_add_call(p, &w);
 }
@@ -183,8 +183,8 @@ static int add_call(struct wi_prog *p, double gap, int64_t dur)
 static void add_sync(struct wi_prog *p, const struct wmodel *m, double gap, const int *waits,
 		     int nwaits)
 {
-	struct wi_call w = { .thread = 0, .gap = (int64_t)gap, .is_sync = 1,
-			     .dur = (int64_t)m->c->o.cal.sync_idle_ns, .ret = m->c->lat.sync_ret };
+	struct wi_call w = { .thread = 0, .gap = sk_ns(gap), .is_sync = 1,
+			     .dur = sk_ns(m->c->o.cal.sync_idle_ns), .ret = m->c->lat.sync_ret };
 
 	w.waits = sk_xmalloc(((size_t)nwaits + 1) * sizeof(int));
 	memcpy(w.waits, waits, (size_t)nwaits * sizeof(int));
@@ -207,7 +207,7 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
 	const struct task_stat *t = &m->ts[v];
 
 	o->blocks = t->blocks;
-	o->start_cost = (int64_t)(t->start_cost + 0.5);
+	o->start_cost = sk_ns(t->start_cost + 0.5);
 	o->read_bytes = t->read_bytes;
 	o->serial_remote = t->serial_remote;
 	o->nsrcs = t->nsrc;
@@ -235,27 +235,27 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 		last[s] = -1;
 	for (int k = 0; k < m->n; k++) {
 		int v = plan->order[k], call, nd = 0;
-		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms,
+		struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms,
 				   .lat = m->c->lat.launch, .gap = stream_gap(m, profiled) };
 
 		o.stream = plan->stream ? plan->stream[v] : 0;
 		o.deps = sk_xmalloc(((size_t)plan->nevents + 1) * sizeof(int));
 		for (int e = 0; e < plan->nevents; e++)
 			if (plan->events[e].to == v) {
-				add_call(&p, m->host_gap, (int64_t)cal->stream_wait_ns);
+				add_call(&p, m->host_gap, sk_ns(cal->stream_wait_ns));
 				o.deps[nd++] = op_of[plan->events[e].from];
 			}
 		o.ndeps = nd;
 		set_srcs(m, v, op_of, &o);
 		call = add_call(&p, k ? m->ts[v].gap : 0,
 				host_cost(m, v, k ? m->ts[v].gap : 0, profiled) +
-					(k && o.stream != prev_stream ? (int64_t)cal->stream_switch_ns : 0));
+					(k && o.stream != prev_stream ? sk_ns(cal->stream_switch_ns) : 0));
 		prev_stream = o.stream;
 		o.call = call;
 		op_of[v] = wi_add_op(&p, &o);
 		last[o.stream] = op_of[v];
 		if (recorded[v])
-			add_call(&p, m->host_gap, (int64_t)cal->event_record_ns);
+			add_call(&p, m->host_gap, sk_ns(cal->event_record_ns));
 	}
 	for (int s = 0; s < nstreams; s++) /* sync_all(): one synchronize per stream, in turn */
 		add_sync(&p, m, m->host_gap, &last[s], last[s] >= 0);
@@ -281,14 +281,14 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
 	struct wi_prog p = { .sms = m->c->tl->sm_count,
-			     .dispatch_gap = (int64_t)cal->graph_dispatch_ns,
+			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns),
 			     .remote_cost = cal->remote_read_cost,
 			     .share_rate = cal->sm_share_rate };
 	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
 	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
 	int *group = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)); /* root groups (union-find) */
-	int call = add_call(&p, 0, (int64_t)(cal->graph_launch_ns +
+	int call = add_call(&p, 0, sk_ns(cal->graph_launch_ns +
 					     (m->n - 1) * cal->graph_launch_node_ns));
 	int64_t t;
 
@@ -297,7 +297,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 		int v = plan->order[k];
 		const int *preds;
 		int np = skip_graph_preds(m->g, v, &preds);
-		struct wi_op o = { .dur = (int64_t)m->ts[v].dur, .sms = m->ts[v].sms, .stream = k,
+		struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms, .stream = k,
 				   .call = call, .lat = m->c->lat.graph_first,
 				   .gap = m->c->lat.node_gap };
 
@@ -311,7 +311,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 			if (i == 0) {
 				group[v] = r;
 			} else if (r != find_group(group, v)) { /* joins another root's branches */
-				o.join_extra = (int64_t)cal->graph_root_join_ns;
+				o.join_extra = sk_ns(cal->graph_root_join_ns);
 				group[r] = find_group(group, v);
 			}
 		}
@@ -457,6 +457,12 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 			return sk_fail(SKIP_E_INVAL,
 				       "the start costs name task '%s', which workload '%s' lacks",
 				       o->start_tasks[i], wname);
+		if (!(o->start_costs_ns[i] <= 1e9)) /* NaN too */
+			return sk_fail(SKIP_E_INVAL,
+				       "the start cost of task '%s' is %g ns: more than 1 s is no "
+				       "measurement of a kernel start (skip run --probe-starts gives "
+				       "them)",
+				       o->start_tasks[i], o->start_costs_ns[i]);
 		m->ts[v].start_cost = o->start_costs_ns[i] > 0 ? o->start_costs_ns[i] : 0;
 	}
 	return 0;
@@ -495,10 +501,15 @@ static char *starts_note(const struct wmodel *m)
 static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 		      const struct skip_plan *plan, double base, double pred, const char *wname)
 {
-	struct skip_advice *a = sk_item_push(r);
+	struct skip_advice *a;
 	const struct skip_calibration *cal = &m->c->o.cal;
-	char *starts = starts_note(m);
-	char *kernels = sk_xasprintf(
+	char *starts, *kernels;
+
+	if (base <= 0 || pred <= 0)
+		return; /* a model that could not finish (-1) predicts nothing */
+	a = sk_item_push(r);
+	starts = starts_note(m);
+	kernels = sk_xasprintf(
 		"kernels keep their recorded durations (medians over the iterations) when they run "
 		"beside others, but one that reads data a kernel on other multiprocessors wrote takes "
 		"up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "

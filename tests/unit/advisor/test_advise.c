@@ -3,7 +3,8 @@
  * tests/fixtures/hand/advise_*.sql: proximity scores (sync splits, overlapping windows), the
  * model's calibration and its graph and fusion predictions, the workload executors' models and
  * the plan they write (validated against schemas/plan.schema.json and by the runtime), and the
- * errors for bad input.
+ * errors for bad input; calibrations at and beyond their bounds, and traces with malformed
+ * records (tests/fixtures/hand/malformed.sql).
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -544,4 +545,87 @@ Test(advise, a_calibration_out_of_range_is_refused_before_any_prediction)
 	cr_expect_eq(skip_predict_graph(tl, &o.cal, 0, &g), SKIP_E_INVAL);
 	skip_timeline_free(tl);
 	skip_trace_close(t);
+}
+
+/* No item predicts a time <= 0, and the items are ranked by the time they save. */
+static void expect_sane_items(const struct skip_advice_report *r)
+{
+	for (size_t i = 0; i < r->nitems; i++) {
+		cr_expect_gt(r->items[i].predicted_il_ns, 0, "item %zu", i);
+		cr_expect_gt(r->items[i].baseline_il_ns, 0, "item %zu", i);
+		cr_expect(isfinite(r->items[i].total_saved_ns), "item %zu", i);
+		if (i)
+			cr_expect_geq(r->items[i - 1].total_saved_ns, r->items[i].total_saved_ns);
+	}
+}
+
+Test(advise, predictions_at_the_calibration_bounds_stay_positive_and_ranked)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	struct skip_trace *m = hand_trace(dir, "advise_model");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advice_report *r;
+	const struct skip_advice *e3;
+
+	wl_cal(&o);
+	o.cal.graph_launch_ns = 1e9; /* the largest accepted: a 1 s graph launch */
+	r = advise(t, &o);
+	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+	cr_assert_not_null(e3);
+	cr_expect_float_eq(e3->predicted_il_ns, 1e9 - 3000 + 15800, 1e-3,
+			   "workload_executors' 15800 with a launch 1e9 - 3000 ns longer");
+	cr_expect_neq(r->items[0].kind, SKIP_ADVICE_DAGGRAPH, "it saves nothing: not first");
+	cr_expect_eq(r->items[r->best_plan].kind, SKIP_ADVICE_STREAMS);
+	expect_sane_items(r);
+	skip_advice_free(r);
+	for (const struct skip_calibration_key *k = skip_calibration_keys; k->name; k++)
+		*(double *)((char *)&o.cal + k->offset) = k->max; /* every key at its bound */
+	r = advise(t, &o);
+	expect_sane_items(r);
+	skip_advice_free(r);
+	o = (struct skip_advise_opts){ .region = "step", .cal = o.cal };
+	r = advise(m, &o);
+	cr_expect_gt(r->replay_il_ns, 0);
+	expect_sane_items(r);
+	skip_advice_free(r);
+	skip_trace_close(t);
+	skip_trace_close(m);
+}
+
+Test(advise, a_start_cost_over_a_second_is_refused)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	static const char *const tasks[] = { "a" };
+	static const double cost[] = { 1e19 };
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json",
+				      .start_tasks = tasks,
+				      .start_costs_ns = cost,
+				      .nstarts = 1 };
+	struct skip_advice_report *r = NULL;
+
+	wl_cal(&o);
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL);
+	cr_expect_not_null(strstr(skip_errmsg(), "the start cost of task 'a' is 1e+19 ns"), "%s",
+			   skip_errmsg());
+	cr_expect_null(r);
+	skip_trace_close(t);
+}
+
+Test(advise, malformed_records_change_no_prediction)
+{
+	struct skip_trace *good = hand_trace(dir, "launch");
+	struct skip_trace *bad = hand_trace_more(dir, "launch", "malformed");
+	struct skip_advise_opts o = { 0 };
+	struct skip_advice_report *g = advise(good, &o), *b = advise(bad, &o);
+
+	cr_expect_float_eq(b->recorded_il_ns, 4300, 1e-9, "launch.sql's IL");
+	cr_expect_float_eq(b->recorded_il_ns, g->recorded_il_ns, 1e-9);
+	cr_expect_float_eq(b->replay_il_ns, g->replay_il_ns, 1e-9);
+	cr_expect_float_eq(b->calibration_error, g->calibration_error, 1e-12);
+	cr_expect_float_eq(b->launch_latency_ns, g->launch_latency_ns, 1e-9);
+	cr_expect_eq(b->nitems, g->nitems);
+	skip_advice_free(g);
+	skip_advice_free(b);
+	skip_trace_close(good);
+	skip_trace_close(bad);
 }

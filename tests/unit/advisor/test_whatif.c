@@ -1,7 +1,8 @@
 /*
  * test_whatif.c: the discrete-event model (advisor/whatif.c) on programs whose answers are
  * computed by hand in the comments: a launch-bound chain, a GPU-bound chain, two streams that
- * do or do not fit the GPU together, a synchronization, and a cross-stream dependency.
+ * do or do not fit the GPU together, a synchronization, and a cross-stream dependency; costs
+ * past int64_t's range (saturated), negative ones (taken as 0), a submission before t0.
  */
 #include <criterion/criterion.h>
 
@@ -294,5 +295,60 @@ Test(whatif, kernel_starts_cost_the_running)
 	cr_expect_eq(p.ops[4].start, 3800);
 	cr_expect_eq(p.ops[6].start, 11800);
 	cr_expect_eq(p.calls[0].end, 11800);
+	wi_free(&p);
+}
+
+Test(whatif, huge_costs_saturate_instead_of_overflowing)
+{
+	struct wi_prog p = { .t0 = 1000, .sms = 132 };
+	struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1,
+			     .ret = INT64_MAX };
+
+	/* three kernels of 2^62 ns in a row: the second ends past INT64_MAX, which saturates;
+	 * the synchronization on the last returns at INT64_MAX too: IL INT64_MAX - t0 */
+	chain(&p, 3, 0, 0, (int64_t)1 << 62, (int64_t)1 << 62, INT64_MAX);
+	s.waits = malloc(sizeof(int));
+	s.waits[0] = 2;
+	wi_add_call(&p, &s);
+	cr_expect_eq(wi_simulate(&p), INT64_MAX - 1000);
+	cr_expect_eq(p.ops[0].start, 1000 + ((int64_t)1 << 62));
+	cr_expect_eq(p.ops[1].end, INT64_MAX);
+	cr_expect_eq(p.ops[2].end, INT64_MAX);
+	cr_expect_eq(p.host_end, INT64_MAX);
+	wi_free(&p);
+}
+
+Test(whatif, negative_costs_count_as_zero)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132, .dispatch_gap = -5 };
+	struct wi_call c = { .thread = 0, .gap = -5000, .dur = 1000 };
+	struct wi_op o = { .dur = -100, .stream = 0, .sms = 1, .lat = -300, .gap = -7,
+			   .graph_node = 1 };
+
+	/* the call cannot start before t0 nor the kernel end before it starts: the call 0-1000,
+	 * the kernel at 1000 for 0 ns, then a second one of 500 right after it */
+	o.call = wi_add_call(&p, &c);
+	wi_add_op(&p, &o);
+	o.dur = 500;
+	wi_add_op(&p, &o);
+	cr_expect_eq(wi_simulate(&p), 1500);
+	cr_expect_eq(p.calls[0].start, 0);
+	cr_expect_eq(p.ops[0].start, 1000);
+	cr_expect_eq(p.ops[0].end, 1000);
+	cr_expect_eq(p.ops[1].start, 1000);
+	wi_free(&p);
+}
+
+Test(whatif, an_operation_submitted_before_t0_starts_after_its_latency)
+{
+	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_op o = { .dur = 1000, .stream = 0, .sms = 1, .call = -1, .submit_at = -2000,
+			   .lat = 2500 };
+
+	/* a kernel with no launch call that started at 500 in the recording is submitted at its
+	 * start less the launch latency, -2000: it starts at 500, not never */
+	wi_add_op(&p, &o);
+	cr_expect_eq(wi_simulate(&p), 1500);
+	cr_expect_eq(p.ops[0].start, 500);
 	wi_free(&p);
 }

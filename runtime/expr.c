@@ -69,7 +69,8 @@ struct parser {
 	const char *text, *p;
 	const struct sk_params *ps;
 	int err;
-	int depth; /* parentheses, unary minus and calls open at p */
+	int depth;	 /* parentheses, unary minus and calls open at p */
+	int *unknown_at; /* where an unknown parameter's name starts (may be NULL) */
 };
 
 /* Expressions longer than this are quoted in part: their start, and the text at the error. */
@@ -238,6 +239,8 @@ static int64_t parse_atom(struct parser *x)
 		v = sk_params_find(x->ps, name);
 		if (!v) {
 			x->p = s;
+			if (x->unknown_at && !x->err)
+				*x->unknown_at = (int)(s - x->text);
 			return perr(x, "unknown parameter");
 		}
 		return *v;
@@ -277,12 +280,14 @@ static int64_t parse_sum(struct parser *x)
 	}
 }
 
-int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out)
+int sk_expr_eval_at(const char *text, const struct sk_params *ps, int64_t *out, int *unknown_at)
 {
-	struct parser x = {text, text, ps, 0, 0};
+	struct parser x = {text, text, ps, 0, 0, unknown_at};
 	int64_t v;
 
 	*out = 0;
+	if (unknown_at)
+		*unknown_at = -1;
 	if (!text)
 		return sk_fail(SKIP_E_INVAL, "empty expression");
 	v = parse_sum(&x);
@@ -293,4 +298,9 @@ int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out)
 		return x.err;
 	*out = v;
 	return 0;
+}
+
+int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out)
+{
+	return sk_expr_eval_at(text, ps, out, NULL);
 }

@@ -173,6 +173,9 @@ void sk_params_fini(struct sk_params *ps);
  * with the reason and its offset in skip_errmsg() (a long expression is quoted in part).
  */
 int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out);
+/* The same; when the error is a name @ps lacks, *@unknown_at (may be NULL) gets the offset of
+ * that name in @text (otherwise -1), so that a caller may define it and try again. */
+int sk_expr_eval_at(const char *text, const struct sk_params *ps, int64_t *out, int *unknown_at);
 
 /* ---- cuda_*.c -------------------------------------------------------------------------------- */
 

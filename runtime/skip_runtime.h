@@ -349,7 +349,9 @@ struct skip_param {
 /*
  * Read a workload file (schemas/workload.schema.json) and build its finalized graph.
  * @size names an entry of "sizes" (NULL: the plain "params"); @params (may be NULL) override
- * single parameters afterwards. The module path is resolved against the workload's folder,
+ * single parameters afterwards. Parameters given as expressions are evaluated after both, so
+ * that "M": "N*2" follows the N they give; an override of M itself replaces its expression.
+ * The module path is resolved against the workload's folder,
  * then each folder of $SKIP_MODULE_PATH; @module (may be NULL) replaces it. NULL and *err on
  * failure: SKIP_E_NOTFOUND, SKIP_E_IO ("FILE: <strerror>"), SKIP_E_INVAL with "FILE: tasks[2]
  * (\"reduce\"): reads: unknown buffer 'z'" style messages, or "FILE:LINE:COLUMN: JSON syntax

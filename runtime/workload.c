@@ -7,7 +7,9 @@
  * the file and the JSON path ("vec.json: tasks[2] (\"reduce\"): reads: unknown buffer 'z'").
  */
 #define SK_LOG_DOMAIN "runtime"
+#include <assert.h>
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -108,24 +110,115 @@ static int eval_real(const struct wctx *c, const cJSON *v, const char *what, dou
 
 /* ---- params ---------------------------------------------------------------------------------- */
 
-static int load_param_object(struct wctx *c, const cJSON *obj)
+/*
+ * A parameter's definition is its member of "params", replaced by the chosen size preset's,
+ * replaced by a --set. The definitions are evaluated only then, each when first needed, so
+ * that "M": "N*2" follows --size and --set N=... (and --set M=... replaces the expression).
+ */
+struct pdef {
+	const char *name;   /* borrowed from the JSON tree */
+	const cJSON *def;   /* a number or an expression string; NULL: @value (a --set) */
+	int64_t value;	    /* the --set value */
+	const char *origin; /* "params" or "sizes.NAME": where @def is, for messages */
+	int state;	    /* 0 not evaluated, 1 waiting for the parameters it uses, 2 done */
+};
+
+struct pdefs {
+	struct pdef *d;
+	int n;
+	char preset[96]; /* "sizes.NAME", the origin of the preset's definitions */
+};
+
+static struct pdef *find_def(const struct pdefs *ps, const char *name, size_t len)
 {
-	const cJSON *it;
+	for (int i = 0; i < ps->n; i++)
+		if (strlen(ps->d[i].name) == len && !strncmp(ps->d[i].name, name, len))
+			return &ps->d[i];
+	return NULL;
+}
 
-	if (!cJSON_IsObject(obj))
-		return wfail(c, "an object of NAME: value expected");
-	cJSON_ArrayForEach(it, obj)
-	{
-		int64_t v;
-		char what[96];
+/* Evaluate @d. Returns 0 (done), 1 with *@wait the parameter its expression uses that is not
+ * evaluated yet, or a negative code. */
+static int eval_def(struct wctx *c, const struct pdefs *ps, struct pdef *d, struct pdef **wait)
+{
+	char what[96];
+	int64_t v = d->value;
+	int at;
 
-		snprintf(what, sizeof(what), "\"%s\"", it->string);
-		if (eval_int(c, it, what, &v))
-			return SKIP_E_INVAL;
-		if (sk_params_set(&c->w->params, it->string, v))
-			return SKIP_E_NOMEM;
+	snprintf(c->where, sizeof(c->where), "%s", d->origin);
+	snprintf(what, sizeof(what), "\"%s\"", d->name);
+	if (cJSON_IsString(d->def)) {
+		const char *text = d->def->valuestring;
+
+		if (sk_expr_eval_at(text, &c->w->params, &v, &at)) {
+			size_t len = 0;
+
+			while (at >= 0 &&
+			       (isalnum((unsigned char)text[at + len]) || text[at + len] == '_'))
+				len++;
+			*wait = at >= 0 ? find_def(ps, text + at, len) : NULL;
+			if (*wait && (*wait)->state != 2)
+				return 1;
+			return wfail(c, "%s: %s", what, skip_errmsg());
+		}
+	} else if (d->def && eval_int(c, d->def, what, &v)) {
+		return SKIP_E_INVAL;
 	}
-	return 0;
+	d->state = 2;
+	return sk_params_set(&c->w->params, d->name, v) ? SKIP_E_NOMEM : 0;
+}
+
+/* "a cycle: A -> B -> A": the top of @stack waits for @d, which is on the stack below it. */
+static int cycle(struct wctx *c, struct pdef **stack, int sp, const struct pdef *d)
+{
+	struct sk_strbuf sb = {0};
+	int k = sp - 1, err;
+
+	while (k > 0 && stack[k] != d)
+		k--;
+	snprintf(c->where, sizeof(c->where), "%s", d->origin);
+	for (int i = k; i < sp; i++)
+		sk_strbuf_printf(&sb, "%s -> ", stack[i]->name);
+	sk_strbuf_printf(&sb, "%s", d->name);
+	err = sb.buf ? wfail(c, "\"%s\": a cycle: %s", d->name, sb.buf)
+		     : sk_fail(SKIP_E_NOMEM, "out of memory");
+	free(sb.buf);
+	return err;
+}
+
+/* Evaluate every definition, in order, each parameter it uses first (depth first, on an
+ * explicit stack: a chain of parameters cannot exhaust the C stack). */
+static int eval_defs(struct wctx *c, struct pdefs *ps)
+{
+	struct pdef **stack = malloc((size_t)ps->n * sizeof(*stack) + 1);
+	int err = stack ? 0 : sk_fail(SKIP_E_NOMEM, "out of memory");
+
+	for (int i = 0; i < ps->n && !err; i++) {
+		int sp = 0;
+
+		if (ps->d[i].state)
+			continue;
+		ps->d[i].state = 1;
+		stack[sp++] = &ps->d[i];
+		while (sp && !err) {
+			struct pdef *wait = NULL;
+			int r = eval_def(c, ps, stack[sp - 1], &wait);
+
+			if (r < 0)
+				err = r;
+			else if (r == 0)
+				sp--;
+			else if (wait->state == 1)
+				err = cycle(c, stack, sp, wait);
+			else {
+				assert(sp < ps->n);
+				wait->state = 1;
+				stack[sp++] = wait;
+			}
+		}
+	}
+	free(stack);
+	return err;
 }
 
 /* Every preset of "sizes" (chosen or not) is an object that names only parameters of
@@ -154,37 +247,74 @@ static int check_sizes(struct wctx *c, const cJSON *params, const cJSON *sizes)
 	return 0;
 }
 
+/* The definitions of "params", then the preset's and the --set ones in their place. */
+static int collect_defs(struct wctx *c, const cJSON *params, const cJSON *preset,
+			const struct skip_param *over, int nover, struct pdefs *ps)
+{
+	const cJSON *it;
+
+	ps->d = calloc((size_t)cJSON_GetArraySize(params) + 1, sizeof(*ps->d));
+	if (!ps->d)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	cJSON_ArrayForEach(it, params)
+	{
+		struct pdef *d = find_def(ps, it->string, strlen(it->string));
+
+		if (!d)
+			d = &ps->d[ps->n++];
+		*d = (struct pdef){.name = it->string, .def = it, .origin = "params"};
+	}
+	cJSON_ArrayForEach(it, preset)
+	{
+		struct pdef *d = find_def(ps, it->string, strlen(it->string));
+
+		assert(d); /* check_sizes() */
+		d->def = it;
+		d->origin = ps->preset;
+	}
+	c->where[0] = '\0';
+	for (int i = 0; i < nover; i++) {
+		struct pdef *d =
+		    over[i].name ? find_def(ps, over[i].name, strlen(over[i].name)) : NULL;
+
+		if (!d)
+			return wfail(c, "--set %s: the workload has no parameter \"%s\"",
+				     over[i].name ? over[i].name : "",
+				     over[i].name ? over[i].name : "");
+		d->def = NULL;
+		d->value = over[i].value;
+		d->origin = "--set";
+	}
+	return 0;
+}
+
 static int load_params(struct wctx *c, const cJSON *root, const char *size,
 		       const struct skip_param *over, int nover)
 {
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
 	const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(root, "sizes");
-	int err = 0;
+	const cJSON *preset = NULL;
+	struct pdefs ps = {0};
+	int err;
 
 	snprintf(c->where, sizeof(c->where), "params");
-	if (params && (err = load_param_object(c, params)))
-		return err;
+	if (params && !cJSON_IsObject(params))
+		return wfail(c, "an object of NAME: value expected");
 	if ((err = check_sizes(c, params, sizes)))
 		return err;
 	if (size) {
-		const cJSON *preset = cJSON_GetObjectItemCaseSensitive(sizes, size);
-
+		preset = cJSON_GetObjectItemCaseSensitive(sizes, size);
 		snprintf(c->where, sizeof(c->where), "sizes");
-		if (!cJSON_IsObject(preset))
+		if (!preset)
 			return wfail(c, "no size \"%s\" in this workload", size);
-		snprintf(c->where, sizeof(c->where), "sizes.%s", size);
-		if ((err = load_param_object(c, preset)))
-			return err;
+		snprintf(ps.preset, sizeof(ps.preset), "sizes.%s", size);
 	}
+	err = collect_defs(c, params, preset, over, nover, &ps);
+	if (!err)
+		err = eval_defs(c, &ps);
+	free(ps.d);
 	c->where[0] = '\0';
-	for (int i = 0; i < nover; i++) {
-		if (!sk_params_find(&c->w->params, over[i].name))
-			return wfail(c, "--set %s: the workload has no parameter \"%s\"",
-				     over[i].name, over[i].name);
-		if (sk_params_set(&c->w->params, over[i].name, over[i].value))
-			return SKIP_E_NOMEM;
-	}
-	return 0;
+	return err;
 }
 
 /* ---- buffers --------------------------------------------------------------------------------- */

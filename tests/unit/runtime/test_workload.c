@@ -129,7 +129,7 @@ Test(runtime_workload, size_presets_and_overrides_change_parameters)
 	w = skip_workload_load(path, "small", NULL, 0, NULL, &err);
 	cr_assert_not_null(w, "%s", skip_errmsg());
 	cr_assert_eq(skip_graph_buffer_size(skip_workload_graph(w), 0), 400);
-	cr_assert_eq(skip_workload_param(w, "B", 0), 4, "params are evaluated before presets");
+	cr_assert_eq(skip_workload_param(w, "B", 0), 1, "B = cdiv(N, 256) follows the preset's N");
 	skip_workload_free(w);
 	w = skip_workload_load(path, "small", &set, 1, "/elsewhere/k.cubin", &err);
 	cr_assert_not_null(w, "%s", skip_errmsg());
@@ -145,6 +145,61 @@ Test(runtime_workload, size_presets_and_overrides_change_parameters)
 	cr_assert_null(w);
 	cr_assert(strstr(skip_errmsg(), "--set M: the workload has no parameter \"M\""), "%s",
 		  skip_errmsg());
+}
+
+/* The loader with @size and one --set (NAME may be NULL); asserts success. */
+static void load_with(const char *text, const char *size, const char *name, int64_t value)
+{
+	const char *path = write_file("w.json", text);
+	struct skip_param set = {name, value};
+	int err;
+
+	skip_workload_free(w);
+	w = skip_workload_load(path, size, &set, name ? 1 : 0, NULL, &err);
+	cr_assert_not_null(w, "%s", skip_errmsg());
+}
+
+#define DERIVED                                                                                    \
+	HEAD "\"params\": {\"N\": 1000000, \"M\": \"N*2\", \"BLOCKS\": \"cdiv(N, 256)\"}, "        \
+	     "\"sizes\": {\"small\": {\"N\": 1000}}, " BUFS TASK("")
+
+/* A parameter given as an expression is evaluated after --size and --set have given the
+ * parameters it uses their values; a --set of the derived parameter itself replaces it. */
+Test(runtime_workload, derived_parameters_follow_the_size_and_the_overrides)
+{
+	load_with(DERIVED, NULL, NULL, 0);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 2000000);
+	cr_assert_eq(skip_workload_param(w, "BLOCKS", 0), 3907);
+	load_with(DERIVED, "small", NULL, 0);
+	cr_assert_eq(skip_workload_param(w, "N", 0), 1000);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 2000, "M = N*2 after --size small");
+	cr_assert_eq(skip_workload_param(w, "BLOCKS", 0), 4);
+	load_with(DERIVED, NULL, "N", 10);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 20, "M = N*2 after --set N=10");
+	load_with(DERIVED, "small", "N", 512);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 1024, "--set after --size");
+	cr_assert_eq(skip_workload_param(w, "BLOCKS", 0), 2);
+	load_with(DERIVED, "small", "M", 5);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 5, "--set M replaces its expression");
+	cr_assert_eq(skip_workload_param(w, "N", 0), 1000);
+}
+
+Test(runtime_workload, parameters_may_use_any_other_but_not_in_a_cycle)
+{
+	load_with(HEAD "\"params\": {\"M\": \"N*2\", \"N\": 3, \"K\": 4}, "
+		       "\"sizes\": {\"s\": {\"N\": \"K+1\"}}, " BUFS TASK(""),
+		  NULL, NULL, 0);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 6, "a parameter defined later");
+	load_with(HEAD "\"params\": {\"M\": \"N*2\", \"N\": 3, \"K\": 4}, "
+		       "\"sizes\": {\"s\": {\"N\": \"K+1\"}}, " BUFS TASK(""),
+		  "s", NULL, 0);
+	cr_assert_eq(skip_workload_param(w, "M", 0), 10, "a preset's expression");
+	skip_workload_free(w);
+	w = NULL;
+	rejects(HEAD "\"params\": {\"N\": 2, \"A\": \"B+N\", \"B\": \"max(A, 1)\"}, " BUFS TASK(""),
+		"w.json: params: \"A\": a cycle: A -> B -> A");
+	rejects(HEAD "\"params\": {\"N\": \"N+1\"}, " BUFS TASK(""),
+		"w.json: params: \"N\": a cycle: N -> N");
 }
 
 /* --set rejects a name the workload does not have; so does a size preset, chosen or not. */

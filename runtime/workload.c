@@ -69,6 +69,11 @@ static int check_members(const struct wctx *c, const cJSON *obj, const char *con
 static int eval_int(const struct wctx *c, const cJSON *v, const char *what, int64_t *out)
 {
 	if (cJSON_IsNumber(v)) {
+		/* -2^63 <= x < 2^63, tested before the cast (out of range it is undefined) */
+		if (!(v->valuedouble >= -9223372036854775808.0 &&
+		      v->valuedouble < 9223372036854775808.0))
+			return wfail(c, "%s: %g is outside the 64-bit integers", what,
+				     v->valuedouble);
 		if (v->valuedouble != (double)(int64_t)v->valuedouble)
 			return wfail(c, "%s: %g is not a whole number", what, v->valuedouble);
 		*out = (int64_t)v->valuedouble;
@@ -497,6 +502,7 @@ struct task_build {
 	struct skip_arg args[SK_MAX_TASK_ARGS];
 	union {
 		int32_t i32;
+		uint32_t u32;
 		int64_t i64;
 		float f32;
 		double f64;
@@ -539,6 +545,9 @@ static int parse_arg(const struct wctx *c, const cJSON *a, int i, struct task_bu
 {
 	static const char *const kinds[] = {"i32", "u32", "i64", "u64", "f32", "f64", NULL};
 	static const size_t sizes[] = {4, 4, 8, 8, 4, 8};
+	/* the integer kinds' ranges (u64: what a 64-bit signed expression reaches) */
+	static const int64_t lo[] = {INT32_MIN, 0, INT64_MIN, 0};
+	static const int64_t hi[] = {INT32_MAX, UINT32_MAX, INT64_MAX, INT64_MAX};
 	struct skip_arg *o = &tb->args[i];
 	const cJSON *buf = cJSON_GetObjectItemCaseSensitive(a, "buffer");
 	char what[32];
@@ -569,10 +578,13 @@ static int parse_arg(const struct wctx *c, const cJSON *a, int i, struct task_bu
 			continue;
 		if (cJSON_GetArraySize(a) != 1)
 			return wfail(c, "%s: one value per argument", what);
-		if (k < 4 ? eval_int(c, v, what, &iv) : eval_real(c, v, what, &fv))
+		snprintf(what, sizeof(what), "args[%d] (%s)", i, kinds[k]);
+		if (k < 4 ? eval_range(c, v, what, lo[k], hi[k], &iv) : eval_real(c, v, what, &fv))
 			return SKIP_E_INVAL;
-		if (k < 2)
+		if (k == 0)
 			tb->vals[i].i32 = (int32_t)iv;
+		else if (k == 1)
+			tb->vals[i].u32 = (uint32_t)iv;
 		else if (k < 4)
 			tb->vals[i].i64 = iv;
 		else if (k == 4)

@@ -279,9 +279,36 @@ Test(runtime_workload, a_deeply_nested_expression_is_named_not_a_crash)
 	rejects(text, "w.json: params: \"M\": expression \"----------------------------------------"
 		      "...\" (100001 characters): nested deeper than 256 levels at offset 256");
 	snprintf(text, LONG + 512, HEAD BUFS TASK(", \"args\": [{\"i64\": \"%s\"}]"), deep);
-	rejects(text, "w.json: tasks[0] (\"k\"): args[0]: expression \"---");
+	rejects(text, "w.json: tasks[0] (\"k\"): args[0] (i64): expression \"---");
 	free(deep);
 	free(text);
+}
+
+/* 32-bit arguments were truncated silently: {"i32": 2^40} ran the kernel with 0. */
+Test(runtime_workload, integer_arguments_out_of_their_type_are_rejected)
+{
+	const struct sk_task *t;
+
+	rejects(HEAD BUFS TASK(", \"args\": [{\"buffer\": \"x\"}, {\"i32\": 1099511627776}]"),
+		"tasks[0] (\"k\"): args[1] (i32) = 1099511627776 is outside "
+		"-2147483648..2147483647");
+	rejects(HEAD BUFS TASK(", \"args\": [{\"i32\": \"-2147483648 - 1\"}]"),
+		"tasks[0] (\"k\"): args[0] (i32) = -2147483649 is outside");
+	rejects(HEAD "\"params\": {\"N\": 65536}, " BUFS TASK(", \"args\": [{\"u32\": \"N*N\"}]"),
+		"tasks[0] (\"k\"): args[0] (u32) = 4294967296 is outside 0..4294967295");
+	rejects(HEAD BUFS TASK(", \"args\": [{\"u32\": -1}]"),
+		"args[0] (u32) = -1 is outside 0..4294967295");
+	rejects(HEAD BUFS TASK(", \"args\": [{\"u64\": -1}]"),
+		"args[0] (u64) = -1 is outside 0..9223372036854775807");
+	rejects(HEAD BUFS TASK(", \"args\": [{\"i64\": 1e19}]"),
+		"args[0] (i64): 1e+19 is outside the 64-bit integers");
+	load_with(HEAD BUFS TASK(", \"args\": [{\"i32\": -2147483648}, {\"u32\": 4294967295}, "
+				 "{\"i64\": -9007199254740992}]"),
+		  NULL, NULL, 0);
+	t = &skip_workload_graph(w)->tasks[0];
+	cr_assert_eq(*(const int32_t *)t->args[0].value, INT32_MIN);
+	cr_assert_eq(*(const uint32_t *)t->args[1].value, UINT32_MAX);
+	cr_assert_eq(*(const int64_t *)t->args[2].value, -9007199254740992LL);
 }
 
 Test(runtime_workload, buffer_mistakes_are_named)

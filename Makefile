@@ -54,7 +54,7 @@ DEPS_CLI := $(O)/.deps-cli
 
 .DEFAULT_GOAL := all
 .PHONY: all test test-unit test-cli test-gpu check demo bench install deps format format-check \
-	tidy compdb clean help
+	tidy compdb clean help fuzz fuzz-regress fuzz-clean
 
 # Per-part rules; each appends to TARGETS, TEST_BINS, GPU_TARGETS, BENCH_TARGETS.
 TARGETS :=
@@ -71,6 +71,7 @@ include mk/cli.mk
 include mk/gpu.mk
 include mk/bench.mk
 include mk/tests.mk
+include mk/fuzz.mk
 
 all: $(TARGETS)
 ifneq ($(HAVE_CUDA),1)
@@ -105,10 +106,12 @@ $(O)/obj/gen/%.o: $(O)/gen/%.c | $(DEPS_BUILD)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# Sanitizer build of every CPU test, in its own tree.
+# Sanitizer build of every CPU test, in its own tree; then a short fuzzing run of every fuzz target
+# (mk/fuzz.mk, tree $(O)-fuzz).
 check:
 	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=address,undefined test
-	@echo "skip: make check passed (ASan + UBSan)"
+	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
+	@echo "skip: make check passed (ASan + UBSan, fuzzing)"
 
 demo: all $(GPU_TARGETS)
 	$(Q)O=$(O) sh mk/demo.sh
@@ -143,7 +146,10 @@ help:
 	@echo "  make demo             record and report the bundled workload (a bundled H100 trace without a GPU)"
 	@echo "  make test             build and run every CPU test (unit + CLI golden tests)"
 	@echo "  make test-gpu         build and run the GPU tests (they skip themselves without a GPU)"
-	@echo "  make check            the CPU tests under ASan + UBSan (tree $(O)-san)"
+	@echo "  make check            the CPU tests under ASan + UBSan (tree $(O)-san), then make fuzz"
+	@echo "                        for FUZZ_CHECK_SECONDS=$(FUZZ_CHECK_SECONDS) s per target"
+	@echo "  make fuzz             fuzz every target (fuzz/) for FUZZ_SECONDS=60 s each, with clang"
+	@echo "                        (tree $(O)-fuzz); make fuzz-regress replays tests/fuzz-regress/"
 	@echo "  make bench            build the benchmarks in bench/ (run them on a GPU machine)"
 	@echo "  make install PREFIX=  install skip, the collector and the docs (default $(PREFIX))"
 	@echo "  make deps             install missing Debian packages (as root), or print the command"

@@ -2,7 +2,8 @@
 # deps.sh ensure|check GROUP... : make sure the Debian packages skip builds with are present.
 #
 # GROUP is build (SQLite, cJSON), test (Criterion), cli (the sqlite3 shell, for the CLI
-# tests) or browser (Chromium, for the HTML test).
+# tests), browser (Chromium, for the HTML test) or fuzz (clang with libFuzzer and the sqlite3
+# shell, for `make fuzz`: mk/fuzz.mk).
 # `check` only reports. `ensure` installs what is missing when it runs as root with apt-get,
 # and otherwise prints the one command to run and fails. Headers are looked for by compiling
 # an #include, so a local prefix (.deps/include, used on machines without apt) counts too.
@@ -16,6 +17,20 @@ EXTRA=${DEPS_CFLAGS:-}
 have_header() {
 	printf '#include <%s>\nint main(void){return 0;}\n' "$1" |
 		$CC $EXTRA -x c -fsyntax-only - >/dev/null 2>&1
+}
+
+# clang links a libFuzzer target (the runtime is libclang-rt-dev, not always beside clang).
+have_fuzzer() {
+	command -v clang >/dev/null 2>&1 || return 1
+	tmp=$(mktemp -d) || return 1
+	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n){(void)d;(void)n;return 0;}' \
+		> "$tmp/t.c"
+	clang -fsanitize=fuzzer,address,undefined -o "$tmp/t" "$tmp/t.c" >/dev/null 2>&1
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
 }
 
 missing=""
@@ -33,6 +48,11 @@ for group in "$@"; do
 		;;
 	browser)
 		command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+		;;
+	fuzz)
+		command -v clang >/dev/null 2>&1 || missing="$missing clang"
+		have_fuzzer || missing="$missing libclang-rt-dev"
+		command -v sqlite3 >/dev/null 2>&1 || missing="$missing sqlite3"
 		;;
 	*)
 		echo "deps.sh: unknown group '$group'" >&2

@@ -318,8 +318,9 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 	l->stream_gap = median_or(b, nb, sk_ns(cal->stream_gap_ns));
 	l->node_gap = median_or(g, ng, sk_ns(cal->graph_node_gap_ns));
 	na = 0;
-	for (size_t i = 0; i < tl->nops; i++)
-		if (tl->ops[i].graph == 2 && tl->ops[i].start >= tl->ops[i].api_end)
+	for (size_t i = 0; i < tl->nops; i++) /* api_end is INT64_MIN without a launch call */
+		if (tl->ops[i].graph == 2 && tl->ops[i].launch != INT64_MIN &&
+		    tl->ops[i].start >= tl->ops[i].api_end)
 			a[na++] = tl->ops[i].start - tl->ops[i].api_end;
 	l->graph_first = median_or(a, na, sk_ns(cal->graph_first_ns));
 	l->sync_ret = sync_return(tl, a, g, sk_ns(cal->sync_return_ns));

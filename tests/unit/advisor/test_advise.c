@@ -629,3 +629,27 @@ Test(advise, malformed_records_change_no_prediction)
 	skip_trace_close(good);
 	skip_trace_close(bad);
 }
+
+Test(advise, graph_kernels_without_their_launch_call_are_modelled_without_overflow)
+{
+	struct skip_trace *t = hand_trace_more(dir, "graph", "graph_nocall");
+	struct skip_advise_opts o = { 0 };
+	struct skip_timeline *tl = NULL;
+	struct skip_advice_report *r;
+	int firsts = 0;
+
+	cr_assert_eq(skip_timeline_load(t, 1, NULL, &tl), 0, "%s", skip_errmsg());
+	for (size_t i = 0; i < tl->nops; i++)
+		if (tl->ops[i].graph == 2) {
+			firsts++;
+			cr_expect_eq(tl->ops[i].api_end, INT64_MIN);
+		}
+	cr_expect_eq(firsts, 1);
+	skip_timeline_free(tl);
+	r = advise(t, &o); /* start - api_end overflowed reading the graph's first-node latency */
+	cr_expect_float_eq(r->recorded_il_ns, 550, 1e-9);
+	cr_expect_gt(r->replay_il_ns, 0);
+	expect_sane_items(r);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}

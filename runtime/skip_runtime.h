@@ -360,6 +360,18 @@ struct skip_param {
 SKIP_API struct skip_workload *skip_workload_load(const char *path, const char *size,
 						  const struct skip_param *params, int nparams,
 						  const char *module, int *err);
+/*
+ * Check that the files a run of @w reads can be read now: its module (where
+ * skip_workload_load() resolved it) and each buffer's {"file": PATH} (resolved from the
+ * workload's folder, as the executor opens it; a regular file must hold the buffer's size).
+ * skip_workload_load() does not look at them, so that a workload whose module is built
+ * elsewhere can still be planned and advised on; a caller that is about to run it (`skip run`,
+ * --dry-run included) calls this. Returns 0, or SKIP_E_NOTFOUND (no such file) / SKIP_E_IO
+ * (unreadable, a directory, too short) with skip_errmsg() naming the file and who needs it:
+ * "w.json: module k.fatbin, needed by tasks[0] (\"ax\") and 3 more: /dir/k.fatbin: No such
+ * file or directory (...)", "w.json: buffers[2] (\"x\"): init file x.bin: /dir/x.bin: ...".
+ */
+SKIP_API int skip_workload_check_files(const struct skip_workload *w);
 SKIP_API void skip_workload_free(struct skip_workload *w);
 /* The graph (borrowed; freed with the workload). */
 SKIP_API struct skip_graph *skip_workload_graph(struct skip_workload *w);

@@ -10,12 +10,15 @@
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -24,6 +27,8 @@
 
 struct skip_workload {
 	char *path, *dir, *name;
+	char *module;	/* "module" as the file gives it; NULL when --module replaced it */
+	int module_env; /* $SKIP_MODULE_PATH was searched for it */
 	struct skip_graph *g;
 	struct sk_params params;
 };
@@ -774,6 +779,11 @@ static int resolve_module(struct wctx *c, const char *name, const char *forced)
 	char *path = forced ? strdup(forced) : relative_to(c->w, name), buf[PATH_MAX];
 	int id;
 
+	if (!forced && !(c->w->module = strdup(name))) {
+		free(path);
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
+	c->w->module_env = !forced && name[0] != '/' && sp && *sp;
 	while (!forced && path && !file_exists(path) && name[0] != '/' && sp && *sp) {
 		const char *end = strchr(sp, ':');
 		size_t len = end ? (size_t)(end - sp) : strlen(sp);
@@ -866,12 +876,97 @@ struct skip_workload *skip_workload_load(const char *path, const char *size,
 	return c.w;
 }
 
+/* ---- the files a run needs ------------------------------------------------------------------ */
+
+/* 0 when @path is a readable file of at least @need bytes (a device or FIFO: readable), or
+ * the reason it is not, in @why. */
+static int check_file(const char *path, size_t need, char *why, size_t len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err = 0; /* a FIFO: no wait */
+
+	if (fd < 0 || fstat(fd, &st)) {
+		err = errno == ENOENT ? SKIP_E_NOTFOUND : SKIP_E_IO;
+		snprintf(why, len, "%s", strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		err = SKIP_E_IO;
+		snprintf(why, len, "%s", strerror(EISDIR));
+	} else if (S_ISREG(st.st_mode) && (size_t)st.st_size < need) {
+		err = SKIP_E_IO;
+		if (st.st_size)
+			snprintf(why, len, "has %lld bytes, %zu needed", (long long)st.st_size,
+				 need);
+		else
+			snprintf(why, len, "the file is empty");
+	}
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static int check_module(const struct skip_workload *w)
+{
+	const struct skip_graph *g = w->g;
+	const char *path, *hint = "";
+	char why[160], uses[160];
+	int err;
+
+	assert(g->nmodules == 1 && g->ntasks > 0); /* load_root(): one module, some tasks */
+	path = g->modules[0];
+	if (!(err = check_file(path, 1, why, sizeof(why))))
+		return 0;
+	snprintf(uses, sizeof(uses), "tasks[0] (\"%s\")", g->tasks[0].name);
+	if (g->ntasks > 1)
+		snprintf(uses + strlen(uses), sizeof(uses) - strlen(uses), " and %d more",
+			 g->ntasks - 1);
+	if (!w->module)
+		return sk_fail(err, "%s: --module %s, needed by %s: %s", w->path, path, uses, why);
+	if (err == SKIP_E_NOTFOUND)
+		hint = w->module_env
+			   ? " (not next to the workload, nor in $SKIP_MODULE_PATH: build "
+			     "it, or point SKIP_MODULE_PATH or --module at it)"
+			   : " (build it, or point SKIP_MODULE_PATH or --module at it)";
+	return sk_fail(err, "%s: module %s, needed by %s: %s: %s%s", w->path, w->module, uses, path,
+		       why, hint);
+}
+
+int skip_workload_check_files(const struct skip_workload *w)
+{
+	const struct skip_graph *g = w ? w->g : NULL;
+	int err;
+
+	if (!g)
+		return sk_fail(SKIP_E_INVAL, "no workload");
+	if ((err = check_module(w)))
+		return err;
+	for (int i = 0; i < g->nbufs; i++) {
+		const struct sk_buffer *b = &g->bufs[i];
+		const char *given;
+		size_t dl = strlen(w->dir);
+		char why[160];
+
+		if (b->init.kind != SKIP_INIT_FILE ||
+		    !(err = check_file(b->init.path, b->size, why, sizeof(why))))
+			continue;
+		/* the path as the file gives it: relative_to() put the workload's folder before */
+		given = b->init.path;
+		if (!strncmp(given, w->dir, dl) && given[dl] == '/')
+			given += dl + 1;
+		/* buffers are added one per entry of "buffers", in order: id i is buffers[i] */
+		return sk_fail(err, "%s: buffers[%d] (\"%s\"): init file %s: %s%s%s", w->path, i,
+			       b->name, given, given != b->init.path ? b->init.path : "",
+			       given != b->init.path ? ": " : "", why);
+	}
+	return 0;
+}
+
 void skip_workload_free(struct skip_workload *w)
 {
 	if (!w)
 		return;
 	skip_graph_free(w->g);
 	sk_params_fini(&w->params);
+	free(w->module);
 	free(w->path);
 	free(w->dir);
 	free(w->name);

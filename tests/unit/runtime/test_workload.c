@@ -235,6 +235,56 @@ Test(runtime_workload, the_module_is_searched_in_skip_module_path)
 	unsetenv("SKIP_MODULE_PATH");
 }
 
+/* What skip run --dry-run checks beyond the JSON: the module and every init file can be read
+ * where the executor will look for them (relative paths from the workload's folder). */
+Test(runtime_workload, the_files_a_run_needs_are_checked_by_name)
+{
+	static const char text[] =
+	    HEAD "\"buffers\": [{\"name\": \"x\", \"size\": 16}, {\"name\": \"y\", \"size\": "
+		 "16, \"init\": {\"file\": \"data/y.bin\"}}], " TASK(", \"args\": [{\"buffer\": "
+								     "\"y\"}]");
+	char sub[128], want[512];
+	int err;
+
+	unsetenv("SKIP_MODULE_PATH");
+	load_with(text, NULL, NULL, 0);
+	cr_assert_eq(skip_workload_check_files(w), SKIP_E_NOTFOUND);
+	snprintf(
+	    want, sizeof(want),
+	    "w.json: module m.fatbin, needed by tasks[0] (\"k\"): %s/m.fatbin: No such file or "
+	    "directory (build it, or point SKIP_MODULE_PATH or --module at it)",
+	    dir);
+	cr_assert(strstr(skip_errmsg(), want), "%s", skip_errmsg());
+	write_file("m.fatbin", "");
+	cr_assert_eq(skip_workload_check_files(w), SKIP_E_IO);
+	cr_assert(strstr(skip_errmsg(), "/m.fatbin: the file is empty"), "%s", skip_errmsg());
+	write_file("m.fatbin", "module");
+	cr_assert_eq(skip_workload_check_files(w), SKIP_E_NOTFOUND);
+	snprintf(want, sizeof(want),
+		 "w.json: buffers[1] (\"y\"): init file data/y.bin: %s/data/y.bin: No such file or "
+		 "directory",
+		 dir);
+	cr_assert(strstr(skip_errmsg(), want), "%s", skip_errmsg());
+	snprintf(sub, sizeof(sub), "%s/data", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	write_file("data/y.bin", "short");
+	cr_assert_eq(skip_workload_check_files(w), SKIP_E_IO);
+	cr_assert(strstr(skip_errmsg(), "buffers[1] (\"y\"): init file data/y.bin: "), "%s",
+		  skip_errmsg());
+	cr_assert(strstr(skip_errmsg(), "has 5 bytes, 16 needed"), "%s", skip_errmsg());
+	write_file("data/y.bin", "0123456789abcdef");
+	cr_assert_eq(skip_workload_check_files(w), 0, "%s", skip_errmsg());
+
+	/* --module replaces the module: that file is checked, and named as the option */
+	skip_workload_free(w);
+	w = skip_workload_load(write_file("w.json", text), NULL, NULL, 0, sub, &err);
+	cr_assert_not_null(w, "%s", skip_errmsg());
+	cr_assert_eq(skip_workload_check_files(w), SKIP_E_IO);
+	snprintf(want, sizeof(want),
+		 "w.json: --module %s, needed by tasks[0] (\"k\"): Is a directory", sub);
+	cr_assert(strstr(skip_errmsg(), want), "%s", skip_errmsg());
+}
+
 Test(runtime_workload, top_level_mistakes_are_named)
 {
 	int err;

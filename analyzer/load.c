@@ -93,9 +93,9 @@ static const struct {
 	const char *name, *text;
 } bad_info[SKIP_BAD_COUNT] = {
 	[SKIP_BAD_RUN_ID] = { "run_id", "runId not an integer" },
-	[SKIP_BAD_TIME] = { "time_out_of_range", "a time not an integer in [0, 2^62) ns" },
+	[SKIP_BAD_TIME] = { "time_out_of_range", "time not in [0, 2^62) ns" },
 	[SKIP_BAD_ORDER] = { "end_before_start", "end before start" },
-	[SKIP_BAD_ID] = { "id_out_of_range", "an id out of its range" },
+	[SKIP_BAD_ID] = { "id_out_of_range", "id out of range" },
 };
 
 const char *skip_table_name(enum skip_table t)

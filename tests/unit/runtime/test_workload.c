@@ -255,10 +255,7 @@ Test(runtime_workload, the_files_a_run_needs_are_checked_by_name)
 	    "directory (build it, or point SKIP_MODULE_PATH or --module at it)",
 	    dir);
 	cr_assert(strstr(skip_errmsg(), want), "%s", skip_errmsg());
-	write_file("m.fatbin", "");
-	cr_assert_eq(skip_workload_check_files(w), SKIP_E_IO);
-	cr_assert(strstr(skip_errmsg(), "/m.fatbin: the file is empty"), "%s", skip_errmsg());
-	write_file("m.fatbin", "module");
+	write_file("m.fatbin", ""); /* what is in it is for the driver to judge */
 	cr_assert_eq(skip_workload_check_files(w), SKIP_E_NOTFOUND);
 	snprintf(want, sizeof(want),
 		 "w.json: buffers[1] (\"y\"): init file data/y.bin: %s/data/y.bin: No such file or "

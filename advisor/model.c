@@ -128,7 +128,8 @@ static int set_member(struct skip_calibration *c, const char *path, const char *
 	const struct skip_calibration_key *k = key_named(name);
 
 	if (!k)
-		return sk_fail(SKIP_E_INVAL, "%s%s'%s': unknown member (docs/skip-advise.md lists them)",
+		return sk_fail(SKIP_E_INVAL,
+			       "%s%s'%s': unknown member (docs/skip-advise.md lists them)",
 			       path ? path : "", path ? ": " : "", name ? name : "");
 	if (!value || !in_range(k, *value))
 		return out_of_range(path, k, value);
@@ -576,7 +577,7 @@ static int graph_host(struct builder *b)
 	if (first >= 0) {
 		b->pc[first].dropped = 0;
 		b->pc[first].dur = sk_ns(b->cal->graph_launch_ns +
-					     (double)(b->r->n - 1) * b->cal->graph_launch_node_ns);
+					 (double)(b->r->n - 1) * b->cal->graph_launch_node_ns);
 		for (size_t k = 0; k < b->r->n; k++)
 			if (b->op_call[k] >= 0)
 				b->op_call[k] = first;

@@ -249,7 +249,8 @@ static int64_t model_streams(const struct wmodel *m, const struct skip_plan *pla
 		set_srcs(m, v, op_of, &o);
 		call = add_call(&p, k ? m->ts[v].gap : 0,
 				host_cost(m, v, k ? m->ts[v].gap : 0, profiled) +
-					(k && o.stream != prev_stream ? sk_ns(cal->stream_switch_ns) : 0));
+					(k && o.stream != prev_stream ? sk_ns(cal->stream_switch_ns)
+								      : 0));
 		prev_stream = o.stream;
 		o.call = call;
 		op_of[v] = wi_add_op(&p, &o);
@@ -289,7 +290,7 @@ static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
 	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
 	int *group = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)); /* root groups (union-find) */
 	int call = add_call(&p, 0, sk_ns(cal->graph_launch_ns +
-					     (m->n - 1) * cal->graph_launch_node_ns));
+					 (m->n - 1) * cal->graph_launch_node_ns));
 	int64_t t;
 
 	for (int k = 0; k < m->n; k++) { /* in the plan's (topological) order, as exec.c adds

@@ -76,7 +76,7 @@ static int64_t hash_get(const struct api_hash *h, uint32_t pid, uint32_t corr)
 /* The run's rows, and the malformed ones that belong to no run. */
 #define RUN_WHERE "(+runId = %lld OR typeof(runId) != 'integer')"
 
-/* ---- well-formed records (docs/trace-format.md) ----------------------------------------------- */
+/* ---- well-formed records (docs/trace-format.md) ---------------------------------------------- */
 
 #define SK_GLOBAL_ID_MAX (((int64_t)1 << 56) - 1) /* globalPid, globalTid: (pid << 24) | tid */
 
@@ -392,8 +392,8 @@ static int load_ranges(struct skip_trace *t, struct sk_run *run)
 	/* runId, start, end (NULL: never closed); globalTid */
 	static const int c[] = { 5, 0, 1 }, ids[] = { 2 };
 	static const int64_t max[] = { SK_GLOBAL_ID_MAX };
-	sqlite3_stmt *st = sk_run_scan(t, "NVTX_EVENTS",
-				       "start, end, globalTid, text, eventType, runId", run->run_id);
+	const char *cols = "start, end, globalTid, text, eventType, runId";
+	sqlite3_stmt *st = sk_run_scan(t, "NVTX_EVENTS", cols, run->run_id);
 	size_t cap = 0;
 
 	if (!st)

@@ -21,7 +21,7 @@ Test(model, every_key_has_a_range_and_a_unit_and_the_defaults_lie_in_them)
 		cr_expect(k->min >= 0 && k->max > k->min, "%s", k->name);
 		cr_expect(v >= k->min && v <= k->max, "%s: default %g", k->name, v);
 		cr_expect(!strcmp(k->unit, "ns") || !strcmp(k->unit, "fraction"), "%s", k->name);
-		cr_expect(k->max <= 1e9, "%s: bounded, so sums of them stay far from int64_t's limit",
+		cr_expect(k->max <= 1e9, "%s: bounded, so sums stay far from int64_t's limit",
 			  k->name);
 	}
 	cr_expect_eq(n * sizeof(double), sizeof(c), "a key per member");

@@ -53,8 +53,9 @@ static int get_int(const cJSON *root, const char *key, int lo, int hi, int *out)
 
 	if (!it)
 		return 0;
-	if (!cJSON_IsNumber(it) || it->valuedouble != (double)(int)it->valuedouble ||
-	    it->valueint < lo || it->valueint > hi)
+	/* the range first: (int) of a double beyond int is undefined */
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= lo && it->valuedouble <= hi) ||
+	    it->valuedouble != (double)(int)it->valuedouble)
 		return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be a whole number from %d to %d",
 			       key, lo, hi);
 	*out = it->valueint;

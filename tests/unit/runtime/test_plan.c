@@ -62,6 +62,10 @@ Test(runtime_plan, malformed_headers_are_named)
 		"\"window\" must be a whole number from 1 to 64");
 	rejects("{" HEAD "\"executor\": \"streams\", \"streams\": 0}",
 		"\"streams\" must be a whole number from 1 to 64");
+	rejects("{" HEAD "\"executor\": \"streams\", \"streams\": 1e30}",
+		"\"streams\" must be a whole number from 1 to 64");
+	rejects("{" HEAD "\"executor\": \"window\", \"window\": 2.5}",
+		"\"window\" must be a whole number from 1 to 64");
 }
 
 Test(runtime_plan, a_syntax_error_is_one_line_with_its_line_and_column)

@@ -13,7 +13,8 @@
 # is $(O)/fuzz/replay_<name>, which `make test` uses (tests/cli/t_fuzz_regress.sh) without clang.
 FUZZ_TARGETS := trace sql workload plan expr calib
 FUZZ_SECONDS ?= 60
-FUZZ_CHECK_SECONDS ?= 20 # `make check`: six targets in about two minutes on two cores
+# `make check`: six targets in about two minutes on two cores.
+FUZZ_CHECK_SECONDS ?= 20
 FUZZ_O ?= $(O)-fuzz
 FUZZ_CC ?= clang
 FUZZ_SAN := fuzzer-no-link,address,undefined

@@ -605,7 +605,12 @@ int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o,
 		compute_stats(r);
 		make_tops(t, r, &tot, o->top_k > 0 ? o->top_k : 10);
 		build_sweep(t, o, r, ids, nruns);
-		if (o->param && !r->sweep)
+		if (o->param && !r->sweep && o->run_id > 0)
+			err = sk_fail(SKIP_E_INVAL,
+				      "%s: --run %lld reads one run, so '%s' has one value there: a "
+				      "sweep needs all the runs (leave --run out)",
+				      t->path, (long long)o->run_id, o->param);
+		else if (o->param && !r->sweep)
 			err = sk_fail(SKIP_E_NOTFOUND,
 				      "%s: no numeric parameter '%s' with two values or more across "
 				      "the runs (record a sweep with 'skip record --sweep %s=V1,V2')",

@@ -388,7 +388,7 @@ static void print_text(struct skip_trace *t, const struct report_opts *o,
 		off = "\033[0m";
 	}
 	for (size_t i = 0; i < r->nregions; i++)
-		all_ns += r->regions[i].m.kernel_ns;
+		all_ns = skip_add_sat(all_ns, r->regions[i].m.kernel_ns);
 	if (r->sweep)
 		print_crossing_verdict(r->sweep, on, off);
 	else
@@ -404,6 +404,7 @@ static void print_text(struct skip_trace *t, const struct report_opts *o,
 	       cli_group(a, sizeof(a), (long long)(r->stats[SKIP_M_KERNELS].mean *
 						   r->stats[SKIP_M_KERNELS].n + 0.5)),
 	       (long long)r->dropped, r->dropped ? " (the trace is incomplete)" : "");
+	skip_malformed_print(stdout, &r->malformed);
 	if (o->a.region)
 		printf("region: each occurrence of the NVTX range '%s' (%zu, %zu without GPU work)\n",
 		       o->a.region, r->nregions, r->nempty);

@@ -70,4 +70,6 @@ cp "$FIXTURES/h100_graph.skip.db" norun.skip.db
 sqlite3 norun.skip.db "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (2, 'x', 'ok')"
 expect_exit 2 "$SKIP" report norun.skip.db --run 2
 expect_out "run 2 has no kernels"
+expect_exit 2 "$SKIP" report "$FIXTURES/llama1b_sweep.skip.db" -p batch -r 1
+expect_out "--run 1 reads one run, so 'batch' has one value there"
 exit 0

@@ -212,35 +212,12 @@ static int read_file(const char *path, char **text)
 static int load_calibration(const char *path, struct skip_calibration *cal)
 {
 	char *text;
-	cJSON *root, *it;
 	int err = read_file(path, &text);
 
 	if (err)
 		return err;
-	root = cJSON_Parse(text);
+	err = skip_calibration_parse(text, path, cal);
 	free(text);
-	if (!cJSON_IsObject(root)) {
-		cJSON_Delete(root);
-		return sk_fail(SKIP_E_INVAL, "%s: not a JSON object", path);
-	}
-	skip_calibration_default(cal);
-	cJSON_ArrayForEach(it, root)
-	{
-		const struct skip_calibration_key *k = skip_calibration_keys;
-
-		while (k->name && strcmp(it->string, k->name))
-			k++;
-		if (!k->name || !cJSON_IsNumber(it) || it->valuedouble < 0 ||
-		    (!strcmp(k->name, "sm_share_rate") && it->valuedouble > 1)) {
-			err = sk_fail(SKIP_E_INVAL, "%s: '%s': %s", path, it->string,
-				      !k->name ? "unknown member (docs/skip-advise.md lists them)"
-					       : "must be a number >= 0 (nanoseconds; a fraction "
-						 "for remote_read_cost, 0 to 1 for sm_share_rate)");
-			break;
-		}
-		*(double *)((char *)cal + k->offset) = it->valuedouble;
-	}
-	cJSON_Delete(root);
 	return err;
 }
 

@@ -225,14 +225,11 @@ static int load_calibration(const char *path, struct skip_calibration *cal)
  * start_cost_ns) into @o's arrays. */
 static int load_starts(const char *path, struct advise_opts *o)
 {
-	char *text;
-	cJSON *root, *arr, *it, *w;
-	int err = read_file(path, &text), n = 0;
+	cJSON *root = NULL, *arr, *it, *w;
+	int err = skip_json_load(path, &root), n = 0;
 
 	if (err)
 		return err;
-	root = cJSON_Parse(text);
-	free(text);
 	arr = cJSON_GetObjectItemCaseSensitive(root, "start_costs");
 	w = cJSON_GetObjectItemCaseSensitive(root, "workload");
 	if (!cJSON_IsArray(arr) || !cJSON_IsString(w)) {

@@ -238,6 +238,14 @@ static char *read_text(const char *path)
 		return NULL;
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 		sk_strbuf_append(&sb, buf, n);
+	if (ferror(f)) {
+		int saved = errno;
+
+		fclose(f);
+		free(sb.buf);
+		errno = saved;
+		return NULL;
+	}
 	fclose(f);
 	return sb.buf ? sb.buf : sk_xstrdup("");
 }
@@ -657,6 +665,11 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	memset(res, 0, sizeof(res));
 	w = skip_workload_load(o.workload, o.size, o.sets, o.nsets, o.module, &err);
+	/* The module and init files are checked here, so a dry run fails as a run would. */
+	if (w && skip_workload_check_files(w)) {
+		skip_workload_free(w);
+		w = NULL;
+	}
 	if (!w) {
 		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
 		return EXIT_USAGE;

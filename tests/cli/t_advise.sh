@@ -33,7 +33,8 @@ expect_out "16.80 us    1.11x" # hand/advise_wl.sql: 18700 / 16800 with remote r
 expect_out "21.00 us    0.89x"
 expect_out "<- the plan"
 expect_out "plan (dag-graph, predicted 1.11x) written to"
-expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/plan.json" --dry-run
+: > "$TMPDIR/none.fatbin"
+expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/plan.json" --module "$TMPDIR/none.fatbin" --dry-run
 expect_out "graph"
 
 # Bad input and bad options.

@@ -17,6 +17,9 @@ expect_out "is also an input"
 [ "$(cksum < T.db)" = "$sum" ] || fail "T.db changed"
 
 cp "$W" w.json
+expect_exit 2 "$SKIP" run w.json --dry-run
+expect_out "module vec.fatbin, needed by tasks[0]"
+: > vec.fatbin
 expect_exit 2 "$SKIP" advise T.db --workload w.json -o w.json
 expect_exit 2 "$SKIP" run w.json --dry-run --emit-plan w.json
 expect_out "w.json is also an input"

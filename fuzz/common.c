@@ -3,6 +3,7 @@
  * written there as files, and the hand-built traces of tests/fixtures/hand. Needs only
  * libskip_common.a; fz_drive_trace() is in drive.c, with the analyzer and the advisor.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,23 @@ static void die(const char *what, const char *path)
 	abort();
 }
 
+/* At exit: the scratch folder and what is left in it (a crash leaves it for a look). */
+static void remove_scratch(void)
+{
+	DIR *d = opendir(scratch);
+	struct dirent *e;
+	char p[600];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(p, sizeof(p), "%s/%s", scratch, e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+	rmdir(scratch);
+}
+
 void fz_init(void)
 {
 	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
@@ -37,6 +55,7 @@ void fz_init(void)
 		 (long)getpid());
 	if (mkdir(scratch, 0700) != 0 && errno != EEXIST)
 		die("cannot make", scratch);
+	atexit(remove_scratch);
 }
 
 const char *fz_path(const char *name)

@@ -101,6 +101,14 @@ static int copy_all(sqlite3 *dst)
 	return err;
 }
 
+/* Undo the open transaction, if SQLite has not already (it rolls back by itself on a full
+ * disk), keeping the message of the error being reported. */
+static void rollback(sqlite3 *dst)
+{
+	if (!sqlite3_get_autocommit(dst))
+		sqlite3_exec(dst, "ROLLBACK", NULL, NULL, NULL);
+}
+
 int skip_store_merge(sqlite3 *dst, const char *src_path)
 {
 	sqlite3_stmt *st = NULL;
@@ -137,13 +145,13 @@ int skip_store_merge(sqlite3 *dst, const char *src_path)
 	err = copy_all(dst);
 	if (err) {
 		sk_fail(err, "%s: merge failed: %s", src_path, skip_errmsg());
-		skip_store_exec(dst, "ROLLBACK");
+		rollback(dst);
 		goto out;
 	}
 	err = skip_store_exec(dst, "COMMIT");
 	if (err) {
 		sk_fail(err, "%s: merge failed at commit: %s", src_path, skip_errmsg());
-		skip_store_exec(dst, "ROLLBACK");
+		rollback(dst);
 	}
 out:
 	/* Detach keeps its own error out of the way of the one being reported. */

@@ -569,7 +569,7 @@ static int record_all(const struct record_opts *o, sqlite3 *db, const char *coll
 		char **argv = sk_xcalloc((size_t)o->argc + 1, sizeof(char *));
 		char what[256];
 		uint64_t t0 = skip_clock_ns(CLOCK_MONOTONIC);
-		int status, merged = 0, code;
+		int status, merged = 0, kept_run, code;
 		pid_t pid = 0;
 
 		run++;
@@ -593,7 +593,8 @@ static int record_all(const struct record_opts *o, sqlite3 *db, const char *coll
 		if (status < 0)
 			return -1;
 		finish_run(db, run, status, pid);
-		kept_total += merge_parts(db, parts, run, &merged);
+		kept_run = merge_parts(db, parts, run, &merged);
+		kept_total += kept_run;
 		code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 		if (code)
 			*last_failure = code;
@@ -608,7 +609,8 @@ static int record_all(const struct record_opts *o, sqlite3 *db, const char *coll
 			else
 				fprintf(stderr, "skip: run %lld exited %d after %s%s\n",
 					(long long)run, WEXITSTATUS(status), t,
-					merged ? "" : "; no CUDA activity was recorded");
+					merged || kept_run ? ""
+							   : "; no CUDA activity was recorded");
 		}
 		if (!merged && !kept_total && !o->quiet)
 			fprintf(stderr,
@@ -687,18 +689,20 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		fprintf(stderr, "skip record: warning: %s\n", skip_errmsg());
 	/* What was recorded is kept under the requested name even when a run failed. */
+	sqlite3_close(db);
+	db = NULL;
 	err = skip_outfile_commit(&out);
 	if (err) {
 		fprintf(stderr, "skip record: error: %s\n", skip_errmsg());
-		sqlite3_close(db);
 		return EXIT_ERR;
 	}
-	if (kept < 0) {
-		sqlite3_close(db);
+	if (kept < 0)
 		return EXIT_ERR;
-	}
 	printf("skip: recorded %s into %s\n", o.argv[0], o.output);
-	cli_print_summary(stdout, db, o.output);
+	if (skip_store_open(o.output, SKIP_STORE_READONLY, &db) == 0)
+		cli_print_summary(stdout, db, o.output);
+	else
+		fprintf(stderr, "skip record: error: %s\n", skip_errmsg());
 	if (kept > 0)
 		printf("  %-16s %d per-process file(s) could not be merged; kept in %s\n",
 		       "warning", kept, parts);

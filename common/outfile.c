@@ -214,6 +214,27 @@ int skip_outfile_open(struct skip_outfile *of, const char *path, enum skip_out_k
 	return 0;
 }
 
+/* A trace that could not be finalized (a full disk) still has committed pages in its WAL:
+ * the WAL and its index go with it, so that SQLite reads them back on open without having to
+ * create a file on a disk that may still be full. */
+static int move_wal(const char *tmp, const char *target)
+{
+	static const char *const ext[] = { "-wal", "-shm" };
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]) && !err; i++) {
+		char *from = sk_xasprintf("%s%s", tmp, ext[i]), *to;
+
+		to = sk_xasprintf("%s%s", target, ext[i]);
+		if (access(from, F_OK) == 0 && rename(from, to) != 0)
+			err = -errno;
+		free(from);
+		free(to);
+	}
+	errno = -err;
+	return err;
+}
+
 /* The mode the finished file gets: the replaced file's, or a new file's (0666 less umask). */
 static mode_t final_mode(const char *target)
 {
@@ -260,7 +281,8 @@ int skip_outfile_commit(struct skip_outfile *of)
 	 * journal is applied on open). */
 	if (of->kind == SKIP_OUT_TRACE)
 		remove_sidecars(of->target);
-	if (chmod(of->tmp, final_mode(of->target)) != 0 || rename(of->tmp, of->target) != 0) {
+	if (chmod(of->tmp, final_mode(of->target)) != 0 || rename(of->tmp, of->target) != 0 ||
+	    (of->kind == SKIP_OUT_TRACE && move_wal(of->tmp, of->target) != 0)) {
 		err = -errno;
 		if (of->kind == SKIP_OUT_TRACE) {
 			/* A recording cannot be made again: keep it where it is. */

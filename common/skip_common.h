@@ -201,7 +201,8 @@ SKIP_API int skip_outfile_open(struct skip_outfile *of, const char *path, enum s
 			       int replace, const char *const *inputs, size_t ninputs);
 /*
  * Finish the output: flush and close the stream, give the file the mode a new file gets
- * (0666 less the umask, or the replaced file's mode) and rename it over the target. On an
+ * (0666 less the umask, or the replaced file's mode) and rename it over the target (for a
+ * trace, with its WAL when it has one: close the trace's handle first). On an
  * error (a full disk, a failed rename) the temporary file is removed, the target is left as
  * it was, and a negative code is returned with skip_errmsg() set. Frees @of's members.
  */

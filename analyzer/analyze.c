@@ -32,8 +32,8 @@ static void add_stat(struct skip_name_stat *s, int64_t dur, int64_t launch_ns)
 	s->launch_ns = skip_add_sat(s->launch_ns, launch_ns);
 }
 
-static void add_kernels(struct skip_trace *t, const struct sk_run *run, const uint32_t *members,
-			size_t n, struct totals *tot)
+static void add_kernels(struct skip_trace *t, const struct sk_loaded_run *run,
+			const uint32_t *members, size_t n, struct totals *tot)
 {
 	if (tot->nops < t->texts.n + 1) {
 		size_t old = tot->nops;
@@ -43,10 +43,10 @@ static void add_kernels(struct skip_trace *t, const struct sk_run *run, const ui
 		memset(tot->ops + old, 0, (tot->nops - old) * sizeof(*tot->ops));
 	}
 	for (size_t k = 0; k < n; k++) {
-		const struct sk_op *op = &run->ops[members[k]];
+		const struct sk_rec *op = &run->ops[members[k]];
 		int64_t dur = op->end - op->start, launch_ns = 0;
 
-		if (op->kind != SK_OP_KERNEL)
+		if (op->kind != SKIP_OP_KERNEL)
 			continue;
 		if ((op->flags & SK_F_API) &&
 		    (!(op->flags & SK_F_GRAPH) || (op->flags & SK_F_GRAPH_FIRST)))
@@ -80,7 +80,7 @@ static void push_region(struct skip_report *r, size_t *cap, int64_t run_id, cons
 
 /* Group the operation indices by region (counting sort): region w's members are
  * members[off[w] .. off[w + 1]). */
-static uint32_t *group_by_region(const struct sk_run *run, size_t nw, size_t **off)
+static uint32_t *group_by_region(const struct sk_loaded_run *run, size_t nw, size_t **off)
 {
 	uint32_t *members = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
 	size_t *pos;
@@ -105,8 +105,8 @@ static uint32_t *group_by_region(const struct sk_run *run, size_t nw, size_t **o
 static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o, int64_t run_id,
 		       struct skip_report *r, size_t *cap, struct totals *tot, int *found)
 {
-	struct sk_run run;
-	struct sk_timeline tl;
+	struct sk_loaded_run run;
+	struct sk_dev_order ord;
 	uint64_t t0 = skip_clock_ns(CLOCK_MONOTONIC);
 	int err = sk_run_load(t, run_id, 0, &run);
 
@@ -123,8 +123,8 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 	}
 	sk_dbg(1, "run %lld: %zu NVTX ranges, operators after %.2f s", (long long)run_id,
 	       run.nranges, (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	sk_timeline_build(&run, &tl);
-	sk_dbg(1, "run %lld: timeline after %.2f s", (long long)run_id,
+	sk_dev_order_build(&run, &ord);
+	sk_dbg(1, "run %lld: device order after %.2f s", (long long)run_id,
 	       (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 	if (!o->region) {
 		struct skip_metrics m;
@@ -132,7 +132,7 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 
 		for (size_t i = 0; i < run.nops; i++)
 			all[i] = (uint32_t)i;
-		sk_region_metrics(&run, &tl, all, run.nops, run.t0, r->threshold, &m);
+		sk_region_metrics(&run, &ord, all, run.nops, run.t0, r->threshold, &m);
 		add_kernels(t, &run, all, run.nops, tot);
 		free(all);
 		push_region(r, cap, run_id, NULL, 1, &m);
@@ -148,8 +148,8 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 			struct skip_metrics m;
 			size_t n = off[w + 1] - off[w];
 
-			sk_region_metrics(&run, &tl, members + off[w], n, win[w].start, r->threshold,
-					  &m);
+			sk_region_metrics(&run, &ord, members + off[w], n, win[w].start,
+					  r->threshold, &m);
 			if (m.verdict != SKIP_VERDICT_EMPTY)
 				add_kernels(t, &run, members + off[w], n, tot);
 			push_region(r, cap, run_id, o->region, (int)w + 1, &m);
@@ -160,7 +160,7 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 	}
 	sk_dbg(1, "run %lld: metrics after %.2f s", (long long)run_id,
 	       (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	sk_timeline_free(&tl);
+	sk_dev_order_free(&ord);
 	sk_run_free(&run);
 	return 0;
 }

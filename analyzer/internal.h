@@ -1,10 +1,17 @@
 /*
  * internal.h: shared by the analyzer's .c files only.
  *
- * A run is loaded into compact arrays (struct sk_run): its GPU operations, each already joined
- * to its launch call; the spans of host synchronizations; its NVTX ranges. Operator stacks are
- * interned as a trie (struct sk_stacks: a node is (parent, range text)), so each operation
- * carries one 32-bit stack id. Regions are computed over those arrays, then the run is freed.
+ * A run is loaded into compact arrays (struct sk_loaded_run): its GPU operations, each already
+ * joined to its launch call (struct sk_rec); the spans of host synchronizations; its NVTX
+ * ranges. Operator stacks are interned as a trie (struct sk_stacks: a node is (parent, range
+ * text)), so each operation carries one 32-bit stack id. Regions are computed over those arrays,
+ * then the run is freed.
+ *
+ * Names: the public header's struct skip_op and struct skip_timeline are the advisor's view of
+ * one run (timeline.c copies into them); the records here are the loader's compact form of the
+ * same operations (sk_rec, with flags), the loaded run is sk_loaded_run, and the per-device
+ * start order the metrics sweep is sk_dev_order, so that "op" and "timeline" each name one
+ * thing. Kinds are the public enum skip_op_kind.
  */
 #ifndef SKIP_ANALYZER_INTERNAL_H
 #define SKIP_ANALYZER_INTERNAL_H
@@ -55,9 +62,7 @@ struct skip_trace {
 	int64_t nruns;	      /* runs in the file (1: tables are scanned whole) */
 };
 
-enum sk_op_kind { SK_OP_KERNEL, SK_OP_MEMCPY, SK_OP_MEMSET };
-
-enum sk_op_flags {
+enum sk_rec_flags {
 	SK_F_API = 1 << 0,	   /* joined to its launch call */
 	SK_F_GRAPH = 1 << 1,	   /* from a CUDA graph launch */
 	SK_F_GRAPH_FIRST = 1 << 2, /* the first node (by start) of its graph launch */
@@ -65,8 +70,8 @@ enum sk_op_flags {
 	SK_F_DRIVER = 1 << 4,	   /* its launch call is a driver API call (cuLaunchKernel...) */
 };
 
-/* One GPU operation of a run. */
-struct sk_op {
+/* One GPU operation of a run as loaded: a kernel, memcpy or memset record. */
+struct sk_rec {
 	int64_t start, end; /* on the GPU */
 	int64_t launch;	    /* launch call start, SK_NONE without one */
 	int64_t api_end;    /* launch call end, SK_NONE without one */
@@ -81,8 +86,8 @@ struct sk_op {
 	uint32_t stack;	    /* operator stack (sk_stacks id), 0 when none */
 	int32_t region;	    /* region index within the run, -1 when in none */
 	uint16_t device;
-	uint8_t kind;	    /* enum sk_op_kind */
-	uint8_t flags;	    /* enum sk_op_flags */
+	uint8_t kind;	    /* enum skip_op_kind */
+	uint8_t flags;	    /* enum sk_rec_flags */
 	uint8_t per_sm;	    /* kernels, timeline only: blocks resident per SM (1..32) */
 };
 
@@ -99,9 +104,9 @@ struct sk_range {
 	uint32_t text;	    /* sk_names id */
 };
 
-struct sk_run {
+struct sk_loaded_run {
 	int64_t run_id;
-	struct sk_op *ops;
+	struct sk_rec *ops;
 	size_t nops;
 	struct sk_span *syncs; /* sorted by end */
 	size_t nsyncs;
@@ -123,23 +128,23 @@ int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st);
  * "Well-formed records"), so every time the rest of the analyzer sees lies in
  * [0, SKIP_TIME_MAX) with end >= start (an NVTX range's end may be INT64_MAX: never closed).
  * @detail: also the stream, demangled name and grid size of each kernel (the timeline). */
-int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run *run);
-void sk_run_free(struct sk_run *run);
+int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_loaded_run *run);
+void sk_run_free(struct sk_loaded_run *run);
 /* Add the counts of @from to @to. */
 void sk_malformed_add(struct skip_malformed *to, const struct skip_malformed *from);
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
 
 /* nvtx.c: operator stacks for every launched operation (from the ranges sk_run_load() read),
  * and the run's t0. */
-void sk_run_operators(struct skip_trace *t, struct sk_run *run);
+void sk_run_operators(struct skip_trace *t, struct sk_loaded_run *run);
 /* Regions: each occurrence of the range @text (sk_names id) becomes a window; ops whose launch
  * call started inside it (same process) get its index. Returns the windows (malloc'ed,
  * caller frees) and their count; 0 windows when the run has no such range. */
-size_t sk_run_regions(struct sk_run *run, uint32_t text, struct sk_range **windows);
+size_t sk_run_regions(struct sk_loaded_run *run, uint32_t text, struct sk_range **windows);
 
 /* metrics.c: the run's operations per device in start order, with the running maximum of
  * their ends (so a window can find what was already running when it opened). */
-struct sk_timeline {
+struct sk_dev_order {
 	uint32_t *idx;	/* op indices sorted by (device, start) */
 	int64_t *pmax;	/* pmax[i] = max end over idx[seg.b .. i] */
 	struct sk_segment {
@@ -148,12 +153,12 @@ struct sk_timeline {
 	} *seg;
 	size_t nseg;
 };
-void sk_timeline_build(const struct sk_run *run, struct sk_timeline *tl);
-void sk_timeline_free(struct sk_timeline *tl);
+void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *ord);
+void sk_dev_order_free(struct sk_dev_order *ord);
 
 /* Metrics of the region whose operations are @members (indices into run->ops) and whose window
  * starts at @window_start (the run's t0, or the NVTX range's start). */
-void sk_region_metrics(const struct sk_run *run, const struct sk_timeline *tl,
+void sk_region_metrics(const struct sk_loaded_run *run, const struct sk_dev_order *ord,
 		       const uint32_t *members, size_t nmembers, int64_t window_start,
 		       double threshold, struct skip_metrics *m);
 

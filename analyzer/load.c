@@ -302,7 +302,7 @@ int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st)
 		       "%s: reading the trace failed: %s", t->path, sqlite3_errstr(rc));
 }
 
-static struct sk_op *op_push(struct sk_run *run, size_t *cap)
+static struct sk_rec *op_push(struct sk_loaded_run *run, size_t *cap)
 {
 	if (run->nops == *cap) {
 		*cap = *cap ? *cap * 2 : 4096;
@@ -321,7 +321,8 @@ static struct sk_op *op_push(struct sk_run *run, size_t *cap)
 	"CASE WHEN staticSharedMemory + dynamicSharedMemory > 0 "                                   \
 	"THEN 233472 / (staticSharedMemory + dynamicSharedMemory) ELSE 32 END))"
 
-static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int detail, size_t *cap)
+static int load_ops(struct skip_trace *t, struct sk_loaded_run *run, int kind, int detail,
+		    size_t *cap)
 {
 	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
 					      "CUPTI_ACTIVITY_KIND_MEMCPY",
@@ -330,7 +331,7 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 						     SKIP_TABLE_MEMSET };
 	/* The columns after submitted only for the timeline (the advisor): reading them costs a
 	 * fifth of a 10-million-kernel report's time. runId comes last. */
-	const char *cols = kind != SK_OP_KERNEL
+	const char *cols = kind != SKIP_OP_KERNEL
 				   ? "start, end, deviceId, correlationId, globalPid, -1, graphId, "
 				     "NULL, streamId, -1, 0, 0, runId"
 			   : detail ? "start, end, deviceId, correlationId, globalPid, shortName, "
@@ -338,7 +339,7 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 				      "gridX * gridY * gridZ, " SK_BLOCKS_PER_SM ", runId"
 				    : "start, end, deviceId, correlationId, globalPid, shortName, "
 				      "graphId, submitted, runId";
-	int wide = kind != SK_OP_KERNEL || detail;
+	int wide = kind != SKIP_OP_KERNEL || detail;
 	/* runId, start, end; deviceId (uint16_t), correlationId (uint32_t), globalPid */
 	const int c[] = { wide ? 12 : 8, 0, 1 }, ids[] = { 2, 3, 4 };
 	static const int64_t max[] = { UINT16_MAX, UINT32_MAX, SK_GLOBAL_ID_MAX };
@@ -352,8 +353,8 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 		run->ops = sk_xrealloc(run->ops, *cap * sizeof(*run->ops));
 	}
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int why = check_row(st, c, 0, ids, max, 3, kind == SK_OP_KERNEL ? 7 : -1);
-		struct sk_op *op;
+		int why = check_row(st, c, 0, ids, max, 3, kind == SKIP_OP_KERNEL ? 7 : -1);
+		struct sk_rec *op;
 
 		if (why >= 0) {
 			count_bad(&run->bad, table_ids[kind], why);
@@ -387,7 +388,7 @@ static int load_ops(struct skip_trace *t, struct sk_run *run, int kind, int deta
 }
 
 /* The run's NVTX ranges (push/pop and start/end; marks and domain names are not read). */
-static int load_ranges(struct skip_trace *t, struct sk_run *run)
+static int load_ranges(struct skip_trace *t, struct sk_loaded_run *run)
 {
 	/* runId, start, end (NULL: never closed); globalTid */
 	static const int c[] = { 5, 0, 1 }, ids[] = { 2 };
@@ -523,7 +524,7 @@ static int cmp_span_end(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-static void link_op(struct sk_op *op, const struct sk_api *a, int driver)
+static void link_op(struct sk_rec *op, const struct sk_api *a, int driver)
 {
 	op->flags |= SK_F_API | (driver ? SK_F_DRIVER : 0);
 	op->launch = a->start;
@@ -534,7 +535,8 @@ static void link_op(struct sk_op *op, const struct sk_api *a, int driver)
 }
 
 /* Join through a hash on (process, correlation id): the general case. */
-static void join_hash(struct sk_run *run, const struct sk_api *apis, size_t napis, size_t nrt)
+static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis,
+		      size_t nrt)
 {
 	struct api_hash h;
 
@@ -556,7 +558,7 @@ static void join_hash(struct sk_run *run, const struct sk_api *apis, size_t napi
  * so with one process (the common case) a table indexed by correlation id does it with 4
  * bytes per id instead of a hash; several processes, or sparse ids, take the hash.
  */
-static void join(struct sk_run *run, const struct sk_api *apis, size_t napis, size_t nrt)
+static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis, size_t nrt)
 {
 	uint32_t lo = UINT32_MAX, hi = 0, *table;
 	int one_pid = 1;
@@ -576,7 +578,7 @@ static void join(struct sk_run *run, const struct sk_api *apis, size_t napis, si
 	for (size_t i = 0; i < napis; i++)
 		table[apis[i].corr - lo] = (uint32_t)i + 1;
 	for (size_t i = 0; i < run->nops; i++) {
-		struct sk_op *op = &run->ops[i];
+		struct sk_rec *op = &run->ops[i];
 
 		if (op->pid == apis[0].pid && op->corr >= lo && op->corr <= hi &&
 		    table[op->corr - lo])
@@ -586,7 +588,7 @@ static void join(struct sk_run *run, const struct sk_api *apis, size_t napis, si
 }
 
 /* Mark the first kernel (by start) of each graph launch. */
-static void mark_graph_firsts(struct sk_run *run)
+static void mark_graph_firsts(struct sk_loaded_run *run)
 {
 	struct api_hash h;
 	size_t n = 0;
@@ -597,10 +599,10 @@ static void mark_graph_firsts(struct sk_run *run)
 		return;
 	hash_init(&h, n);
 	for (size_t i = 0; i < run->nops; i++) {
-		struct sk_op *op = &run->ops[i];
+		struct sk_rec *op = &run->ops[i];
 		int64_t j;
 
-		if (!(op->flags & SK_F_GRAPH) || op->kind != SK_OP_KERNEL)
+		if (!(op->flags & SK_F_GRAPH) || op->kind != SKIP_OP_KERNEL)
 			continue;
 		j = hash_get(&h, op->pid, op->corr);
 		if (j < 0 || op->start < run->ops[j].start)
@@ -613,7 +615,7 @@ static void mark_graph_firsts(struct sk_run *run)
 	free(h.vals);
 }
 
-int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run *run)
+int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_loaded_run *run)
 {
 	struct api_job job = { .t = t, .run_id = run_id };
 	pthread_t th;
@@ -631,11 +633,11 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run 
 		sqlite3_close(job.db);
 		job.db = t->db;
 	}
-	err = load_ops(t, run, SK_OP_KERNEL, detail, &cap);
+	err = load_ops(t, run, SKIP_OP_KERNEL, detail, &cap);
 	if (!err)
-		err = load_ops(t, run, SK_OP_MEMCPY, detail, &cap);
+		err = load_ops(t, run, SKIP_OP_MEMCPY, detail, &cap);
 	if (!err)
-		err = load_ops(t, run, SK_OP_MEMSET, detail, &cap);
+		err = load_ops(t, run, SKIP_OP_MEMSET, detail, &cap);
 	sk_dbg(2, "run %lld: %zu operations read", (long long)run_id, run->nops);
 	if (!err)
 		err = load_ranges(t, run);
@@ -663,7 +665,7 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_run 
 	return err;
 }
 
-void sk_run_free(struct sk_run *run)
+void sk_run_free(struct sk_loaded_run *run)
 {
 	free(run->ops);
 	free(run->syncs);

@@ -19,29 +19,29 @@
 
 #include "internal.h"
 
-static const struct sk_op *tl_ops; /* qsort context; single-threaded */
+static const struct sk_rec *tl_ops; /* qsort context; single-threaded */
 
 static int cmp_dev_start(const void *a, const void *b)
 {
-	const struct sk_op *x = &tl_ops[*(const uint32_t *)a], *y = &tl_ops[*(const uint32_t *)b];
+	const struct sk_rec *x = &tl_ops[*(const uint32_t *)a], *y = &tl_ops[*(const uint32_t *)b];
 
 	if (x->device != y->device)
 		return x->device < y->device ? -1 : 1;
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-void sk_timeline_build(const struct sk_run *run, struct sk_timeline *tl)
+void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *ord)
 {
 	size_t n = run->nops, cap = 4;
 
-	memset(tl, 0, sizeof(*tl));
-	tl->idx = sk_xmalloc((n + 1) * sizeof(uint32_t));
-	tl->pmax = sk_xmalloc((n + 1) * sizeof(int64_t));
-	tl->seg = sk_xmalloc(cap * sizeof(*tl->seg));
+	memset(ord, 0, sizeof(*ord));
+	ord->idx = sk_xmalloc((n + 1) * sizeof(uint32_t));
+	ord->pmax = sk_xmalloc((n + 1) * sizeof(int64_t));
+	ord->seg = sk_xmalloc(cap * sizeof(*ord->seg));
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++) {
-		tl->idx[i] = (uint32_t)i;
+		ord->idx[i] = (uint32_t)i;
 		lo = run->ops[i].start < lo ? run->ops[i].start : lo;
 		hi = run->ops[i].start > hi ? run->ops[i].start : hi;
 	}
@@ -51,37 +51,37 @@ void sk_timeline_build(const struct sk_run *run, struct sk_timeline *tl)
 		for (size_t i = 0; i < n; i++)
 			keys[i] = ((uint64_t)run->ops[i].device << 48) |
 				  (uint64_t)(run->ops[i].start - lo);
-		sk_radix_sort(keys, tl->idx, n);
+		sk_radix_sort(keys, ord->idx, n);
 		free(keys);
 	} else {
 		tl_ops = run->ops;
-		qsort(tl->idx, n, sizeof(uint32_t), cmp_dev_start);
+		qsort(ord->idx, n, sizeof(uint32_t), cmp_dev_start);
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct sk_op *op = &run->ops[tl->idx[i]];
+		const struct sk_rec *op = &run->ops[ord->idx[i]];
 
-		if (!tl->nseg || tl->seg[tl->nseg - 1].device != op->device) {
-			if (tl->nseg == cap)
-				tl->seg = sk_xrealloc(tl->seg, (cap *= 2) * sizeof(*tl->seg));
-			tl->seg[tl->nseg++] = (struct sk_segment){ op->device, i, i };
-			tl->pmax[i] = op->end;
+		if (!ord->nseg || ord->seg[ord->nseg - 1].device != op->device) {
+			if (ord->nseg == cap)
+				ord->seg = sk_xrealloc(ord->seg, (cap *= 2) * sizeof(*ord->seg));
+			ord->seg[ord->nseg++] = (struct sk_segment){ op->device, i, i };
+			ord->pmax[i] = op->end;
 		} else {
-			tl->pmax[i] = op->end > tl->pmax[i - 1] ? op->end : tl->pmax[i - 1];
+			ord->pmax[i] = op->end > ord->pmax[i - 1] ? op->end : ord->pmax[i - 1];
 		}
-		tl->seg[tl->nseg - 1].e = i + 1;
+		ord->seg[ord->nseg - 1].e = i + 1;
 	}
 }
 
-void sk_timeline_free(struct sk_timeline *tl)
+void sk_dev_order_free(struct sk_dev_order *ord)
 {
-	free(tl->idx);
-	free(tl->pmax);
-	free(tl->seg);
-	memset(tl, 0, sizeof(*tl));
+	free(ord->idx);
+	free(ord->pmax);
+	free(ord->seg);
+	memset(ord, 0, sizeof(*ord));
 }
 
 /* Did a host synchronization return within [a, b]? (syncs sorted by end) */
-static int sync_returned(const struct sk_run *run, int64_t a, int64_t b)
+static int sync_returned(const struct sk_loaded_run *run, int64_t a, int64_t b)
 {
 	size_t lo = 0, hi = run->nsyncs;
 
@@ -106,7 +106,7 @@ struct idle {
  * launch reached the GPU only after it had gone idle (submit > a), that rest is the exposed
  * latency of a late launch: a host that had launched earlier would have hidden it.
  */
-static void gap(const struct sk_run *run, const struct sk_op *next, int64_t a, int64_t b,
+static void gap(const struct sk_loaded_run *run, const struct sk_rec *next, int64_t a, int64_t b,
 		struct idle *d)
 {
 	int64_t hw = 0, rest;
@@ -128,7 +128,7 @@ static void gap(const struct sk_run *run, const struct sk_op *next, int64_t a, i
 }
 
 /* Busy time and idle attribution of one device over [ws, we]. */
-static void sweep_device(const struct sk_run *run, const struct sk_timeline *tl,
+static void sweep_device(const struct sk_loaded_run *run, const struct sk_dev_order *ord,
 			 const struct sk_segment *sg, int64_t ws, int64_t we, struct idle *d)
 {
 	size_t lo = sg->b, hi = sg->e;
@@ -138,17 +138,17 @@ static void sweep_device(const struct sk_run *run, const struct sk_timeline *tl,
 	while (lo < hi) { /* first operation starting at or after ws */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (run->ops[tl->idx[mid]].start < ws)
+		if (run->ops[ord->idx[mid]].start < ws)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo > sg->b && tl->pmax[lo - 1] > ws) { /* already running when the window opened */
-		a = tl->pmax[lo - 1] < we ? tl->pmax[lo - 1] : we;
+	if (lo > sg->b && ord->pmax[lo - 1] > ws) { /* already running when the window opened */
+		a = ord->pmax[lo - 1] < we ? ord->pmax[lo - 1] : we;
 		d->busy += a - ws;
 	}
 	for (size_t i = lo; i < sg->e && a < we; i++) {
-		const struct sk_op *op = &run->ops[tl->idx[i]];
+		const struct sk_rec *op = &run->ops[ord->idx[i]];
 		int64_t s, e;
 
 		if (op->start >= we)
@@ -168,7 +168,7 @@ static void sweep_device(const struct sk_run *run, const struct sk_timeline *tl,
 
 /* The launch side and the counts, over the region's operations. Also notes which devices the
  * region used (bit d of *devices; devices >= 63 share bit 63). */
-static void launch_side(const struct sk_run *run, const uint32_t *members, size_t n,
+static void launch_side(const struct sk_loaded_run *run, const uint32_t *members, size_t n,
 			struct skip_metrics *m, uint64_t *devices)
 {
 	int64_t *tapi = sk_xmalloc((n + 1) * sizeof(int64_t));
@@ -177,14 +177,14 @@ static void launch_side(const struct sk_run *run, const uint32_t *members, size_
 	m->end_ns = INT64_MIN;
 	*devices = 0;
 	for (size_t k = 0; k < n; k++) {
-		const struct sk_op *op = &run->ops[members[k]];
+		const struct sk_rec *op = &run->ops[members[k]];
 
 		*devices |= 1ull << (op->device < 63 ? op->device : 63);
 		if (op->end > m->end_ns)
 			m->end_ns = op->end;
-		if (op->kind != SK_OP_KERNEL) {
-			m->memcpys += op->kind == SK_OP_MEMCPY;
-			m->memsets += op->kind == SK_OP_MEMSET;
+		if (op->kind != SKIP_OP_KERNEL) {
+			m->memcpys += op->kind == SKIP_OP_MEMCPY;
+			m->memsets += op->kind == SKIP_OP_MEMSET;
 			continue;
 		}
 		m->kernels++;
@@ -208,9 +208,9 @@ static void launch_side(const struct sk_run *run, const uint32_t *members, size_
 	}
 	m->median_t_api_ns = nt ? sk_median_i64(tapi, nt) : 0;
 	for (size_t k = 0; nt && k < n; k++) {
-		const struct sk_op *op = &run->ops[members[k]];
+		const struct sk_rec *op = &run->ops[members[k]];
 
-		if (op->kind == SK_OP_KERNEL && op->end - op->start < m->median_t_api_ns) {
+		if (op->kind == SKIP_OP_KERNEL && op->end - op->start < m->median_t_api_ns) {
 			m->short_kernels++;
 			m->short_kernel_ns = skip_add_sat(m->short_kernel_ns, op->end - op->start);
 		}
@@ -218,7 +218,7 @@ static void launch_side(const struct sk_run *run, const uint32_t *members, size_
 	free(tapi);
 }
 
-void sk_region_metrics(const struct sk_run *run, const struct sk_timeline *tl,
+void sk_region_metrics(const struct sk_loaded_run *run, const struct sk_dev_order *ord,
 		       const uint32_t *members, size_t nmembers, int64_t window_start,
 		       double threshold, struct skip_metrics *m)
 {
@@ -234,14 +234,14 @@ void sk_region_metrics(const struct sk_run *run, const struct sk_timeline *tl,
 	}
 	m->start_ns = window_start;
 	m->il_ns = m->end_ns - m->start_ns;
-	for (size_t s = 0; s < tl->nseg; s++) {
+	for (size_t s = 0; s < ord->nseg; s++) {
 		struct idle d;
-		uint16_t dev = tl->seg[s].device;
+		uint16_t dev = ord->seg[s].device;
 
 		if (!(devices & (1ull << (dev < 63 ? dev : 63))))
 			continue;
 		m->ndevices++;
-		sweep_device(run, tl, &tl->seg[s], m->start_ns, m->end_ns, &d);
+		sweep_device(run, ord, &ord->seg[s], m->start_ns, m->end_ns, &d);
 		if (d.busy > best.busy)
 			best = d;
 	}

@@ -32,11 +32,11 @@ static int cmp_range(const void *a, const void *b)
 }
 
 /* qsort has no context argument: the run being sorted. Single-threaded by design. */
-static const struct sk_op *sort_ops;
+static const struct sk_rec *sort_ops;
 
 static int cmp_op_thread(const void *a, const void *b)
 {
-	const struct sk_op *x = &sort_ops[*(const uint32_t *)a], *y = &sort_ops[*(const uint32_t *)b];
+	const struct sk_rec *x = &sort_ops[*(const uint32_t *)a], *y = &sort_ops[*(const uint32_t *)b];
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -47,7 +47,7 @@ static int cmp_op_thread(const void *a, const void *b)
 
 static int cmp_op_process(const void *a, const void *b)
 {
-	const struct sk_op *x = &sort_ops[*(const uint32_t *)a], *y = &sort_ops[*(const uint32_t *)b];
+	const struct sk_rec *x = &sort_ops[*(const uint32_t *)a], *y = &sort_ops[*(const uint32_t *)b];
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -62,7 +62,7 @@ struct ranks {
 	size_t mask;
 };
 
-static uint64_t owner_key(const struct sk_op *op, int by_thread)
+static uint64_t owner_key(const struct sk_rec *op, int by_thread)
 {
 	return by_thread ? ((uint64_t)op->pid << 24) | op->tid : op->pid;
 }
@@ -76,7 +76,7 @@ static size_t rank_slot(const struct ranks *r, uint64_t key)
 	return i;
 }
 
-static void ranks_build(const struct sk_run *run, int by_thread, struct ranks *r)
+static void ranks_build(const struct sk_loaded_run *run, int by_thread, struct ranks *r)
 {
 	uint64_t *distinct;
 	size_t n = 0, cap = 1024;
@@ -121,7 +121,7 @@ static void ranks_build(const struct sk_run *run, int by_thread, struct ranks *r
  * (process, launch start) when @by_thread is 0: a radix sort on (owner rank << 44 | launch
  * offset), or qsort when the launches span more than 2^44 ns (4.9 hours) or 2^20 owners.
  */
-static uint32_t *launched_ops(const struct sk_run *run, int by_thread, size_t *n)
+static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, size_t *n)
 {
 	uint32_t *idx = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -140,7 +140,7 @@ static uint32_t *launched_ops(const struct sk_run *run, int by_thread, size_t *n
 		uint64_t *keys = sk_xmalloc(*n * sizeof(uint64_t));
 
 		for (size_t k = 0; k < *n; k++) {
-			const struct sk_op *op = &run->ops[idx[k]];
+			const struct sk_rec *op = &run->ops[idx[k]];
 
 			keys[k] = ((uint64_t)r.rank[rank_slot(&r, owner_key(op, by_thread))] << 44) |
 				  (uint64_t)(op->launch - lo);
@@ -197,7 +197,7 @@ static uint32_t active_stack(struct active *a, struct sk_stacks *stacks)
 	return a->stack;
 }
 
-void sk_run_operators(struct skip_trace *t, struct sk_run *run)
+void sk_run_operators(struct skip_trace *t, struct sk_loaded_run *run)
 {
 	struct active act = { 0 };
 	size_t n, ri = 0;
@@ -208,7 +208,7 @@ void sk_run_operators(struct skip_trace *t, struct sk_run *run)
 		qsort(run->ranges, run->nranges, sizeof(*run->ranges), cmp_range);
 	idx = launched_ops(run, 1, &n);
 	for (size_t k = 0; k < n; k++) {
-		struct sk_op *op = &run->ops[idx[k]];
+		struct sk_rec *op = &run->ops[idx[k]];
 
 		if (k == 0 || op->pid != run->ops[idx[k - 1]].pid ||
 		    op->tid != run->ops[idx[k - 1]].tid) {
@@ -248,7 +248,7 @@ static int cmp_window(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-size_t sk_run_regions(struct sk_run *run, uint32_t text, struct sk_range **windows)
+size_t sk_run_regions(struct sk_loaded_run *run, uint32_t text, struct sk_range **windows)
 {
 	struct active act = { 0 };
 	size_t nw = 0, n, wi = 0;
@@ -263,7 +263,7 @@ size_t sk_run_regions(struct sk_run *run, uint32_t text, struct sk_range **windo
 	qsort(*windows, nw, sizeof(**windows), cmp_window);
 	idx = launched_ops(run, 0, &n);
 	for (size_t k = 0; k < n; k++) {
-		struct sk_op *op = &run->ops[idx[k]];
+		struct sk_rec *op = &run->ops[idx[k]];
 
 		if (k == 0 || op->pid != run->ops[idx[k - 1]].pid)
 			act.n = 0;

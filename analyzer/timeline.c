@@ -76,7 +76,7 @@ int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids)
 	return n;
 }
 
-static void copy_op(const struct sk_op *o, struct skip_op *p)
+static void copy_op(const struct sk_rec *o, struct skip_op *p)
 {
 	p->start = o->start;
 	p->end = o->end;
@@ -101,20 +101,20 @@ static void copy_op(const struct sk_op *o, struct skip_op *p)
 
 /* The operations in launch order: by launch call start (then correlation id, then GPU start);
  * those with no launch call by their GPU start. */
-static void order_ops(const struct sk_run *run, struct skip_timeline *tl)
+static void order_ops(const struct sk_loaded_run *run, struct skip_timeline *tl)
 {
 	uint64_t *keys = sk_xmalloc((run->nops + 1) * sizeof(uint64_t));
 	uint32_t *idx = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
 	int64_t lo = INT64_MAX;
 
 	for (size_t i = 0; i < run->nops; i++) {
-		const struct sk_op *o = &run->ops[i];
+		const struct sk_rec *o = &run->ops[i];
 		int64_t k = (o->flags & SK_F_API) ? o->launch : o->start;
 
 		lo = k < lo ? k : lo;
 	}
 	for (size_t i = 0; i < run->nops; i++) {
-		const struct sk_op *o = &run->ops[i];
+		const struct sk_rec *o = &run->ops[i];
 		int64_t k = (o->flags & SK_F_API) ? o->launch : o->start;
 
 		keys[i] = (uint64_t)(k - lo);
@@ -143,7 +143,7 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 {
 	struct skip_timeline *tl;
 	struct sk_range *win = NULL;
-	struct sk_run run;
+	struct sk_loaded_run run;
 	int err;
 
 	*out = NULL;

@@ -1,17 +1,17 @@
 # runtime/ -> $(O)/libskip_runtime.a (task graphs, plans, workloads, executors E1-E4).
 #
-# With the CUDA toolkit, the executors (runtime/cuda_*.c, runtime/exec.c) reach CUDA through
+# With the CUDA toolkit, the executors (runtime/cuda_*.c) reach CUDA through
 # the statically linked runtime (RUNTIME_LDLIBS: -lcudart_static, never libcuda or the dynamic
 # cudart, so `skip` starts on machines without a driver), and the runtime's own kernels
 # (runtime/builtin.cu) are embedded as PTX. Without it, runtime/nocuda.c stands in for them.
 #
 # Also here: the runtime's unit tests ($(O)/tests/test_runtime, CPU only) and the DAG suite
 # (bench/dags: one module per DAG in $(O)/dags/*.fatbin and the driver $(O)/dags/dagbench).
-RUNTIME_CUDA_SRCS := $(wildcard runtime/cuda_*.c) runtime/exec.c
+RUNTIME_CUDA_SRCS := $(wildcard runtime/cuda_*.c)
 RUNTIME_LIB := $(O)/libskip_runtime.a
 
 ifeq ($(HAVE_CUDA),1)
-RUNTIME_SRCS := $(filter-out runtime/nocuda.c,$(wildcard runtime/*.c))
+RUNTIME_SRCS := $(filter-out runtime/nocuda.c,$(wildcard runtime/*.c runtime/exec/*.c))
 RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(O)/obj/%.o) $(O)/obj/gen/runtime_builtin_ptx.o
 RUNTIME_LDLIBS := -L$(CUDA_LIB) -lcudart_static -lrt -ldl -lpthread
 $(RUNTIME_OBJS): EXTRA_CFLAGS += -Iruntime -isystem $(CUDA_INC) -DSKIP_HAVE_CUDA=1
@@ -25,7 +25,7 @@ $(O)/gen/runtime_builtin.ptx: runtime/builtin.cu
 $(O)/gen/runtime_builtin_ptx.c: $(O)/gen/runtime_builtin.ptx mk/embed.sh
 	$(Q)sh mk/embed.sh sk_builtin_ptx $< > $@
 else
-RUNTIME_SRCS := $(filter-out $(RUNTIME_CUDA_SRCS),$(wildcard runtime/*.c))
+RUNTIME_SRCS := $(filter-out $(RUNTIME_CUDA_SRCS),$(wildcard runtime/*.c runtime/exec/*.c))
 RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(O)/obj/%.o)
 RUNTIME_LDLIBS :=
 $(RUNTIME_OBJS): EXTRA_CFLAGS += -Iruntime

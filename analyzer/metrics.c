@@ -19,11 +19,11 @@
 
 #include "internal.h"
 
-static const struct sk_rec *tl_ops; /* qsort context; single-threaded */
-
-static int cmp_dev_start(const void *a, const void *b)
+/* qsort_r comparison of record indices; @ops: the run's records. */
+static int cmp_dev_start(const void *a, const void *b, void *ops)
 {
-	const struct sk_rec *x = &tl_ops[*(const uint32_t *)a], *y = &tl_ops[*(const uint32_t *)b];
+	const struct sk_rec *x = (const struct sk_rec *)ops + *(const uint32_t *)a;
+	const struct sk_rec *y = (const struct sk_rec *)ops + *(const uint32_t *)b;
 
 	if (x->device != y->device)
 		return x->device < y->device ? -1 : 1;
@@ -54,8 +54,7 @@ void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *or
 		sk_radix_sort(keys, ord->idx, n);
 		free(keys);
 	} else {
-		tl_ops = run->ops;
-		qsort(ord->idx, n, sizeof(uint32_t), cmp_dev_start);
+		qsort_r(ord->idx, n, sizeof(uint32_t), cmp_dev_start, run->ops);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct sk_rec *op = &run->ops[ord->idx[i]];

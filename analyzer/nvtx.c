@@ -31,12 +31,11 @@ static int cmp_range(const void *a, const void *b)
 	return (x->end < y->end) - (x->end > y->end); /* the outer one first */
 }
 
-/* qsort has no context argument: the run being sorted. Single-threaded by design. */
-static const struct sk_rec *sort_ops;
-
-static int cmp_op_thread(const void *a, const void *b)
+/* qsort_r comparisons of record indices; @ops: the run's records. */
+static int cmp_op_thread(const void *a, const void *b, void *ops)
 {
-	const struct sk_rec *x = &sort_ops[*(const uint32_t *)a], *y = &sort_ops[*(const uint32_t *)b];
+	const struct sk_rec *x = (const struct sk_rec *)ops + *(const uint32_t *)a;
+	const struct sk_rec *y = (const struct sk_rec *)ops + *(const uint32_t *)b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -45,9 +44,10 @@ static int cmp_op_thread(const void *a, const void *b)
 	return (x->launch > y->launch) - (x->launch < y->launch);
 }
 
-static int cmp_op_process(const void *a, const void *b)
+static int cmp_op_process(const void *a, const void *b, void *ops)
 {
-	const struct sk_rec *x = &sort_ops[*(const uint32_t *)a], *y = &sort_ops[*(const uint32_t *)b];
+	const struct sk_rec *x = (const struct sk_rec *)ops + *(const uint32_t *)a;
+	const struct sk_rec *y = (const struct sk_rec *)ops + *(const uint32_t *)b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -119,7 +119,7 @@ static void ranks_build(const struct sk_loaded_run *run, int by_thread, struct r
 /*
  * Indices of the operations that have a launch call, sorted by (thread, launch start), or by
  * (process, launch start) when @by_thread is 0: a radix sort on (owner rank << 44 | launch
- * offset), or qsort when the launches span more than 2^44 ns (4.9 hours) or 2^20 owners.
+ * offset), or qsort_r when the launches span more than 2^44 ns (4.9 hours) or 2^20 owners.
  */
 static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, size_t *n)
 {
@@ -148,8 +148,8 @@ static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, si
 		sk_radix_sort(keys, idx, *n);
 		free(keys);
 	} else {
-		sort_ops = run->ops;
-		qsort(idx, *n, sizeof(uint32_t), by_thread ? cmp_op_thread : cmp_op_process);
+		qsort_r(idx, *n, sizeof(uint32_t), by_thread ? cmp_op_thread : cmp_op_process,
+			run->ops);
 	}
 	free(r.keys);
 	free(r.rank);

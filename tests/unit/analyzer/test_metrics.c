@@ -123,6 +123,25 @@ Test(analyzer_metrics, overlapping_streams_count_busy_time_once)
 	cr_expect_eq(m->ndevices, 1);
 }
 
+Test(analyzer_metrics, kernels_days_apart_take_the_qsort_r_path_with_the_same_answers)
+{
+	const int64_t T = 300000000000000; /* beyond the radix sort's 2^48 ns */
+	const struct skip_metrics *m;
+
+	load("far_apart");
+	cr_assert_eq(analyze(0, NULL), 0, "%s", skip_errmsg());
+	m = only();
+	cr_expect_eq(m->il_ns, T + 300);
+	cr_expect_eq(m->kernels, 3);
+	cr_expect_eq(m->ndevices, 2);
+	cr_expect_eq(m->busy_ns, 200, "device 0, the busier, kernels sorted by start");
+	cr_expect_eq(m->idle_ns, T + 100);
+	cr_expect_eq(m->host_wait_ns, T - 100);
+	cr_expect_eq(m->device_latency_ns, 200);
+	cr_expect_eq(m->launch_latency_ns, 200);
+	cr_expect_eq(m->tklqt_ns, 500);
+}
+
 Test(analyzer_metrics, top_kernels_by_time_and_by_count)
 {
 	load("streams");

@@ -144,10 +144,12 @@ int skip_calibration_set(struct skip_calibration *c, const char *name, double va
 
 int skip_calibration_parse(const char *text, const char *path, struct skip_calibration *c)
 {
-	cJSON *root = cJSON_Parse(text), *it;
-	int err = 0;
+	cJSON *root = NULL, *it;
+	int err = skip_json_parse(text, path, &root);
 
 	skip_calibration_default(c);
+	if (err)
+		return err;
 	if (!cJSON_IsObject(root)) {
 		cJSON_Delete(root);
 		return sk_fail(SKIP_E_INVAL, "%s: not a JSON object", path);

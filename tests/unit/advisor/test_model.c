@@ -75,3 +75,13 @@ Test(model, a_file_in_range_sets_its_members_and_keeps_the_defaults_of_the_other
 	cr_expect_str_eq(skip_errmsg(), "calibration: 'sync_idle_ns': must be a number >= 0 and "
 					"<= 1e+09 (ns: 1 s); got inf");
 }
+
+Test(model, a_syntax_error_in_a_calibration_file_names_its_line_and_column)
+{
+	struct skip_calibration c;
+
+	cr_expect_eq(skip_calibration_parse("{\n  \"graph_launch_ns\": 12,\n  \"x\": ,\n}\n",
+					    "c.json", &c),
+		     SKIP_E_INVAL);
+	cr_expect(strstr(skip_errmsg(), "c.json:3:8: JSON syntax error"), "%s", skip_errmsg());
+}

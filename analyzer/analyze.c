@@ -647,6 +647,9 @@ void skip_report_free(struct skip_report *r)
 	if (r->sweep) {
 		for (size_t i = 0; i < r->sweep->npts; i++)
 			free(r->sweep->pts[i].run_ids);
+		if (r->sweep->graph)
+			free(r->sweep->graph->rows);
+		free(r->sweep->graph);
 		free(r->sweep->param);
 		free(r->sweep->pts);
 		free(r->sweep);

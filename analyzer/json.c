@@ -125,6 +125,28 @@ static cJSON *crossing_json(const struct skip_sweep *s, const struct skip_crossi
 	return o;
 }
 
+/* The graph-gain table: one object per row (struct skip_graph_gain). */
+static cJSON *graph_gain_json(const struct skip_graph_gains *g)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < g->nrows; i++) {
+		const struct skip_graph_gain *w = &g->rows[i];
+		cJSON *q = cJSON_CreateObject();
+
+		num(q, "value", w->value);
+		num(q, "runs", w->runs);
+		num(q, "il_ns", w->il_ns);
+		num(q, "model_ns", w->model_ns);
+		num(q, "calibration_error", w->calibration_error);
+		num(q, "unprofiled_ns", w->unprofiled_ns);
+		num(q, "graph_ns", w->graph_ns);
+		num(q, "gain", w->gain);
+		cJSON_AddItemToArray(a, q);
+	}
+	return a;
+}
+
 static cJSON *sweep_json(const struct skip_sweep *s)
 {
 	cJSON *o = cJSON_CreateObject(), *pts = cJSON_CreateArray();
@@ -153,6 +175,8 @@ static cJSON *sweep_json(const struct skip_sweep *s)
 	cJSON_AddItemToObject(o, "verdict_flip", crossing_json(s, &s->flip, 0));
 	cJSON_AddItemToObject(o, "tklqt_knee", crossing_json(s, &s->knee, 1));
 	cJSON_AddBoolToObject(o, "agree", s->agree);
+	if (s->graph) /* absent unless the advisor filled it */
+		cJSON_AddItemToObject(o, "graph_gain", graph_gain_json(s->graph));
 	return o;
 }
 

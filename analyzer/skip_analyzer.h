@@ -215,6 +215,34 @@ struct skip_sweep_point {
 	int64_t *run_ids;	   /* its runs ([runs], ascending; freed with the report) */
 };
 
+/*
+ * One row of a sweep's graph-gain table: for one parameter value, skip advise's model of each
+ * region (each occurrence of the --region range, else each run) as recorded, without the
+ * profiler, and replayed as one CUDA graph (docs/skip-advise.md). Each figure is the median
+ * over the value's modelled runs of that run's median over its regions.
+ */
+struct skip_graph_gain {
+	double value;		  /* the parameter value */
+	int runs;		  /* runs modelled (those with a region that launched work) */
+	double il_ns;		  /* recorded IL, with the profiler */
+	double model_ns;	  /* the model's replay of the recording */
+	double calibration_error; /* |model - recorded| / recorded */
+	double unprofiled_ns;	  /* the model without the profiler's cost per launch */
+	double graph_ns;	  /* the model with each region replayed as one CUDA graph (> 0) */
+	double gain;		  /* unprofiled_ns / graph_ns: above 1, the graph is faster */
+};
+
+/*
+ * The graph-gain table of a sweep. The analyzer only stores, prints (JSON) and frees it: the
+ * advisor fills it (skip_report_add_graph_gain() in skip_advisor.h), so that the dependencies
+ * point one way.
+ */
+struct skip_graph_gains {
+	struct skip_graph_gain *rows; /* by value, ascending; a value none of whose runs could be
+					 modelled has no row */
+	size_t nrows;
+};
+
 struct skip_sweep {
 	char *param;		     /* the swept parameter (SKIP_PARAMETERS.name) */
 	struct skip_sweep_point *pts; /* by value, ascending */
@@ -222,6 +250,9 @@ struct skip_sweep {
 	struct skip_crossing flip;   /* where the verdict flips from CPU- to GPU-bound */
 	struct skip_crossing knee;   /* the TKLQT knee */
 	int agree;		     /* both absent, or both within a factor of 2 */
+	struct skip_graph_gains *graph; /* NULL unless skip_report_add_graph_gain() filled it;
+					   it and its rows are malloc'ed and belong to the report
+					   (skip_report_free() frees them) */
 };
 
 #define SKIP_DEFAULT_KNEE_EPS 0.2

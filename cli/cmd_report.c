@@ -328,56 +328,31 @@ static void print_sweep(const struct skip_report *r)
 				   : "the two rules DISAGREE: read both with their inputs above");
 }
 
-/* Per sweep value, skip advise's prediction for the region (or each run) replayed as one CUDA
- * graph: medians over the value's runs of each run's medians over its regions. */
-static void print_sweep_graph(struct skip_trace *t, const struct report_opts *o,
-			      const struct skip_report *r)
+/* The sweep's graph-gain table (skip_report_add_graph_gain()), when it was filled. */
+static void print_sweep_graph(const struct report_opts *o, const struct skip_sweep *s)
 {
-	const struct skip_sweep *s = r->sweep;
 	char a[32], b[32], c[32], d[32];
 
+	if (!s->graph)
+		return;
 	printf("\nPredicted gain of replaying %s as one CUDA graph (skip advise's model; "
 	       "docs/skip-advise.md)\n",
 	       o->a.region ? "each region occurrence" : "each run");
 	printf("  %8s %10s %10s %8s %12s %10s %8s\n", s->param, "IL", "model", "cal.err",
 	       "unprofiled", "as graph", "gain");
-	for (size_t i = 0; i < s->npts; i++) {
-		const struct skip_sweep_point *p = &s->pts[i];
-		double *v = calloc(5 * ((size_t)p->runs + 1), sizeof(double));
-		double *rec = v, *rep = v + p->runs + 1, *base = rep + p->runs + 1;
-		double *gr = base + p->runs + 1, *err = gr + p->runs + 1;
-		int n = 0;
+	for (size_t i = 0; i < s->graph->nrows; i++) {
+		const struct skip_graph_gain *g = &s->graph->rows[i];
 
-		for (int k = 0; v && k < p->runs; k++) {
-			struct skip_timeline *tl = NULL;
-			struct skip_graph_prediction g;
-
-			if (!skip_timeline_load(t, p->run_ids[k], o->a.region, &tl) &&
-			    (!o->a.region || tl->nwindows) && !skip_predict_graph(tl, NULL, 0, &g)) {
-				rec[n] = g.recorded_ns;
-				rep[n] = g.replay_ns;
-				base[n] = g.baseline_ns;
-				gr[n] = g.graph_ns;
-				err[n++] = g.calibration_error;
-			}
-			skip_timeline_free(tl);
-		}
-		if (n) {
-			double mb = skip_median(base, (size_t)n), mg = skip_median(gr, (size_t)n);
-
-			printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", p->value,
-			       cli_dur(a, sizeof(a), skip_median(rec, (size_t)n)),
-			       cli_dur(b, sizeof(b), skip_median(rep, (size_t)n)), 100 * skip_median(err, (size_t)n),
-			       cli_dur(c, sizeof(c), mb), cli_dur(d, sizeof(d), mg), mg > 0 ? mb / mg : 0);
-		}
-		free(v);
+		printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", g->value,
+		       cli_dur(a, sizeof(a), g->il_ns), cli_dur(b, sizeof(b), g->model_ns),
+		       100 * g->calibration_error, cli_dur(c, sizeof(c), g->unprofiled_ns),
+		       cli_dur(d, sizeof(d), g->graph_ns), g->gain);
 	}
 	printf("  (IL and model: recorded and replayed, with the profiler; unprofiled: the model "
 	       "without its cost per launch; gain: unprofiled / as graph)\n");
 }
 
-static void print_text(struct skip_trace *t, const struct report_opts *o,
-		       const struct skip_report *r)
+static void print_text(const struct report_opts *o, const struct skip_report *r)
 {
 	const char *on = "", *off = "";
 	int64_t all_ns = 0;
@@ -413,7 +388,7 @@ static void print_text(struct skip_trace *t, const struct report_opts *o,
 		       "slows launch-bound loops: docs/BENCHMARKS.md)\n");
 	if (r->sweep) {
 		print_sweep(r);
-		print_sweep_graph(t, o, r);
+		print_sweep_graph(o, r->sweep);
 		printf("\nAll %zu regions together (every %s value mixed)\n", r->nregions - r->nempty,
 		       r->sweep->param);
 	}
@@ -464,8 +439,11 @@ int cmd_report(int argc, char **argv)
 	err = skip_trace_open(o.path, &t);
 	if (!err)
 		err = skip_analyze(t, &o.a, &r);
+	if (!err) /* skip advise's graph model per sweep value, for every output */
+		err = skip_report_add_graph_gain(t, &o.a, NULL, r);
 	if (err) {
 		fprintf(stderr, "skip report: error: %s\n", skip_errmsg());
+		skip_report_free(r);
 		skip_trace_close(t);
 		skip_outfile_abort(&html);
 		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
@@ -483,7 +461,7 @@ int cmd_report(int argc, char **argv)
 			free(s);
 		}
 	} else {
-		print_text(t, &o, r);
+		print_text(&o, r);
 	}
 	skip_report_free(r);
 	skip_trace_close(t);

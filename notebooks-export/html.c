@@ -194,6 +194,60 @@ static void chart(FILE *f, const struct chart *c)
 
 /* ---- sections ---------------------------------------------------------------------------- */
 
+/* The sweep's three charts: IL and TKLQT (log axis) and the host-side share. */
+static void sweep_charts(FILE *f, const struct skip_report *r, struct chart *ch, const double *il,
+			 const double *tk, const double *hs)
+{
+	fputs("<div class='charts'>\n", f);
+	ch->title = "IL (median per value)";
+	ch->y = il;
+	ch->logy = 1;
+	ch->color = "#2563eb";
+	chart(f, ch);
+	ch->title = "TKLQT (median per value)";
+	ch->y = tk;
+	ch->color = "#d97706";
+	chart(f, ch);
+	ch->title = "host-side share of IL";
+	ch->y = hs;
+	ch->logy = 0;
+	ch->percent = 1;
+	ch->hline = r->threshold;
+	ch->color = "#059669";
+	chart(f, ch);
+	fputs("</div>\n", f);
+}
+
+/* The graph-gain table the advisor filled (struct skip_graph_gains), as skip report prints it. */
+static void graph_gain_table(FILE *f, const struct skip_report *r)
+{
+	const struct skip_sweep *s = r->sweep;
+	char a[32], b[32], c[32];
+
+	fprintf(f, "<h2>Predicted gain of replaying each %s as one CUDA graph</h2>",
+		r->nregions && r->regions[0].name ? "region occurrence" : "run");
+	fputs("<table class='graph-gain'><tr><th>", f);
+	esc(f, s->param);
+	fputs("</th><th>runs</th><th>IL</th><th>model</th><th>cal. error</th><th>unprofiled</th>"
+	      "<th>as graph</th><th>gain</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < s->graph->nrows; i++) {
+		const struct skip_graph_gain *g = &s->graph->rows[i];
+
+		fprintf(f, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%.1f%%</td>",
+			numfmt(a, sizeof(a), g->value), g->runs, dur(b, sizeof(b), g->il_ns),
+			dur(c, sizeof(c), g->model_ns), 100 * g->calibration_error);
+		fprintf(f, "<td>%s</td><td>%s</td><td>%.2f&times;</td></tr>\n",
+			dur(a, sizeof(a), g->unprofiled_ns), dur(b, sizeof(b), g->graph_ns),
+			g->gain);
+	}
+	fputs("</table>\n<p class='note'>skip advise's what-if model (docs/skip-advise.md), "
+	      "medians over each value's runs. IL and model: recorded and replayed, with the "
+	      "profiler; unprofiled: the model without its cost per launch; gain: unprofiled / as "
+	      "graph.</p>\n",
+	      f);
+}
+
 static void sweep_section(FILE *f, const struct skip_report *r)
 {
 	const struct skip_sweep *s = r->sweep;
@@ -213,27 +267,14 @@ static void sweep_section(FILE *f, const struct skip_report *r)
 	}
 	fprintf(f, "<h2>Sweep over <code>");
 	esc(f, s->param);
-	fprintf(f, "</code></h2><div class='charts'>\n");
-	ch.title = "IL (median per value)";
-	ch.y = il;
-	ch.logy = 1;
-	ch.color = "#2563eb";
-	chart(f, &ch);
-	ch.title = "TKLQT (median per value)";
-	ch.y = tk;
-	ch.color = "#d97706";
-	chart(f, &ch);
-	ch.title = "host-side share of IL";
-	ch.y = hs;
-	ch.logy = 0;
-	ch.percent = 1;
-	ch.hline = r->threshold;
-	ch.color = "#059669";
-	chart(f, &ch);
-	fputs("</div>\n<table><tr>", f);
-	fprintf(f, "<th>%s</th><th>runs</th><th>IL</th><th>TKLQT</th><th>TKLQT/kernel</th><th>AKD"
-		   "</th><th>busy</th><th>idle</th><th>host-side</th><th class='l'>verdict</th></tr>",
-		s->param);
+	fputs("</code></h2>\n", f);
+	if (n) /* a chart needs a point */
+		sweep_charts(f, r, &ch, il, tk, hs);
+	fputs("<table><tr><th>", f);
+	esc(f, s->param);
+	fputs("</th><th>runs</th><th>IL</th><th>TKLQT</th><th>TKLQT/kernel</th><th>AKD</th>"
+	      "<th>busy</th><th>idle</th><th>host-side</th><th class='l'>verdict</th></tr>",
+	      f);
 	for (int i = 0; i < n; i++) {
 		const struct skip_sweep_point *p = &s->pts[i];
 
@@ -248,25 +289,30 @@ static void sweep_section(FILE *f, const struct skip_report *r)
 			skip_verdict_name(p->verdict));
 	}
 	fputs("</table>\n<p class='note'>", f);
-	if (s->flip.found)
-		fprintf(f, "Verdict flip: the host-side share falls below %.0f%% at %s &asymp; %s "
-			   "(between %s and %s, interpolated on log2). ",
-			s->flip.threshold * 100, s->param, numfmt(a, sizeof(a), s->flip.value),
+	if (s->flip.found) {
+		fprintf(f, "Verdict flip: the host-side share falls below %.0f%% at ",
+			s->flip.threshold * 100);
+		esc(f, s->param);
+		fprintf(f, " &asymp; %s (between %s and %s, interpolated on log2). ",
+			numfmt(a, sizeof(a), s->flip.value),
 			numfmt(b, sizeof(b), s->pts[s->flip.lo].value),
 			numfmt(c, sizeof(c), s->pts[s->flip.hi].value));
-	else
+	} else {
 		fputs("Verdict flip: none in this sweep. ", f);
-	if (s->knee.found)
-		fprintf(f, "TKLQT knee: %s &asymp; %s (plateau %s, threshold %s = plateau &times; "
-			   "%.2f). ",
-			s->param, numfmt(a, sizeof(a), s->knee.value),
-			dur(b, sizeof(b), s->knee.plateau), dur(c, sizeof(c), s->knee.threshold),
-			1 + s->knee.epsilon);
-	else
+	}
+	if (s->knee.found) {
+		fputs("TKLQT knee: ", f);
+		esc(f, s->param);
+		fprintf(f, " &asymp; %s (plateau %s, threshold %s = plateau &times; %.2f). ",
+			numfmt(a, sizeof(a), s->knee.value), dur(b, sizeof(b), s->knee.plateau),
+			dur(c, sizeof(c), s->knee.threshold), 1 + s->knee.epsilon);
+	} else
 		fputs("TKLQT knee: none (no plateau followed by a sustained rise). ", f);
 	fputs(s->agree ? "The two rules agree.</p>\n"
 		       : "<b>The two rules disagree</b>: read both with their inputs.</p>\n",
 	      f);
+	if (s->graph)
+		graph_gain_table(f, r);
 }
 
 static void regions_section(FILE *f, const struct skip_report *r)
@@ -342,7 +388,8 @@ static void names_section(FILE *f, const char *title, const struct skip_name_sta
 		fprintf(f, "</td><td>%lld</td><td>%s</td>", (long long)v[i].count,
 			dur(a, sizeof(a), (double)v[i].total_ns));
 		fprintf(f, "<td>%s</td><td>%s</td></tr>\n",
-			dur(b, sizeof(b), (double)v[i].total_ns / (double)v[i].count),
+			dur(b, sizeof(b),
+			    v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0),
 			dur(a, sizeof(a), (double)v[i].launch_ns));
 	}
 	fputs("</table>\n", f);
@@ -354,8 +401,9 @@ static void verdict_line(FILE *f, const struct skip_report *r)
 	char a[32];
 
 	if (s && s->flip.found) {
-		fprintf(f, "<p class='verdict cpu'>CPU-bound up to %s &asymp; %s, GPU-bound above</p>",
-			s->param, numfmt(a, sizeof(a), s->flip.value));
+		fputs("<p class='verdict cpu'>CPU-bound up to ", f);
+		esc(f, s->param);
+		fprintf(f, " &asymp; %s, GPU-bound above</p>", numfmt(a, sizeof(a), s->flip.value));
 		return;
 	}
 	fprintf(f, "<p class='verdict %s'>%s: the GPU waited for the host %.1f%% of IL (threshold "

@@ -13,10 +13,12 @@
 
 /*
  * Write @r as an HTML page to @out: the verdict, for a sweep SVG line charts of IL, TKLQT and
- * the host-side share against the parameter (log2 axis) with the crossover marked and the
- * per-value table, otherwise a chart of each region's IL and host-side share; then the metric
- * table and the top kernels and operators. Self-contained: inline CSS and SVG, no script, no
- * network. Returns 0, or SKIP_E_IO when writing failed.
+ * the host-side share against the parameter (log2 axis) with the crossover marked, the
+ * per-value table and, when the advisor filled it (r->sweep->graph), the graph-gain table;
+ * otherwise a chart of each region's IL and host-side share; then the metric table and the top
+ * kernels and operators. Text from the trace (path, GPU, parameter and kernel names) is
+ * escaped. Self-contained: inline CSS and SVG, no script, no network. Returns 0, or SKIP_E_IO
+ * when writing failed.
  */
 SKIP_API int skip_export_html(const struct skip_report *r, FILE *out);
 

@@ -39,6 +39,16 @@ $(TEST_ADVISOR_SRCS:%.c=$(O)/obj/%.o): EXTRA_CFLAGS += -Iadvisor -Ianalyzer -Iru
 	-Itests/unit/analyzer
 TEST_BINS += $(O)/tests/test_advisor
 
+TEST_EXPORT_SRCS := $(wildcard tests/unit/export/*.c) tests/unit/analyzer/hand.c
+$(O)/tests/test_export: $(TEST_EXPORT_SRCS:%.c=$(O)/obj/%.o) $(EXPORT_LIB) $(ADVISOR_LIB) \
+		$(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(RUNTIME_LDLIBS) $(TEST_LDLIBS) -lstdc++
+$(TEST_EXPORT_SRCS:%.c=$(O)/obj/%.o): EXTRA_CFLAGS += -Inotebooks-export -Iadvisor -Ianalyzer \
+	-Iruntime -Itests/unit/analyzer
+TEST_BINS += $(O)/tests/test_export
+
 # Every TEST_BINS += must come before this rule: prerequisites expand when it is read.
 test-unit: $(TEST_BINS) | $(DEPS_TEST)
 	$(Q)for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs=2 || exit 1; done

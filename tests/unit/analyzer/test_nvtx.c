@@ -149,8 +149,9 @@ Test(analyzer_nvtx, an_occurrence_holds_the_launches_of_every_thread_of_its_proc
 	static const struct {
 		uint32_t corr;
 		int32_t region;
-	} want[] = { { 1, 0 },	{ 2, 0 },  { 3, 0 },  { 4, 0 },	 { 5, 0 },  { 6, -1 }, { 7, -1 },
-		     { 8, -1 }, { 9, 1 },  { 10, 0 }, { 11, 0 }, { 12, 0 }, { 13, -1 }, { 99, -1 } };
+	} want[] = { { 1, 0 },	 { 2, 0 },   { 3, 0 },	 { 4, 0 },   { 5, 0 },	  { 6, -1 },
+		     { 7, -1 },	 { 8, -1 },  { 9, 1 },	 { 10, 0 },  { 11, 0 },	  { 12, 0 },
+		     { 13, -1 }, { 99, -1 } };
 	struct sk_range *win = NULL;
 	size_t nw;
 

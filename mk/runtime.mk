@@ -1,20 +1,35 @@
-# runtime/ -> $(O)/libskip_runtime.a (task graphs, plans, workloads, executors E1-E4).
+# runtime/ -> two static libraries:
+#   $(O)/libskip_taskgraph.a  the CPU half: graphs, DAGs, plans and their JSON, stream
+#                             assignment, workload files and expressions, and the executors
+#                             (runtime/exec.c, runtime/exec/*.c) with what they launch
+#                             (runtime/launches.c). No CUDA: compiled without its headers, and
+#                             $(O)/tests/check_taskgraph links it alone with --no-undefined.
+#   $(O)/libskip_runtime.a    the whole runtime: those objects plus the CUDA half
+#                             (runtime/cuda_*.c: memory, data, probes, the GPU device the
+#                             executors drive) or, without the toolkit, runtime/nocuda.c.
+# The advisor needs only the first; `skip` and the DAG suite link the second.
 #
-# With the CUDA toolkit, the executors (runtime/cuda_*.c) reach CUDA through
-# the statically linked runtime (RUNTIME_LDLIBS: -lcudart_static, never libcuda or the dynamic
-# cudart, so `skip` starts on machines without a driver), and the runtime's own kernels
-# (runtime/builtin.cu) are embedded as PTX. Without it, runtime/nocuda.c stands in for them.
+# With the CUDA toolkit, the CUDA half reaches CUDA through the statically linked runtime
+# (RUNTIME_LDLIBS: -lcudart_static, never libcuda or the dynamic cudart, so `skip` starts on
+# machines without a driver), and the runtime's own kernels (runtime/builtin.cu) are embedded
+# as PTX.
 #
-# Also here: the runtime's unit tests ($(O)/tests/test_runtime, CPU only) and the DAG suite
-# (bench/dags: one module per DAG in $(O)/dags/*.fatbin and the driver $(O)/dags/dagbench).
+# Also here: the runtime's unit tests ($(O)/tests/test_runtime, CPU only, on the first library)
+# and the DAG suite (bench/dags: one module per DAG in $(O)/dags/*.fatbin and the driver
+# $(O)/dags/dagbench).
 RUNTIME_CUDA_SRCS := $(wildcard runtime/cuda_*.c)
+TASKGRAPH_SRCS := $(filter-out $(RUNTIME_CUDA_SRCS) runtime/nocuda.c,\
+	$(wildcard runtime/*.c runtime/exec/*.c))
+TASKGRAPH_OBJS := $(TASKGRAPH_SRCS:%.c=$(O)/obj/%.o)
+TASKGRAPH_LIB := $(O)/libskip_taskgraph.a
 RUNTIME_LIB := $(O)/libskip_runtime.a
 
+$(TASKGRAPH_OBJS): EXTRA_CFLAGS += -Iruntime
+
 ifeq ($(HAVE_CUDA),1)
-RUNTIME_SRCS := $(filter-out runtime/nocuda.c,$(wildcard runtime/*.c runtime/exec/*.c))
-RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(O)/obj/%.o) $(O)/obj/gen/runtime_builtin_ptx.o
+RUNTIME_DEV_OBJS := $(RUNTIME_CUDA_SRCS:%.c=$(O)/obj/%.o) $(O)/obj/gen/runtime_builtin_ptx.o
 RUNTIME_LDLIBS := -L$(CUDA_LIB) -lcudart_static -lrt -ldl -lpthread
-$(RUNTIME_OBJS): EXTRA_CFLAGS += -Iruntime -isystem $(CUDA_INC) -DSKIP_HAVE_CUDA=1
+$(RUNTIME_DEV_OBJS): EXTRA_CFLAGS += -Iruntime -isystem $(CUDA_INC) -DSKIP_HAVE_CUDA=1
 
 # The built-in kernels as PTX text (JIT-compiled by the driver at load; any GPU >= sm_90).
 $(O)/gen/runtime_builtin.ptx: runtime/builtin.cu
@@ -25,26 +40,39 @@ $(O)/gen/runtime_builtin.ptx: runtime/builtin.cu
 $(O)/gen/runtime_builtin_ptx.c: $(O)/gen/runtime_builtin.ptx mk/embed.sh
 	$(Q)sh mk/embed.sh sk_builtin_ptx $< > $@
 else
-RUNTIME_SRCS := $(filter-out $(RUNTIME_CUDA_SRCS),$(wildcard runtime/*.c runtime/exec/*.c))
-RUNTIME_OBJS := $(RUNTIME_SRCS:%.c=$(O)/obj/%.o)
+RUNTIME_DEV_OBJS := $(O)/obj/runtime/nocuda.o
 RUNTIME_LDLIBS :=
-$(RUNTIME_OBJS): EXTRA_CFLAGS += -Iruntime
+$(RUNTIME_DEV_OBJS): EXTRA_CFLAGS += -Iruntime
 endif
+RUNTIME_OBJS := $(TASKGRAPH_OBJS) $(RUNTIME_DEV_OBJS)
+
+$(TASKGRAPH_LIB): $(TASKGRAPH_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(RUNTIME_LIB): $(RUNTIME_OBJS)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-TARGETS += $(RUNTIME_LIB)
+# The CPU half stands alone: every object of it in one shared object with nothing undefined
+# but common's, the C library's and cJSON's (a CUDA symbol would fail the link).
+$(O)/tests/check_taskgraph.so: $(TASKGRAPH_LIB) $(COMMON_LIB)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -o $@ -Wl,--no-undefined -Wl,--whole-archive $(TASKGRAPH_LIB) \
+		-Wl,--no-whole-archive $(COMMON_LIB) $(ALL_LDFLAGS) $(LIBS)
 
-# ---- unit tests (CPU only: graphs, plans, workloads, the window scheduler on threads) --------
+TARGETS += $(TASKGRAPH_LIB) $(RUNTIME_LIB) $(O)/tests/check_taskgraph.so
+
+# ---- unit tests (CPU only: graphs, plans, workloads, the executors on the recording device,
+# the window scheduler on threads): linked with the CPU half alone -------------------------------
 TEST_RUNTIME_SRCS := $(wildcard tests/unit/runtime/*.c)
 $(TEST_RUNTIME_SRCS:%.c=$(O)/obj/%.o): EXTRA_CFLAGS += -I. -Iruntime
 
-$(O)/tests/test_runtime: $(TEST_RUNTIME_SRCS:%.c=$(O)/obj/%.o) $(RUNTIME_LIB) $(COMMON_LIB)
+$(O)/tests/test_runtime: $(TEST_RUNTIME_SRCS:%.c=$(O)/obj/%.o) $(TASKGRAPH_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(RUNTIME_LDLIBS) $(TEST_LDLIBS) -lstdc++
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(TEST_LDLIBS)
 TEST_BINS += $(O)/tests/test_runtime
 
 # ---- the DAG suite (bench/dags) -----------------------------------------------------------------

@@ -94,12 +94,12 @@ static int reset_buffer(struct sk_cuda *c, struct sk_buffer *b)
 		void *params[] = {&b->dptr, &b->size, &pat};
 
 		pat = const_pattern(b->dtype, b->init.value);
-		return sk_cuda_launch_builtin(c, c->fn_fill, b->size / 8 + 1, params);
+		return sk_cuda_launch_builtin(c, c->fn[SK_BUILTIN_FILL], b->size / 8 + 1, params);
 	}
 	case SKIP_INIT_RANDOM: {
 		void *params[] = {&b->dptr, &n, &dt, &seed, &b->init.lo, &b->init.hi};
 
-		return sk_cuda_launch_builtin(c, c->fn_random, n, params);
+		return sk_cuda_launch_builtin(c, c->fn[SK_BUILTIN_RANDOM], n, params);
 	}
 	case SKIP_INIT_FILE:
 		return reset_from_file(c, b);
@@ -267,7 +267,7 @@ static int compare_device(struct sk_cuda *c, const struct sk_buffer *b, const vo
 	e = cudaMemcpyAsync(c->dres, res, 2 * sizeof(*res), cudaMemcpyHostToDevice, c->stream);
 	if (e != cudaSuccess)
 		return sk_cuda_fail(e, "comparing '%s'", b->name);
-	if ((err = sk_cuda_launch_builtin(c, c->fn_compare, n, params)))
+	if ((err = sk_cuda_launch_builtin(c, c->fn[SK_BUILTIN_COMPARE], n, params)))
 		return err;
 	e = cudaMemcpyAsync(res, c->dres, 2 * sizeof(*res), cudaMemcpyDeviceToHost, c->stream);
 	if (e == cudaSuccess)

@@ -1,360 +1,284 @@
 /*
- * exec.c: the four executors on a loaded graph.
- *   E1 serial   every task on one stream in the plan's (topological) order; with pdl, a task
- *               whose predecessor in the stream also allows it is launched with programmatic
- *               stream serialization.
- *   E2 streams  tasks in the plan's order on their assigned streams; before a task, its
- *               stream waits for the events of the plan's cross-stream waits; after a task
- *               that some other task waits for, its event is recorded.
- *   E3 graph    one CUDA graph built with the explicit API (a kernel node per task, an edge
- *               per reduced dependency; programmatic edges where the plan asks for PDL and
- *               both tasks allow it), instantiated once, launched per run.
- *   E4 window   window.c with one worker thread per stream; a worker launches its task and
- *               synchronizes its stream before taking the next (ACS-SW).
- * Each run ends with the host waiting for all the work; runs do not overlap.
+ * cuda_exec.c: the GPU as the executors see it (struct sk_dev, exec.h), and skip_exec_new(),
+ * which runs an executor on it. Every CUDA call an executor causes is made here: streams
+ * (non-blocking), events (no timing), kernel launches (sk_cuda_launch: cuLaunchKernelEx, with
+ * the programmatic-stream-serialization attribute on request), CUDA graphs built with the
+ * explicit API (kernel nodes, programmatic edges on request; instantiated and uploaded once),
+ * graph launches and stream synchronizations. The device owns what it makes and releases it
+ * when the executor is freed: graphs, events, then streams (each synchronized first).
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "exec.h"
 
-struct skip_exec {
-	struct skip_graph *g;
-	struct skip_plan p;    /* copy of the plan (arrays owned) */
-	cudaStream_t *streams; /* [nstreams] */
-	int nstreams;
-	cudaEvent_t *events; /* [ntasks] streams: tasks others wait for, else NULL */
-	int *wstart, *widx;  /* streams: waits of v are events widx[wstart[v]..wstart[v+1]) */
-	unsigned char *pdl;  /* serial: launch with PDL */
+struct cgraph {
 	cudaGraph_t graph;
-	cudaGraphExec_t gexec;
-	struct sk_window *win;
+	cudaGraphExec_t exec;
+	cudaGraphNode_t *node; /* [ntasks] the node of each task, NULL: none */
+	int nnodes;
 };
 
-static int copy_plan(struct skip_exec *x, const struct skip_plan *p)
-{
-	int n = p->ntasks;
+struct cuda_dev {
+	struct sk_dev d;       /* first: the executors' view */
+	struct skip_graph *g;  /* loaded */
+	cudaStream_t *streams; /* [d.nstreams] */
+	int capstreams;
+	cudaEvent_t *events; /* [nevents] */
+	int *event_task;     /* [nevents] the task each marks */
+	int nevents, capevents;
+	struct cgraph *graphs; /* [ngraphs] */
+	int ngraphs, capgraphs;
+};
 
-	x->p = *p;
-	x->p.order = malloc((size_t)n * sizeof(int) + 1);
-	x->p.stream = p->stream ? malloc((size_t)n * sizeof(int) + 1) : NULL;
-	x->p.events = malloc((size_t)p->nevents * sizeof(*p->events) + 1);
-	if (!x->p.order || (p->stream && !x->p.stream) || !x->p.events)
+static struct cuda_dev *cdev(struct sk_dev *d)
+{
+	return (struct cuda_dev *)d;
+}
+
+static const char *task_name(const struct cuda_dev *c, int task)
+{
+	return c->g->tasks[task].name;
+}
+
+/* Room for element @n of *@v (capacity *@cap, doubled when full). */
+static int room(void **v, int *cap, int n, size_t elem)
+{
+	int ncap = *cap ? *cap * 2 : 8;
+	void *nv;
+
+	if (n < *cap)
+		return 0;
+	if (!(nv = realloc(*v, (size_t)ncap * elem)))
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	memcpy(x->p.order, p->order, (size_t)n * sizeof(int));
-	if (p->stream)
-		memcpy(x->p.stream, p->stream, (size_t)n * sizeof(int));
-	memcpy(x->p.events, p->events, (size_t)p->nevents * sizeof(*p->events));
+	*v = nv;
+	*cap = ncap;
 	return 0;
 }
 
-static int make_streams(struct skip_exec *x, int n)
+static int cuda_bind(struct sk_dev *d, int thread)
 {
-	x->streams = calloc((size_t)n, sizeof(cudaStream_t));
-	if (!x->streams)
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	for (int i = 0; i < n; i++) {
-		cudaError_t e = cudaStreamCreateWithFlags(&x->streams[i], cudaStreamNonBlocking);
+	cudaError_t e = cudaSetDevice(cdev(d)->g->cuda->device);
 
-		if (e != cudaSuccess)
-			return sk_cuda_fail(e, "creating stream %d", i);
-		x->nstreams++;
-	}
-	return 0;
+	if (e == cudaSuccess)
+		return 0;
+	return thread ? sk_cuda_fail(e, "worker %d: cudaSetDevice", thread - 1)
+		      : sk_cuda_fail(e, "cudaSetDevice");
 }
 
-static int sync_all(struct skip_exec *x)
+static int cuda_stream_new(struct sk_dev *d)
 {
-	int err = 0;
-
-	for (int i = 0; i < x->nstreams; i++) {
-		cudaError_t e = cudaStreamSynchronize(x->streams[i]);
-
-		if (e != cudaSuccess && !err)
-			err = sk_cuda_fail(e, "synchronizing stream %d", i);
-	}
-	return err;
-}
-
-/* ---- E1 -------------------------------------------------------------------------------------- */
-
-static int prepare_serial(struct skip_exec *x)
-{
-	const struct skip_graph *g = x->g;
-
-	x->pdl = calloc((size_t)g->ntasks + 1, 1);
-	if (!x->pdl)
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	for (int k = 1; x->p.pdl && k < g->ntasks; k++) {
-		int v = x->p.order[k], u = x->p.order[k - 1];
-
-		x->pdl[v] =
-		    (g->tasks[v].flags & SKIP_TASK_PDL) && (g->tasks[u].flags & SKIP_TASK_PDL);
-	}
-	return make_streams(x, 1);
-}
-
-static int run_serial(struct skip_exec *x)
-{
-	int err = 0;
-
-	for (int k = 0; k < x->g->ntasks && !err; k++) {
-		int v = x->p.order[k];
-
-		err = sk_cuda_launch(&x->g->tasks[v], x->streams[0], x->pdl[v]);
-	}
-	return err;
-}
-
-/* ---- E2 -------------------------------------------------------------------------------------- */
-
-static int prepare_streams(struct skip_exec *x)
-{
-	int n = x->g->ntasks, err = make_streams(x, x->p.nstreams);
-
-	x->events = calloc((size_t)n + 1, sizeof(cudaEvent_t));
-	x->wstart = calloc((size_t)n + 2, sizeof(int));
-	x->widx = malloc((size_t)x->p.nevents * sizeof(int) + 1);
-	if (!err && (!x->events || !x->wstart || !x->widx))
-		err = sk_fail(SKIP_E_NOMEM, "out of memory");
-	for (int i = 0; i < x->p.nevents && !err; i++) {
-		int from = x->p.events[i].from;
-		cudaError_t e;
-
-		x->wstart[x->p.events[i].to + 2]++;
-		if (x->events[from])
-			continue;
-		e = cudaEventCreateWithFlags(&x->events[from], cudaEventDisableTiming);
-		if (e != cudaSuccess)
-			err = sk_cuda_fail(e, "creating the event of '%s'", x->g->tasks[from].name);
-	}
-	for (int v = 0; v < n && !err; v++)
-		x->wstart[v + 2] += x->wstart[v + 1];
-	for (int i = 0; i < x->p.nevents && !err; i++)
-		x->widx[x->wstart[x->p.events[i].to + 1]++] = x->p.events[i].from;
-	return err;
-}
-
-static int run_streams(struct skip_exec *x)
-{
-	for (int k = 0; k < x->g->ntasks; k++) {
-		int v = x->p.order[k], err;
-		cudaStream_t s = x->streams[x->p.stream[v]];
-		cudaError_t e;
-
-		for (int i = x->wstart[v]; i < x->wstart[v + 1]; i++) {
-			e = cudaStreamWaitEvent(s, x->events[x->widx[i]], 0);
-			if (e != cudaSuccess)
-				return sk_cuda_fail(e, "task '%s': waiting for '%s'",
-						    x->g->tasks[v].name,
-						    x->g->tasks[x->widx[i]].name);
-		}
-		if ((err = sk_cuda_launch(&x->g->tasks[v], s, 0)))
-			return err;
-		if (x->events[v] && (e = cudaEventRecord(x->events[v], s)) != cudaSuccess)
-			return sk_cuda_fail(e, "task '%s': recording its event",
-					    x->g->tasks[v].name);
-	}
-	return 0;
-}
-
-/* ---- E3 -------------------------------------------------------------------------------------- */
-
-static int add_nodes(struct skip_exec *x, cudaGraphNode_t *nodes)
-{
-	for (int k = 0; k < x->g->ntasks; k++) {
-		int v = x->p.order[k];
-		const struct sk_task *t = &x->g->tasks[v];
-		CUDA_KERNEL_NODE_PARAMS kp;
-		CUresult r;
-
-		memset(&kp, 0, sizeof(kp));
-		kp.func = (CUfunction)t->fn;
-		kp.gridDimX = t->grid[0];
-		kp.gridDimY = t->grid[1];
-		kp.gridDimZ = t->grid[2];
-		kp.blockDimX = t->block[0];
-		kp.blockDimY = t->block[1];
-		kp.blockDimZ = t->block[2];
-		kp.sharedMemBytes = t->shared_bytes;
-		kp.kernelParams = t->params;
-		r = sk_drv.graph_add_kernel_node((CUgraphNode *)&nodes[v], (CUgraph)x->graph, NULL,
-						 0, &kp);
-		if (r != CUDA_SUCCESS)
-			return sk_cu_fail(r, "graph node for task '%s'", t->name);
-	}
-	return 0;
-}
-
-static int add_edges(struct skip_exec *x, const cudaGraphNode_t *nodes)
-{
-	const struct skip_graph *g = x->g;
-
-	for (int v = 0; v < g->ntasks; v++) {
-		const struct sk_task *t = &g->tasks[v];
-
-		for (int i = 0; i < t->npreds; i++) {
-			int u = t->preds[i];
-			cudaGraphEdgeData ed;
-			cudaError_t e;
-
-			memset(&ed, 0, sizeof(ed));
-			if (x->p.pdl && (t->flags & SKIP_TASK_PDL) &&
-			    (g->tasks[u].flags & SKIP_TASK_PDL)) {
-				ed.type = cudaGraphDependencyTypeProgrammatic;
-				ed.from_port = cudaGraphKernelNodePortProgrammatic;
-			}
-			e = cudaGraphAddDependencies(x->graph, &nodes[u], &nodes[v], &ed, 1);
-			if (e != cudaSuccess)
-				return sk_cuda_fail(e, "graph edge %s -> %s", g->tasks[u].name,
-						    t->name);
-		}
-	}
-	return 0;
-}
-
-static int prepare_graph(struct skip_exec *x)
-{
-	cudaGraphNode_t *nodes = calloc((size_t)x->g->ntasks + 1, sizeof(*nodes));
-	cudaError_t e;
-	int err = make_streams(x, 1);
-
-	if (!nodes)
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	if (!err && (e = cudaGraphCreate(&x->graph, 0)) != cudaSuccess)
-		err = sk_cuda_fail(e, "cudaGraphCreate");
-	if (!err)
-		err = add_nodes(x, nodes);
-	if (!err)
-		err = add_edges(x, nodes);
-	if (!err && (e = cudaGraphInstantiate(&x->gexec, x->graph, 0)) != cudaSuccess)
-		err = sk_cuda_fail(e, "instantiating the graph (%d nodes)", x->g->ntasks);
-	if (!err && (e = cudaGraphUpload(x->gexec, x->streams[0])) != cudaSuccess)
-		err = sk_cuda_fail(e, "uploading the graph");
-	free(nodes);
-	return err;
-}
-
-/* ---- E4 -------------------------------------------------------------------------------------- */
-
-static int window_init(void *ctx, int worker)
-{
-	struct skip_exec *x = ctx;
-	cudaError_t e = cudaSetDevice(x->g->cuda->device);
-
-	(void)worker;
-	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "window worker: cudaSetDevice");
-}
-
-static int window_task(void *ctx, int worker, int task)
-{
-	struct skip_exec *x = ctx;
-	int err = sk_cuda_launch(&x->g->tasks[task], x->streams[worker], 0);
+	struct cuda_dev *c = cdev(d);
+	int s = d->nstreams,
+	    err = room((void **)&c->streams, &c->capstreams, s, sizeof(cudaStream_t));
 	cudaError_t e;
 
 	if (err)
 		return err;
-	e = cudaStreamSynchronize(x->streams[worker]);
-	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "task '%s'", x->g->tasks[task].name);
+	e = cudaStreamCreateWithFlags(&c->streams[s], cudaStreamNonBlocking);
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "creating stream %d", s);
+	return d->nstreams++;
 }
 
-static int prepare_window(struct skip_exec *x)
+static int cuda_event_new(struct sk_dev *d, int task)
 {
-	int err = make_streams(x, x->p.nstreams);
+	struct cuda_dev *c = cdev(d);
+	int i = c->nevents, cap = c->capevents, err;
+	cudaError_t e;
 
+	err = room((void **)&c->events, &cap, i, sizeof(cudaEvent_t));
 	if (!err)
-		x->win =
-		    sk_window_new(x->p.nstreams, x->p.window, window_task, window_init, x, &err);
-	return err;
+		err = room((void **)&c->event_task, &c->capevents, i, sizeof(int));
+	if (err)
+		return err;
+	e = cudaEventCreateWithFlags(&c->events[i], cudaEventDisableTiming);
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "creating the event of '%s'", task_name(c, task));
+	c->event_task[i] = task;
+	return c->nevents++;
 }
 
-/* ---- public ---------------------------------------------------------------------------------- */
+static int cuda_graph_new(struct sk_dev *d)
+{
+	struct cuda_dev *c = cdev(d);
+	int i = c->ngraphs,
+	    err = room((void **)&c->graphs, &c->capgraphs, i, sizeof(struct cgraph));
+	struct cgraph *cg;
+	cudaError_t e;
+
+	if (err)
+		return err;
+	cg = memset(&c->graphs[i], 0, sizeof(*cg));
+	if (!(cg->node = calloc((size_t)c->g->ntasks + 1, sizeof(cudaGraphNode_t))))
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	c->ngraphs++; /* released in cuda_free() from here on */
+	if ((e = cudaGraphCreate(&cg->graph, 0)) != cudaSuccess)
+		return sk_cuda_fail(e, "cudaGraphCreate");
+	return i;
+}
+
+static int cuda_graph_node(struct sk_dev *d, int graph, int task)
+{
+	struct cuda_dev *c = cdev(d);
+	struct cgraph *cg = &c->graphs[graph];
+	const struct sk_task *t = &c->g->tasks[task];
+	CUDA_KERNEL_NODE_PARAMS kp;
+	CUresult r;
+
+	memset(&kp, 0, sizeof(kp));
+	kp.func = (CUfunction)t->fn;
+	kp.gridDimX = t->grid[0];
+	kp.gridDimY = t->grid[1];
+	kp.gridDimZ = t->grid[2];
+	kp.blockDimX = t->block[0];
+	kp.blockDimY = t->block[1];
+	kp.blockDimZ = t->block[2];
+	kp.sharedMemBytes = t->shared_bytes;
+	kp.kernelParams = t->params;
+	r = sk_drv.graph_add_kernel_node((CUgraphNode *)&cg->node[task], (CUgraph)cg->graph, NULL,
+					 0, &kp);
+	if (r != CUDA_SUCCESS)
+		return sk_cu_fail(r, "graph node for task '%s'", t->name);
+	cg->nnodes++;
+	return 0;
+}
+
+static int cuda_graph_edge(struct sk_dev *d, int graph, int from, int to, unsigned flags)
+{
+	struct cuda_dev *c = cdev(d);
+	struct cgraph *cg = &c->graphs[graph];
+	cudaGraphEdgeData ed;
+	cudaError_t e;
+
+	memset(&ed, 0, sizeof(ed));
+	if (flags & SKIP_STEP_PDL) {
+		ed.type = cudaGraphDependencyTypeProgrammatic;
+		ed.from_port = cudaGraphKernelNodePortProgrammatic;
+	}
+	e = cudaGraphAddDependencies(cg->graph, &cg->node[from], &cg->node[to], &ed, 1);
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "graph edge %s -> %s", task_name(c, from), task_name(c, to));
+	return 0;
+}
+
+static int cuda_graph_ready(struct sk_dev *d, int graph, int stream)
+{
+	struct cuda_dev *c = cdev(d);
+	struct cgraph *cg = &c->graphs[graph];
+	cudaError_t e;
+
+	if ((e = cudaGraphInstantiate(&cg->exec, cg->graph, 0)) != cudaSuccess)
+		return sk_cuda_fail(e, "instantiating the graph (%d nodes)", cg->nnodes);
+	if ((e = cudaGraphUpload(cg->exec, c->streams[stream])) != cudaSuccess)
+		return sk_cuda_fail(e, "uploading the graph");
+	return 0;
+}
+
+static int cuda_launch(struct sk_dev *d, int stream, int task, unsigned flags)
+{
+	struct cuda_dev *c = cdev(d);
+
+	return sk_cuda_launch(&c->g->tasks[task], c->streams[stream], !!(flags & SKIP_STEP_PDL));
+}
+
+static int cuda_record(struct sk_dev *d, int stream, int event)
+{
+	struct cuda_dev *c = cdev(d);
+	cudaError_t e = cudaEventRecord(c->events[event], c->streams[stream]);
+
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "task '%s': recording its event",
+				    task_name(c, c->event_task[event]));
+	return 0;
+}
+
+static int cuda_wait(struct sk_dev *d, int stream, int event, int task)
+{
+	struct cuda_dev *c = cdev(d);
+	cudaError_t e = cudaStreamWaitEvent(c->streams[stream], c->events[event], 0);
+
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "task '%s': waiting for '%s'", task_name(c, task),
+				    task_name(c, c->event_task[event]));
+	return 0;
+}
+
+static int cuda_graph_launch(struct sk_dev *d, int stream, int graph)
+{
+	struct cuda_dev *c = cdev(d);
+	cudaError_t e = cudaGraphLaunch(c->graphs[graph].exec, c->streams[stream]);
+
+	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "cudaGraphLaunch");
+}
+
+static int cuda_sync(struct sk_dev *d, int stream, int task)
+{
+	struct cuda_dev *c = cdev(d);
+	cudaError_t e = cudaStreamSynchronize(c->streams[stream]);
+
+	if (e == cudaSuccess)
+		return 0;
+	return task >= 0 ? sk_cuda_fail(e, "task '%s'", task_name(c, task))
+			 : sk_cuda_fail(e, "synchronizing stream %d", stream);
+}
+
+static void cuda_free(struct sk_dev *d)
+{
+	struct cuda_dev *c = cdev(d);
+
+	for (int i = 0; i < c->ngraphs; i++) {
+		if (c->graphs[i].exec)
+			cudaGraphExecDestroy(c->graphs[i].exec);
+		if (c->graphs[i].graph)
+			cudaGraphDestroy(c->graphs[i].graph);
+		free(c->graphs[i].node);
+	}
+	for (int i = 0; i < c->nevents; i++)
+		cudaEventDestroy(c->events[i]);
+	for (int i = 0; i < d->nstreams; i++) {
+		cudaStreamSynchronize(c->streams[i]);
+		cudaStreamDestroy(c->streams[i]);
+	}
+	free(c->graphs);
+	free(c->events);
+	free(c->event_task);
+	free(c->streams);
+	free(c);
+}
+
+static const struct sk_dev_ops cuda_ops = {
+    .bind = cuda_bind,
+    .stream_new = cuda_stream_new,
+    .event_new = cuda_event_new,
+    .graph_new = cuda_graph_new,
+    .graph_node = cuda_graph_node,
+    .graph_edge = cuda_graph_edge,
+    .graph_ready = cuda_graph_ready,
+    .launch = cuda_launch,
+    .record = cuda_record,
+    .wait = cuda_wait,
+    .graph_launch = cuda_graph_launch,
+    .sync = cuda_sync,
+    .free = cuda_free,
+};
 
 struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip_plan *p, int *err)
 {
-	struct skip_exec *x;
-	int e = 0;
+	struct cuda_dev *c;
 
-	if (!g || !g->cuda)
-		e = sk_fail(SKIP_E_INVAL, "executor: load the graph first");
-	else
-		e = skip_plan_validate(g, p);
-	if (e || !(x = calloc(1, sizeof(*x)))) {
-		*err = e ? e : sk_fail(SKIP_E_NOMEM, "out of memory");
+	if (!g || !g->cuda) {
+		*err = sk_fail(SKIP_E_INVAL, "executor: load the graph first");
 		return NULL;
 	}
-	x->g = g;
-	cudaSetDevice(g->cuda->device);
-	e = copy_plan(x, p);
-	if (!e) {
-		static int (*const prepare[SKIP_NEXECUTORS])(struct skip_exec *) = {
-		    prepare_serial, prepare_streams, prepare_graph, prepare_window};
-
-		e = prepare[p->executor](x);
+	if (!(c = calloc(1, sizeof(*c)))) {
+		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		return NULL;
 	}
-	if (e) {
-		skip_exec_free(x);
-		x = NULL;
-	}
-	*err = e;
-	return x;
-}
-
-int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns)
-{
-	uint64_t t0 = skip_clock_ns(CLOCK_MONOTONIC);
-	cudaError_t e;
-	int err = 0;
-
-	cudaSetDevice(x->g->cuda->device);
-	switch (x->p.executor) {
-	case SKIP_EXEC_SERIAL:
-		err = run_serial(x);
-		break;
-	case SKIP_EXEC_STREAMS:
-		err = run_streams(x);
-		break;
-	case SKIP_EXEC_GRAPH:
-		e = cudaGraphLaunch(x->gexec, x->streams[0]);
-		if (e != cudaSuccess)
-			err = sk_cuda_fail(e, "cudaGraphLaunch");
-		break;
-	case SKIP_EXEC_WINDOW:
-		err = sk_window_run(x->win, x->g, x->p.order);
-		break;
-	}
-	if (sync_all(x) && !err)
-		err = SKIP_E_CUDA;
-	if (elapsed_ns)
-		*elapsed_ns = skip_clock_ns(CLOCK_MONOTONIC) - t0;
-	return err;
-}
-
-void skip_exec_free(struct skip_exec *x)
-{
-	if (!x)
-		return;
-	cudaSetDevice(x->g->cuda->device);
-	sk_window_free(x->win);
-	if (x->gexec)
-		cudaGraphExecDestroy(x->gexec);
-	if (x->graph)
-		cudaGraphDestroy(x->graph);
-	for (int v = 0; x->events && v < x->g->ntasks; v++)
-		if (x->events[v])
-			cudaEventDestroy(x->events[v]);
-	for (int i = 0; i < x->nstreams; i++) {
-		cudaStreamSynchronize(x->streams[i]);
-		cudaStreamDestroy(x->streams[i]);
-	}
-	free(x->streams);
-	free(x->events);
-	free(x->wstart);
-	free(x->widx);
-	free(x->pdl);
-	free(x->p.order);
-	free(x->p.stream);
-	free(x->p.events);
-	free(x);
+	c->d.ops = &cuda_ops;
+	c->d.g = g;
+	c->g = g;
+	return sk_exec_new_on(g, p, &c->d, err);
 }

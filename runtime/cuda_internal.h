@@ -1,6 +1,7 @@
 /*
- * cuda_internal.h: shared by the CUDA half of the runtime (cuda_*.c, exec.c),
- * compiled only with SKIP_HAVE_CUDA.
+ * cuda_internal.h: shared by the CUDA half of the runtime (cuda_*.c), compiled only with
+ * SKIP_HAVE_CUDA. The executors (exec.h) never include it: they reach the GPU through the
+ * device of cuda_exec.c.
  *
  * The runtime API comes from libcudart_static; every driver-API function is a pointer in
  * sk_drv, filled once through cudaGetDriverEntryPointByVersion(), so nothing links libcuda
@@ -31,11 +32,11 @@ extern struct sk_driver sk_drv;
 /* Per graph, after skip_graph_load(). */
 struct sk_cuda {
 	int device;
-	CUmodule *mods;	  /* [g->nmodules] */
-	CUmodule builtin; /* runtime/builtin.cu: fill, random, compare, spin */
-	CUfunction fn_fill, fn_random, fn_compare, fn_spin;
-	cudaStream_t stream;	  /* for resets and comparisons */
-	unsigned long long *dres; /* [2] device scratch: mismatch count, first index */
+	CUmodule *mods;		     /* [g->nmodules] */
+	CUmodule builtin;	     /* runtime/builtin.cu */
+	CUfunction fn[SK_NBUILTINS]; /* its kernels, by enum sk_builtin */
+	cudaStream_t stream;	     /* for resets and comparisons */
+	unsigned long long *dres;    /* [2] device scratch: mismatch count, first index */
 };
 
 /* Select @device, making sure a driver and the device exist, and resolve sk_drv (once per
@@ -44,6 +45,9 @@ int sk_cuda_init(int device);
 /* sk_fail(SKIP_E_CUDA, "<what>: <CUDA's message>"); returns SKIP_E_CUDA. */
 int sk_cuda_fail(cudaError_t e, const char *fmt, ...) SK_PRINTF(2, 3);
 int sk_cu_fail(CUresult r, const char *fmt, ...) SK_PRINTF(2, 3);
+
+/* Release the device state of @g (buffers, modules, functions): g->unload. */
+void sk_cuda_unload(struct skip_graph *g);
 
 /* Launch task @t on @stream, with the programmatic-stream-serialization attribute if @pdl. */
 int sk_cuda_launch(const struct sk_task *t, cudaStream_t stream, int pdl);

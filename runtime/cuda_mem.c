@@ -44,11 +44,9 @@ static int load_modules(struct skip_graph *g, struct sk_cuda *c)
 	r = sk_drv.module_load_data(&c->builtin, sk_builtin_ptx);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "loading the runtime's built-in kernels (PTX JIT)");
-	if ((r = sk_drv.module_get_function(&c->fn_fill, c->builtin, "sk_fill")) ||
-	    (r = sk_drv.module_get_function(&c->fn_random, c->builtin, "sk_random")) ||
-	    (r = sk_drv.module_get_function(&c->fn_compare, c->builtin, "sk_compare")) ||
-	    (r = sk_drv.module_get_function(&c->fn_spin, c->builtin, "sk_spin")))
-		return sk_cu_fail(r, "built-in kernels");
+	for (int i = 0; i < SK_NBUILTINS; i++)
+		if ((r = sk_drv.module_get_function(&c->fn[i], c->builtin, sk_builtin_names[i])))
+			return sk_cu_fail(r, "built-in kernels");
 	c->mods = calloc((size_t)g->nmodules + 1, sizeof(CUmodule));
 	if (!c->mods)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
@@ -192,6 +190,7 @@ int skip_graph_load(struct skip_graph *g, int device)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	c->device = device;
 	g->cuda = c;
+	g->unload = sk_cuda_unload;
 	e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
 	if (e == cudaSuccess)
 		e = cudaMalloc((void **)&c->dres, 2 * sizeof(unsigned long long));
@@ -246,9 +245,5 @@ void sk_cuda_unload(struct skip_graph *g)
 	free(c->mods);
 	free(c);
 	g->cuda = NULL;
-}
-
-void *skip_graph_buffer_ptr(const struct skip_graph *g, int buffer)
-{
-	return g && buffer >= 0 && buffer < g->nbufs ? g->bufs[buffer].dptr : NULL;
+	g->unload = NULL;
 }

@@ -55,9 +55,11 @@ static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraph
 	err = add_kernel(graph, (CUfunction)t->fn, t->grid, t->block, t->shared_bytes, t->params,
 			 NULL, &task);
 	if (!err)
-		err = add_kernel(graph, g->cuda->fn_spin, one, warp, 0, pfirst, NULL, &prev);
+		err = add_kernel(graph, g->cuda->fn[SK_BUILTIN_SPIN], one, warp, 0, pfirst, NULL,
+				 &prev);
 	for (int i = 0; !err && i < n; i++)
-		err = add_kernel(graph, g->cuda->fn_spin, one, warp, 0, pnext, &prev, &prev);
+		err = add_kernel(graph, g->cuda->fn[SK_BUILTIN_SPIN], one, warp, 0, pnext, &prev,
+				 &prev);
 	if (!err && (e = cudaGraphInstantiate(out, graph, 0)) != cudaSuccess)
 		err = sk_cuda_fail(e, "instantiating the probe graph of task '%s'", t->name);
 	cudaGraphDestroy(graph);
@@ -114,7 +116,7 @@ static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStre
 	cudaError_t e = cudaEventCreate(&a);
 	int err = 0;
 
-	empty.fn = g->cuda->fn_spin;
+	empty.fn = g->cuda->fn[SK_BUILTIN_SPIN];
 	memcpy(empty.grid, one, sizeof(one));
 	memcpy(empty.block, warp, sizeof(warp));
 	empty.params = pzero;

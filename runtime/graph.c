@@ -182,7 +182,8 @@ void skip_graph_free(struct skip_graph *g)
 {
 	if (!g)
 		return;
-	sk_cuda_unload(g);
+	if (g->unload)
+		g->unload(g);
 	for (int i = 0; i < g->ntasks; i++)
 		free_task(&g->tasks[i]);
 	for (int i = 0; i < g->nbufs; i++) {
@@ -684,6 +685,11 @@ const char *skip_graph_task_kernel(const struct skip_graph *g, int task, unsigne
 			block[i] = t->block[i];
 	}
 	return t->kernel.kind == SKIP_KERNEL_MODULE ? t->kernel.name : NULL;
+}
+
+void *skip_graph_buffer_ptr(const struct skip_graph *g, int buffer)
+{
+	return g && buffer >= 0 && buffer < g->nbufs ? g->bufs[buffer].dptr : NULL;
 }
 
 const char *skip_graph_buffer_name(const struct skip_graph *g, int buffer)

@@ -1,10 +1,14 @@
 /*
  * internal.h: what the files of runtime/ share and nothing else includes (tests excepted).
  *
- * The graph's layout (struct skip_graph), the DAG helpers (dag.c), the stream assignment
- * (streams.c), the window scheduler core (window.c, backend-agnostic so that a CPU backend can
- * drive it in tests), the workload parameter expressions (expr.c) and the CUDA half
- * (cuda_*.c), which is compiled only when SKIP_HAVE_CUDA is defined.
+ * The runtime has two halves. The CPU half needs no CUDA (libskip_taskgraph.a): the graph's
+ * layout (struct skip_graph, graph.c), the DAG helpers (dag.c), plans and their JSON (plan.c,
+ * plan_json.c), the stream assignment (streams.c), the workload files and their parameter
+ * expressions (workload.c, expr.c), and the executors (exec.h: the table in exec.c, one file
+ * each in exec/, and the recording device of launches.c). The CUDA half (cuda_*.c, declared in
+ * cuda_internal.h, compiled only when SKIP_HAVE_CUDA is defined; nocuda.c stands in for it
+ * otherwise) is memory, data, probes and the device the executors drive. Nothing in this
+ * header or in the CPU half's files includes CUDA.
  */
 #ifndef SKIP_RUNTIME_INTERNAL_H
 #define SKIP_RUNTIME_INTERNAL_H
@@ -87,9 +91,10 @@ struct skip_graph {
 	int width;
 	uint64_t *reach; /* [ntasks * words] reach[v] bit u: u ->* v (u != v); NULL if too big */
 	int reach_words;
-	struct sk_names task_names; /* task name -> id */
-	struct sk_names buf_names;  /* buffer name -> id */
-	struct sk_cuda *cuda;	    /* device state, NULL before load */
+	struct sk_names task_names;	      /* task name -> id */
+	struct sk_names buf_names;	      /* buffer name -> id */
+	struct sk_cuda *cuda;		      /* device state (cuda_internal.h), NULL before load */
+	void (*unload)(struct skip_graph *g); /* releases cuda; set by skip_graph_load() */
 };
 
 /* ---- graph.c / dag.c ------------------------------------------------------------------------- */
@@ -119,13 +124,18 @@ int sk_streams_events(const struct skip_graph *g, struct skip_plan *p);
 /* ---- plan.c ---------------------------------------------------------------------------------- */
 
 struct skip_plan *sk_plan_alloc(int ntasks, int with_streams);
+/* The plan members @p's executor owns (enum skip_plan_field bits); 0 for no executor. */
+unsigned sk_plan_fields(const struct skip_plan *p);
+/* "serial, streams, graph or window" into @buf (executors owning @field only; 0: all), with
+ * @last ("or", "and") before the last; returns @buf. */
+const char *sk_executor_list(char *buf, size_t len, unsigned field, const char *last);
 /* The order is a topological permutation and (streams) every stream is in range; events and
  * enforcement are not checked. 0 or SKIP_E_INVAL. */
 int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p);
 /* Positions in p->order: pos[task]. Caller frees. */
 int *sk_plan_positions(const struct skip_plan *p);
 
-/* ---- window.c: the ACS-SW style scheduler, backend-agnostic ---------------------------------- */
+/* ---- exec/window.c: the ACS-SW style scheduler of E4, on any backend ------------------------- */
 
 /*
  * Run task @task on worker @worker and return when it has completed (GPU: launch on the
@@ -177,10 +187,20 @@ int sk_expr_eval(const char *text, const struct sk_params *ps, int64_t *out);
  * that name in @text (otherwise -1), so that a caller may define it and try again. */
 int sk_expr_eval_at(const char *text, const struct sk_params *ps, int64_t *out, int *unknown_at);
 
-/* ---- cuda_*.c -------------------------------------------------------------------------------- */
+/* ---- launches.c: the runtime's own kernels (runtime/builtin.cu) ------------------------------ */
 
-/* Release the device state of @g (buffers, modules, functions). */
-void sk_cuda_unload(struct skip_graph *g);
+enum sk_builtin {
+	SK_BUILTIN_FILL,    /* sk_fill: an 8-byte pattern over a buffer */
+	SK_BUILTIN_RANDOM,  /* sk_random: seeded uniform values */
+	SK_BUILTIN_COMPARE, /* sk_compare: two buffers within tolerance */
+	SK_BUILTIN_SPIN,    /* sk_spin: a timer spin (probes) */
+	SK_NBUILTINS
+};
+/* Their names in builtin.cu, by enum sk_builtin (skip_runtime_kernel() reads the same). */
+extern const char *const sk_builtin_names[SK_NBUILTINS];
+
+/* ---- graph.c --------------------------------------------------------------------------------- */
+
 /* Element size of a dtype in bytes. */
 size_t sk_dtype_size(enum skip_dtype t);
 

@@ -1,7 +1,8 @@
 /*
  * nocuda.c: the device half of the API in a build without the CUDA toolkit. Graphs, plans and
- * workloads still work (they are CPU-only); everything that would touch a GPU says that this
- * build has no executors. Compiled instead of cuda_*.c and exec.c.
+ * workloads still work (they are CPU-only), and so does what the executors would launch
+ * (skip_plan_launches()); everything that would touch a GPU says that this build has no
+ * executors. Compiled instead of cuda_*.c.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include "internal.h"
@@ -39,11 +40,6 @@ int skip_graph_reset(struct skip_graph *g)
 	return unsupported();
 }
 
-void *skip_graph_buffer_ptr(const struct skip_graph *g, int buffer)
-{
-	return g && buffer >= 0 && buffer < g->nbufs ? g->bufs[buffer].dptr : NULL;
-}
-
 int skip_graph_checkpoint(struct skip_graph *g, struct skip_checkpoint **out)
 {
 	(void)g;
@@ -69,24 +65,6 @@ struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip_plan *p,
 	(void)p;
 	*err = unsupported();
 	return NULL;
-}
-
-int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns)
-{
-	(void)x;
-	if (elapsed_ns)
-		*elapsed_ns = 0;
-	return unsupported();
-}
-
-void skip_exec_free(struct skip_exec *x)
-{
-	(void)x;
-}
-
-void sk_cuda_unload(struct skip_graph *g)
-{
-	(void)g;
 }
 
 int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_start_probe *out)

@@ -1,6 +1,10 @@
 /*
  * plan.c: computing a plan for each executor, and checking that a plan (computed, or written
- * by the advisor or a person) fits its graph before anything runs.
+ * by the advisor or a person) fits its graph before anything runs. Both go by the plan members
+ * the executor owns (struct skip_executor_info.fields): an executor that owns the assignment
+ * gets the KeSCo/HuntKT one (streams.c) and its pruned events; one that owns "streams" alone
+ * gets a pool the DAG's width; "window" and "pdl" come from the options (skip_plan_options[],
+ * one row each, which plan_json.c and `skip run` read too).
  *
  * The check for the streams executor uses vector clocks: walking the launch order, each
  * task's clock is the element-wise maximum of the clock of the task before it on its stream
@@ -10,25 +14,33 @@
  * events), so it also catches mistakes in the pruning of streams.c.
  */
 #define SK_LOG_DOMAIN "runtime"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-static const char *const exec_names[SKIP_NEXECUTORS] = {"serial", "streams", "graph", "window"};
+#define OPT(f, name, field, lo, hi, dflt, metavar, help)                                           \
+	{                                                                                          \
+		name, field, offsetof(struct skip_plan_opts, f), offsetof(struct skip_plan, f),    \
+		    lo, hi, dflt, metavar, help                                                    \
+	}
+const struct skip_plan_option skip_plan_options[] = {
+    OPT(nstreams, "streams", SKIP_PLAN_STREAMS, 1, SK_MAX_STREAMS, 0, "N",
+	"streams for %s (default: the DAG width, at most 16)"),
+    OPT(window, "window", SKIP_PLAN_WINDOW, 1, SK_MAX_WINDOW, 32, "W",
+	"window size for %s, 1-64 (default 32)"),
+    OPT(pdl, "pdl", SKIP_PLAN_PDL, 0, 1, 0, NULL,
+	"programmatic dependent launch between tasks marked \"pdl\" (%s)"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL},
+};
+#undef OPT
 
-const char *skip_executor_name(enum skip_executor e)
+unsigned sk_plan_fields(const struct skip_plan *p)
 {
-	return (unsigned)e < SKIP_NEXECUTORS ? exec_names[e] : "?";
-}
+	const struct skip_executor_info *e = skip_executor_info(p->executor);
 
-int skip_executor_parse(const char *name)
-{
-	for (int i = 0; name && i < SKIP_NEXECUTORS; i++)
-		if (!strcmp(name, exec_names[i]))
-			return i;
-	return sk_fail(SKIP_E_INVAL, "unknown executor '%s' (serial, streams, graph or window)",
-		       name ? name : "");
+	return e ? e->fields : 0;
 }
 
 struct skip_plan *sk_plan_alloc(int ntasks, int with_streams)
@@ -82,36 +94,65 @@ static int default_streams(const struct skip_graph *g, int requested)
 	return s < 1 ? 1 : s;
 }
 
+/* The options @p's executor owns, from @o or their defaults (0 for a flag not given). */
+static void set_options(const struct skip_plan_opts *o, struct skip_plan *p)
+{
+	unsigned fields = sk_plan_fields(p);
+
+	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
+		int v = *(const int *)((const char *)o + r->opts_offset);
+
+		if (!(fields & r->field))
+			continue;
+		if (!r->metavar)
+			v = !!v; /* a flag */
+		else if (!v)
+			v = r->dflt;
+		if (v)
+			*(int *)((char *)p + r->plan_offset) = v;
+	}
+}
+
+static int check_opts(const struct skip_plan_opts *o)
+{
+	if (!o || !skip_executor_info((int)o->executor))
+		return sk_fail(SKIP_E_INVAL, "plan: unknown executor");
+	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
+		int v = *(const int *)((const char *)o + r->opts_offset);
+
+		if (r->metavar && (v < 0 || v > r->max))
+			return sk_fail(SKIP_E_INVAL,
+				       "plan: %s must be %d..%d (0: the default), not %d", r->name,
+				       r->min, r->max, v);
+	}
+	return 0;
+}
+
 int skip_plan_compute(const struct skip_graph *g, const struct skip_plan_opts *o,
 		      struct skip_plan **out)
 {
 	struct skip_plan *p;
-	int err = 0;
+	unsigned fields;
+	int err;
 
 	*out = NULL;
 	if (!g || !g->finalized)
 		return sk_fail(SKIP_E_INVAL, "plan: the graph is not finalized");
-	if (!o || (unsigned)o->executor >= SKIP_NEXECUTORS)
-		return sk_fail(SKIP_E_INVAL, "plan: unknown executor");
-	if (o->window < 0 || o->window > SK_MAX_WINDOW || o->nstreams < 0 ||
-	    o->nstreams > SK_MAX_STREAMS)
-		return sk_fail(SKIP_E_INVAL, "plan: window must be 1..%d and streams 1..%d",
-			       SK_MAX_WINDOW, SK_MAX_STREAMS);
-	p = sk_plan_alloc(g->ntasks, o->executor == SKIP_EXEC_STREAMS);
+	if ((err = check_opts(o)))
+		return err;
+	fields = skip_executor_info((int)o->executor)->fields;
+	p = sk_plan_alloc(g->ntasks, !!(fields & SKIP_PLAN_ASSIGNMENT));
 	if (!p)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	p->executor = o->executor;
-	p->pdl = o->pdl && (o->executor == SKIP_EXEC_GRAPH || o->executor == SKIP_EXEC_SERIAL);
-	p->window = o->window ? o->window : 32;
-	if (o->executor == SKIP_EXEC_STREAMS) {
-		err = sk_streams_assign(g, default_streams(g, o->nstreams), p);
-		if (!err)
-			err = sk_streams_events(g, p);
-	} else {
-		memcpy(p->order, g->topo, (size_t)g->ntasks * sizeof(int));
-		if (o->executor == SKIP_EXEC_WINDOW)
-			p->nstreams = default_streams(g, o->nstreams);
-	}
+	memcpy(p->order, g->topo, (size_t)g->ntasks * sizeof(int));
+	set_options(o, p);
+	if (fields & SKIP_PLAN_STREAMS)
+		p->nstreams = default_streams(g, o->nstreams);
+	if (fields & SKIP_PLAN_ASSIGNMENT)
+		err = sk_streams_assign(g, p->nstreams, p);
+	if (!err && (fields & SKIP_PLAN_EVENTS))
+		err = sk_streams_events(g, p);
 	if (!err)
 		err = skip_plan_validate(g, p);
 	if (err) {
@@ -273,7 +314,7 @@ int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p)
 	if (!pos)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	err = check_order(g, p, pos);
-	if (!err && p->executor == SKIP_EXEC_STREAMS) {
+	if (!err && (sk_plan_fields(p) & SKIP_PLAN_ASSIGNMENT)) {
 		if (p->nstreams < 1 || p->nstreams > SK_MAX_STREAMS)
 			err = sk_fail(SKIP_E_INVAL, "plan: streams must be 1..%d, not %d",
 				      SK_MAX_STREAMS, p->nstreams);
@@ -290,17 +331,19 @@ int sk_plan_check_layout(const struct skip_graph *g, const struct skip_plan *p)
 
 int skip_plan_validate(const struct skip_graph *g, const struct skip_plan *p)
 {
+	unsigned fields;
 	int *pos, err;
 
 	if (!g || !g->finalized)
 		return sk_fail(SKIP_E_INVAL, "plan: the graph is not finalized");
-	if (!p || (unsigned)p->executor >= SKIP_NEXECUTORS)
+	if (!p || !skip_executor_info((int)p->executor))
 		return sk_fail(SKIP_E_INVAL, "plan: unknown executor");
 	if (p->ntasks != g->ntasks)
 		return sk_fail(SKIP_E_INVAL, "plan: made for %d tasks, the graph has %d", p->ntasks,
 			       g->ntasks);
-	if (p->executor == SKIP_EXEC_WINDOW && (p->window < 1 || p->window > SK_MAX_WINDOW ||
-						p->nstreams < 1 || p->nstreams > SK_MAX_STREAMS))
+	fields = sk_plan_fields(p);
+	if ((fields & SKIP_PLAN_WINDOW) && (p->window < 1 || p->window > SK_MAX_WINDOW ||
+					    p->nstreams < 1 || p->nstreams > SK_MAX_STREAMS))
 		return sk_fail(SKIP_E_INVAL,
 			       "plan: window must be 1..%d and streams 1..%d (got %d and %d)",
 			       SK_MAX_WINDOW, SK_MAX_STREAMS, p->window, p->nstreams);
@@ -308,7 +351,7 @@ int skip_plan_validate(const struct skip_graph *g, const struct skip_plan *p)
 	if (!pos)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	err = check_order(g, p, pos);
-	if (!err && p->executor == SKIP_EXEC_STREAMS)
+	if (!err && (fields & SKIP_PLAN_ASSIGNMENT))
 		err = check_streams(g, p, pos);
 	free(pos);
 	return err;

@@ -3,7 +3,9 @@
  * `skip run --plan` reads. Tasks are named, never numbered, so a plan stays readable and
  * survives changes to the order of a workload's tasks. Whatever a plan leaves out is computed
  * (the launch order, a streams assignment, its events); whatever it gives is checked with
- * skip_plan_validate() before it is handed out.
+ * skip_plan_validate() before it is handed out. A plan holds the members its executor owns
+ * (struct skip_executor_info.fields): the numbers and flags of skip_plan_options[] and the
+ * lists of the table below; the lists of another executor are refused.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <cjson/cJSON.h>
@@ -14,22 +16,17 @@
 
 #define SK_PLAN_VERSION 1
 
-static const char *const known_keys[] = {
+/* Members every plan may have (the options and the lists are the tables'). */
+static const char *const other_keys[] = {
     "skip_plan",
     "executor",
-    "streams",
-    "order",
-    "assignment",
-    "events",
-    "pdl",
-    "window",
-    "events_before_pruning",
+    "events_before_pruning", /* written with "events" */
     "events_after_step_b",
     "events_after_pruning",
     "comment",
     "workload",
     "stats",
-    "advice",     /* written by skip advise; ignored here */
+    "advice",	  /* written by skip advise; ignored here */
     "prediction", /* likewise */
     NULL,
 };
@@ -155,19 +152,70 @@ static int parse_events(const struct skip_graph *g, const cJSON *arr, struct ski
 	return 0;
 }
 
+static int write_order(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
+static int write_assignment(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
+static int write_events(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
+
+/* The members that are lists, in the order they are written. Reading them is apply()'s: an
+ * assignment without events gets them computed. */
+static const struct list_member {
+	const char *key;
+	enum skip_plan_field field;
+	int (*write)(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
+} lists[] = {
+    {"order", SKIP_PLAN_ORDER, write_order},
+    {"assignment", SKIP_PLAN_ASSIGNMENT, write_assignment},
+    {"events", SKIP_PLAN_EVENTS, write_events},
+};
+#define NLISTS (sizeof(lists) / sizeof(lists[0]))
+
+static int known_key(const char *key)
+{
+	for (int i = 0; other_keys[i]; i++)
+		if (!strcmp(key, other_keys[i]))
+			return 1;
+	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++)
+		if (!strcmp(key, r->name))
+			return 1;
+	for (size_t i = 0; i < NLISTS; i++)
+		if (!strcmp(key, lists[i].key))
+			return 1;
+	return 0;
+}
+
 static int check_keys(const cJSON *root)
 {
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, root)
 	{
-		int ok = 0;
-
-		for (int i = 0; known_keys[i] && !ok; i++)
-			ok = !strcmp(it->string, known_keys[i]);
-		if (!ok)
+		if (!known_key(it->string))
 			return sk_fail(SKIP_E_INVAL, "plan: unknown member \"%s\"", it->string);
 	}
+	return 0;
+}
+
+/* The options' members into @o (whichever executor owns them: skip_plan_compute() takes those
+ * of the plan's): the flags first, then the numbers, so a plan wrong in both is told of its
+ * flag as before the options were a table. */
+static int parse_options(const cJSON *root, struct skip_plan_opts *o)
+{
+	for (int numbers = 0; numbers < 2; numbers++)
+		for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
+			const cJSON *it = cJSON_GetObjectItemCaseSensitive(root, r->name);
+			int *v = (int *)((char *)o + r->opts_offset);
+
+			if ((r->metavar != NULL) != numbers)
+				continue;
+			if (r->metavar && get_int(root, r->name, r->min, r->max, v) < 0)
+				return SKIP_E_INVAL;
+			if (r->metavar)
+				continue;
+			if (it && !cJSON_IsBool(it))
+				return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be true or false",
+					       r->name);
+			*v = cJSON_IsTrue(it);
+		}
 	return 0;
 }
 
@@ -175,7 +223,7 @@ static int parse_header(const cJSON *root, struct skip_plan_opts *o)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "skip_plan");
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "executor");
-	const cJSON *pdl = cJSON_GetObjectItemCaseSensitive(root, "pdl");
+	char list[128];
 	int x;
 
 	if (!cJSON_IsObject(root))
@@ -187,17 +235,28 @@ static int parse_header(const cJSON *root, struct skip_plan_opts *o)
 			       "plan: \"skip_plan\": %d (the format version) expected",
 			       SK_PLAN_VERSION);
 	if (!cJSON_IsString(e))
-		return sk_fail(SKIP_E_INVAL,
-			       "plan: \"executor\" (serial, streams, graph or window) is missing");
+		return sk_fail(SKIP_E_INVAL, "plan: \"executor\" (%s) is missing",
+			       sk_executor_list(list, sizeof(list), 0, "or"));
 	if ((x = skip_executor_parse(e->valuestring)) < 0)
 		return sk_fail(SKIP_E_INVAL, "plan: %s", skip_errmsg());
 	o->executor = x;
-	if (pdl && !cJSON_IsBool(pdl))
-		return sk_fail(SKIP_E_INVAL, "plan: \"pdl\" must be true or false");
-	o->pdl = cJSON_IsTrue(pdl);
-	if (get_int(root, "streams", 1, SK_MAX_STREAMS, &o->nstreams) < 0 ||
-	    get_int(root, "window", 1, SK_MAX_WINDOW, &o->window) < 0)
-		return SKIP_E_INVAL;
+	return parse_options(root, o);
+}
+
+/* A list member @p's executor does not own is refused, naming the executors that own it. */
+static int foreign_lists(const cJSON *root, const struct skip_plan *p)
+{
+	unsigned fields = sk_plan_fields(p);
+	char list[128];
+
+	for (size_t i = 0; i < NLISTS; i++)
+		if (!(fields & lists[i].field) &&
+		    cJSON_GetObjectItemCaseSensitive(root, lists[i].key))
+			return sk_fail(SKIP_E_INVAL,
+				       "plan: \"%s\" applies to the %s executor%s only",
+				       lists[i].key,
+				       sk_executor_list(list, sizeof(list), lists[i].field, "and"),
+				       strchr(list, ' ') ? "s" : "");
 	return 0;
 }
 
@@ -208,17 +267,13 @@ static int apply(const struct skip_graph *g, const cJSON *root, const struct ski
 	const cJSON *order = cJSON_GetObjectItemCaseSensitive(root, "order");
 	const cJSON *assign = cJSON_GetObjectItemCaseSensitive(root, "assignment");
 	const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "events");
+	unsigned fields = sk_plan_fields(p);
 	int err;
 
-	if (order && (err = parse_order(g, order, p)))
+	if (order && (fields & SKIP_PLAN_ORDER) && (err = parse_order(g, order, p)))
 		return err;
-	if (p->executor != SKIP_EXEC_STREAMS) {
-		if (assign || events)
-			return sk_fail(SKIP_E_INVAL,
-				       "plan: \"%s\" applies to the streams executor only",
-				       assign ? "assignment" : "events");
-		return skip_plan_validate(g, p);
-	}
+	if ((err = foreign_lists(root, p)))
+		return err;
 	if (assign && (err = parse_assignment(g, assign, p, o->nstreams)))
 		return err;
 	if (events) {
@@ -228,7 +283,7 @@ static int apply(const struct skip_graph *g, const cJSON *root, const struct ski
 		p->events_unpruned = p->events_step_b = -1;
 		if ((err = parse_events(g, events, p)))
 			return err;
-	} else if (assign || order) {
+	} else if ((fields & SKIP_PLAN_EVENTS) && (assign || order)) {
 		if ((err = sk_plan_check_layout(g, p)) || (err = sk_streams_events(g, p)))
 			return err;
 	}
@@ -261,7 +316,7 @@ int skip_plan_from_json(const struct skip_graph *g, const char *text, struct ski
 
 /* ---- writing --------------------------------------------------------------------------------- */
 
-static int add_names(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
+static int write_order(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
 {
 	cJSON *order = cJSON_AddArrayToObject(root, "order");
 
@@ -271,16 +326,24 @@ static int add_names(const struct skip_graph *g, cJSON *root, const struct skip_
 	return order ? 0 : SKIP_E_NOMEM;
 }
 
-static int add_streams(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
+static int write_assignment(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
 {
 	cJSON *assign = cJSON_AddObjectToObject(root, "assignment");
-	cJSON *events = cJSON_AddArrayToObject(root, "events");
 
-	if (!assign || !events)
+	if (!assign)
 		return SKIP_E_NOMEM;
 	for (int v = 0; v < p->ntasks; v++)
 		if (!cJSON_AddNumberToObject(assign, g->tasks[v].name, p->stream[v]))
 			return SKIP_E_NOMEM;
+	return 0;
+}
+
+static int write_events(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
+{
+	cJSON *events = cJSON_AddArrayToObject(root, "events");
+
+	if (!events)
+		return SKIP_E_NOMEM;
 	for (int i = 0; i < p->nevents; i++) {
 		cJSON *e = cJSON_CreateObject();
 
@@ -296,28 +359,38 @@ static int add_streams(const struct skip_graph *g, cJSON *root, const struct ski
 	return cJSON_AddNumberToObject(root, "events_after_pruning", p->nevents) ? 0 : SKIP_E_NOMEM;
 }
 
+/* The options @p's executor owns, as numbers or booleans. */
+static int write_options(cJSON *root, const struct skip_plan *p)
+{
+	unsigned fields = sk_plan_fields(p);
+
+	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
+		int v = *(const int *)((const char *)p + r->plan_offset);
+
+		if (!(fields & r->field))
+			continue;
+		if (!(r->metavar ? cJSON_AddNumberToObject(root, r->name, v)
+				 : cJSON_AddBoolToObject(root, r->name, v)))
+			return SKIP_E_NOMEM;
+	}
+	return 0;
+}
+
 char *skip_plan_to_json(const struct skip_graph *g, const struct skip_plan *p)
 {
 	cJSON *root = cJSON_CreateObject();
 	char *text = NULL;
+	unsigned fields = sk_plan_fields(p);
 	int err = root ? 0 : SKIP_E_NOMEM;
 
 	if (!err && (!cJSON_AddNumberToObject(root, "skip_plan", SK_PLAN_VERSION) ||
 		     !cJSON_AddStringToObject(root, "executor", skip_executor_name(p->executor))))
 		err = SKIP_E_NOMEM;
-	if (!err && (p->executor == SKIP_EXEC_STREAMS || p->executor == SKIP_EXEC_WINDOW) &&
-	    !cJSON_AddNumberToObject(root, "streams", p->nstreams))
-		err = SKIP_E_NOMEM;
-	if (!err && p->executor == SKIP_EXEC_WINDOW &&
-	    !cJSON_AddNumberToObject(root, "window", p->window))
-		err = SKIP_E_NOMEM;
-	if (!err && (p->executor == SKIP_EXEC_GRAPH || p->executor == SKIP_EXEC_SERIAL) &&
-	    !cJSON_AddBoolToObject(root, "pdl", p->pdl))
-		err = SKIP_E_NOMEM;
 	if (!err)
-		err = add_names(g, root, p);
-	if (!err && p->executor == SKIP_EXEC_STREAMS)
-		err = add_streams(g, root, p);
+		err = write_options(root, p);
+	for (size_t i = 0; i < NLISTS && !err; i++)
+		if (fields & lists[i].field)
+			err = lists[i].write(g, root, p);
 	if (!err)
 		text = cJSON_Print(root);
 	cJSON_Delete(root);

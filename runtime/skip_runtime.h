@@ -12,11 +12,14 @@
  * stream (the reference), E2 several streams with events (KeSCo/HuntKT stream assignment and
  * barrier pruning), E3 a CUDA graph built with the explicit graph API (optionally with
  * programmatic-dependent-launch edges), or E4 an ACS-style window scheduler over a pool of
- * streams. Plans are computed here or loaded from JSON, and always validated against the graph
- * before anything runs. A workload file (schemas/workload.schema.json) describes a whole graph
- * in JSON: skip_workload_load().
+ * streams. Each executor names the plan members it owns (skip_executor_info()); plans are
+ * computed here or loaded from JSON, and always validated against the graph before anything
+ * runs. What an executor submits for a plan, call by call, is reported without a GPU by
+ * skip_plan_launches() (the advisor models the executors from it). A workload file
+ * (schemas/workload.schema.json) describes a whole graph in JSON: skip_workload_load().
  *
- * Everything up to skip_graph_load() is CPU-only and works without a GPU or a CUDA toolkit.
+ * Everything up to skip_graph_load() is CPU-only and works without a GPU or a CUDA toolkit
+ * (libskip_taskgraph.a holds that half alone; libskip_runtime.a holds both halves).
  * The GPU half needs a build with CUDA; the library reaches the driver through the CUDA
  * runtime (linked statically) and cudaGetDriverEntryPointByVersion(), so programs that link it
  * still start on machines without a GPU driver and get SKIP_E_NODEV from skip_graph_load().
@@ -201,11 +204,34 @@ enum skip_executor {
 	SKIP_EXEC_STREAMS, /* E2: several streams, cross-stream dependencies as events */
 	SKIP_EXEC_GRAPH,   /* E3: one CUDA graph, instantiated once, replayed */
 	SKIP_EXEC_WINDOW,  /* E4: window of W pending launches, conflict checks, stream pool */
+	SKIP_NEXECUTORS	   /* their number: a new executor's value goes just before it */
 };
-#define SKIP_NEXECUTORS 4
 
-/* "serial", "streams", "graph", "window"; skip_executor_parse() returns the enum or
- * SKIP_E_INVAL. */
+/* The members of a plan (struct skip_plan and its JSON) that an executor may own: it reads
+ * them, plan JSON writes them for it, skip_plan_validate() checks them, and a plan for
+ * another executor that gives one of the lists is refused. */
+enum skip_plan_field {
+	SKIP_PLAN_ORDER = 1 << 0,      /* "order": order */
+	SKIP_PLAN_STREAMS = 1 << 1,    /* "streams": nstreams (the streams, or the stream pool) */
+	SKIP_PLAN_ASSIGNMENT = 1 << 2, /* "assignment": stream */
+	SKIP_PLAN_EVENTS = 1 << 3,     /* "events" and their counts: events, nevents, events_* */
+	SKIP_PLAN_PDL = 1 << 4,	       /* "pdl": pdl */
+	SKIP_PLAN_WINDOW = 1 << 5,     /* "window": window */
+};
+
+/* What an executor is, from the table of executors (runtime/exec.c). */
+struct skip_executor_info {
+	const char *name;    /* "serial": what plans, traces and `skip run --executor` call it */
+	const char *label;   /* "E1" */
+	const char *summary; /* a few words for help texts: "the reference" */
+	unsigned fields;     /* enum skip_plan_field bits: the plan members it owns */
+};
+
+/* The executor @e (borrowed, static), or NULL when there is none of that number: loop from 0
+ * until NULL to list them in their order. */
+SKIP_API const struct skip_executor_info *skip_executor_info(int e);
+/* "serial", "streams", "graph", "window" ("?" for none); skip_executor_parse() returns the
+ * enum or SKIP_E_INVAL ("unknown executor 'x' (serial, streams, graph or window)"). */
 SKIP_API const char *skip_executor_name(enum skip_executor e);
 SKIP_API int skip_executor_parse(const char *name);
 
@@ -236,6 +262,24 @@ struct skip_plan_opts {
 };
 
 /*
+ * The plan's options that are one number or a flag, one row each (ended by a NULL name): the
+ * plan JSON member and `skip run --NAME` of each, where it lives in struct skip_plan_opts and
+ * struct skip_plan, its range and its default. Plan JSON reads and writes them, and skip run
+ * makes its options and their help from them.
+ */
+struct skip_plan_option {
+	const char *name;	    /* JSON member and skip run option: "streams" */
+	enum skip_plan_field field; /* the executors that own this field use it */
+	size_t opts_offset;	    /* of its int in struct skip_plan_opts */
+	size_t plan_offset;	    /* of its int in struct skip_plan */
+	int min, max;		    /* its range; a flag: 0 and 1 (JSON true and false) */
+	int dflt;		    /* when not given; 0: the executor computes it */
+	const char *metavar;	    /* skip run's name for its value; NULL for a flag */
+	const char *help;	    /* for skip run --help; "%s" becomes its executors' names */
+};
+SKIP_API extern const struct skip_plan_option skip_plan_options[];
+
+/*
  * Compute a plan for a finalized graph. Streams: levelize, least predecessors first, the
  * three stream rules (sources round-robin; one stream-end predecessor: its stream; several:
  * the one with the fewest unscheduled successors; none: deferred, round-robin), then the
@@ -263,6 +307,64 @@ SKIP_API int skip_plan_from_json(const struct skip_graph *g, const char *text,
 /* The plan as JSON text (caller frees), or NULL on out-of-memory. */
 SKIP_API char *skip_plan_to_json(const struct skip_graph *g, const struct skip_plan *p);
 SKIP_API void skip_plan_free(struct skip_plan *p);
+
+/* ---- what an executor launches (CPU only) ---------------------------------------------------- */
+
+/* One call an executor makes to the GPU. Streams, events and graphs are numbered from 0 in
+ * the order the executor makes them. */
+enum skip_step_kind {
+	/* once, in skip_exec_new() */
+	SKIP_STEP_STREAM,      /* a stream is made (stream) */
+	SKIP_STEP_EVENT,       /* an event is made (event; task: whose completion it marks) */
+	SKIP_STEP_GRAPH,       /* a CUDA graph is begun (graph) */
+	SKIP_STEP_NODE,	       /* a kernel node of task is added to graph */
+	SKIP_STEP_EDGE,	       /* an edge from the node of from to the node of task, in graph */
+	SKIP_STEP_INSTANTIATE, /* graph is instantiated and uploaded on stream */
+	/* each skip_exec_run() */
+	SKIP_STEP_LAUNCH,	/* task's kernel is launched on stream */
+	SKIP_STEP_RECORD,	/* event (of task) is recorded on stream: cudaEventRecord */
+	SKIP_STEP_WAIT,		/* stream waits for event (of from) before task: StreamWaitEvent */
+	SKIP_STEP_GRAPH_LAUNCH, /* graph is launched on stream */
+	SKIP_STEP_SYNC,		/* the host waits for stream (after task, or -1 for all of it) */
+};
+/* LAUNCH: with programmatic stream serialization; EDGE: a programmatic edge. */
+#define SKIP_STEP_PDL 1u
+
+struct skip_step {
+	enum skip_step_kind kind;
+	int thread; /* the host thread that makes it: 0 the caller, k + 1 the executor's worker k */
+	int stream, task, from, event, graph; /* -1 where the kind has none */
+	unsigned flags;			      /* SKIP_STEP_PDL */
+};
+
+/* What an executor does with a plan, call by call, recorded without a GPU. */
+struct skip_launches {
+	struct skip_step *prepare; /* [nprepare] skip_exec_new(), in order */
+	int nprepare;
+	struct skip_step *run; /* [nrun] one skip_exec_run(), its final waits included; steps of
+				  different threads are in the order they happened to come */
+	int nrun;
+	int nthreads; /* host threads that submit: 1, or 1 + the executor's workers */
+};
+/*
+ * Run @p's executor on a device that only writes down what it is asked to do: make it, run it
+ * once and free it. The steps are those the executor would submit to a GPU for this plan (the
+ * GPU's answers aside: no error, every kernel done at once, so a window executor's order of
+ * dispatch is one of the possible ones). @p is validated against @g first. Returns 0 and *@out
+ * (free with skip_launches_free()), SKIP_E_INVAL for a plan that does not fit, or
+ * SKIP_E_NOMEM. Needs no GPU and no CUDA toolkit.
+ */
+SKIP_API int skip_plan_launches(const struct skip_graph *g, const struct skip_plan *p,
+				struct skip_launches **out);
+SKIP_API void skip_launches_free(struct skip_launches *l);
+/* @s as text into @buf ("launch 'b' on stream 1", "[worker 2] sync stream 1 after 'c'"),
+ * truncated to @len; returns @buf. */
+SKIP_API const char *skip_step_format(const struct skip_graph *g, const struct skip_step *s,
+				      char *buf, size_t len);
+/* Nonzero when @name is one of the runtime's own kernels (runtime/builtin.cu: they write
+ * initial contents, compare results and time probes), which a trace of `skip run` holds
+ * beside the tasks' kernels; no executor launches them in a run. */
+SKIP_API int skip_runtime_kernel(const char *name);
 
 /* ---- device side (needs CUDA) ---------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * window.c: the E4 window scheduler, in the style of ACS-SW (Durvasula et al., "Concurrent
+ * exec/window.c: E4, the window scheduler, in the style of ACS-SW (Durvasula et al., "Concurrent
  * Kernel Execution on Irregular, Input-Dependent Computational Graphs", arXiv 2401.12377).
  *
  * The calling thread is the window module: it submits tasks in program order into a window of
@@ -14,13 +14,18 @@
  * Upstream sets are bit masks over the slots (W <= 64). One mutex guards the window; workers
  * wait on `work`, the window module on `space` (a slot freed or all done). Nothing is held
  * across a run call.
+ *
+ * The scheduler (sk_window_*, internal.h) runs tasks through a callback, so that the unit tests
+ * drive it on the CPU. The executor at the end of the file gives it one worker per stream of
+ * the plan's pool: a worker launches its task on its stream and waits for that stream before
+ * it takes the next.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "exec.h"
 
 enum slot_state { SLOT_FREE, SLOT_PENDING, SLOT_READY, SLOT_RUNNING };
 
@@ -230,3 +235,77 @@ void sk_window_free(struct sk_window *w)
 	free(w->threads);
 	free(w);
 }
+
+/* ---- the executor ---------------------------------------------------------------------------- */
+
+struct window {
+	struct sk_run r;
+	int *stream; /* [nstreams] the device's stream of each worker */
+	struct sk_window *win;
+};
+
+static void window_fini(void *state)
+{
+	struct window *x = state;
+
+	if (!x)
+		return;
+	sk_window_free(x->win);
+	free(x->stream);
+	free(x);
+}
+
+static int window_init(void *ctx, int worker)
+{
+	struct window *x = ctx;
+
+	return x->r.dev->ops->bind(x->r.dev, worker + 1);
+}
+
+static int window_task(void *ctx, int worker, int task)
+{
+	struct window *x = ctx;
+	int err = sk_dev_launch(x->r.dev, x->stream[worker], task, 0);
+
+	return err ? err : sk_dev_sync(x->r.dev, x->stream[worker], task);
+}
+
+static void *window_prepare(const struct sk_run *r, int *err)
+{
+	struct window *x = calloc(1, sizeof(*x));
+	int n = r->p->nstreams;
+
+	*err = 0;
+	if (!x || !(x->stream = malloc((size_t)n * sizeof(int)))) {
+		free(x);
+		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	x->r = *r;
+	for (int i = 0; i < n && !*err; i++)
+		if ((x->stream[i] = sk_dev_stream_new(r->dev)) < 0)
+			*err = x->stream[i];
+	if (!*err)
+		x->win = sk_window_new(n, r->p->window, window_task, window_init, x, err);
+	if (*err) {
+		window_fini(x);
+		return NULL;
+	}
+	return x;
+}
+
+static int window_run(void *state)
+{
+	struct window *x = state;
+
+	return sk_window_run(x->win, x->r.g, x->r.p->order);
+}
+
+const struct sk_executor sk_exec_window = {
+    .id = SKIP_EXEC_WINDOW,
+    .info = {"window", "E4", "ACS-style window scheduler",
+	     SKIP_PLAN_ORDER | SKIP_PLAN_STREAMS | SKIP_PLAN_WINDOW},
+    .prepare = window_prepare,
+    .run = window_run,
+    .fini = window_fini,
+};

@@ -4,6 +4,8 @@
  * is completed (events computed from an assignment); a written plan reads back the same.
  * The graph: a and b independent, c joins them, d follows c.
  */
+#include <cjson/cJSON.h>
+
 #include "helpers.h"
 
 static struct skip_graph *g;
@@ -211,4 +213,48 @@ Test(runtime_plan, window_and_graph_plans_keep_their_options)
 	accepts("{" HEAD "\"executor\": \"window\"}");
 	cr_assert_eq(p->window, 32, "the default window");
 	cr_assert_eq(p->nstreams, 2, "the default pool: the DAG's width");
+}
+
+/* schemas/plan.schema.json says what the tables say: the executors in their order, each option
+ * with its range, and every executor's computed plan is valid. */
+Test(runtime_plan, the_schema_names_the_executors_and_options_of_the_tables)
+{
+	const struct skip_executor_info *e;
+	const cJSON *props, *names;
+	cJSON *schema = NULL;
+	int i = 0;
+
+	cr_assert_eq(skip_json_load("schemas/plan.schema.json", &schema), 0, "%s", skip_errmsg());
+	props = cJSON_GetObjectItem(schema, "properties");
+	names = cJSON_GetObjectItem(cJSON_GetObjectItem(props, "executor"), "enum");
+	cr_assert_eq(cJSON_GetArraySize(names), SKIP_NEXECUTORS, "one name per executor");
+	for (; (e = skip_executor_info(i)); i++)
+		cr_expect_str_eq(cJSON_GetArrayItem(names, i)->valuestring, e->name);
+	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
+		const cJSON *s = cJSON_GetObjectItem(props, r->name);
+
+		cr_assert_not_null(s, "the schema lacks \"%s\"", r->name);
+		cr_expect_str_eq(cJSON_GetObjectItem(s, "type")->valuestring,
+				 r->metavar ? "integer" : "boolean", "\"%s\"", r->name);
+		if (!r->metavar)
+			continue;
+		cr_expect_eq(cJSON_GetObjectItem(s, "minimum")->valueint, r->min, "\"%s\"", r->name);
+		cr_expect_eq(cJSON_GetObjectItem(s, "maximum")->valueint, r->max, "\"%s\"", r->name);
+	}
+	for (i = 0; (e = skip_executor_info(i)); i++) {
+		struct skip_plan_opts o = {.executor = (enum skip_executor)i, .pdl = 1};
+		struct skip_plan *q = NULL;
+		char *text, err[256] = "";
+		cJSON *doc;
+
+		cr_assert_eq(skip_plan_compute(g, &o, &q), 0, "%s", skip_errmsg());
+		text = skip_plan_to_json(g, q);
+		doc = cJSON_Parse(text);
+		cr_expect_eq(skip_json_validate(schema, doc, err, sizeof(err)), 0, "%s: %s", e->name,
+			     err);
+		cJSON_Delete(doc);
+		free(text);
+		skip_plan_free(q);
+	}
+	cJSON_Delete(schema);
 }

@@ -170,9 +170,27 @@ struct sk_ctx {
 struct skip_advice *sk_item_push(struct skip_advice_report *r);
 void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved);
 
-/* workload.c: the E1/E2/E3 models of a `skip run WORKLOAD --executor serial` recording. Sets
- * the report's calibration figures and adds the STREAMS and DAGGRAPH items with their plans. */
+/* workload.c: the executors' models of a `skip run WORKLOAD --executor serial` recording.
+ * Sets the report's calibration figures and adds the STREAMS and DAGGRAPH items with their
+ * plans. */
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
+
+/* workload.c, for tests/unit/advisor/test_workload_models.c: the model of one iteration of a
+ * plan, built from what its executor submits (skip_plan_launches()), every kernel taking the
+ * same time and the calibration's defaults otherwise. */
+struct skip_graph;
+struct skip_plan;
+struct skip_step;
+struct sk_model_view {
+	struct wi_prog prog;	 /* the program */
+	struct skip_step *calls; /* [prog.ncalls] the executor's step each host call models */
+	int *op_task;		 /* [prog.nops] the task each operation is the kernel of */
+};
+/* 0 and *@v (free with sk_model_view_fini()), or a negative code: SKIP_E_UNSUPPORTED when the
+ * model does not follow the plan's executor, with the reason in skip_errmsg(). */
+int sk_model_view(const struct skip_graph *g, const struct skip_plan *plan, double dur_ns,
+		  struct sk_model_view *v);
+void sk_model_view_fini(struct sk_model_view *v);
 
 /* fusion.c: did a host synchronization of a's process end between the launches of a and b? */
 int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,

@@ -3,23 +3,33 @@
  * executors (docs/skip-advise.md "Workloads").
  *
  * The recording is cut into iterations: runs of the workload's task count of kernels, in the
- * serial plan's order, whose names are the tasks' kernels (the runtime's own kernels, named
- * sk_*, which write initial contents and compare results, are left out). Each task gets the
- * medians over iterations of its kernel's duration, its launch call's time and the host gap
- * before that call. From those, one what-if program per executor, built the way
- * runtime/exec.c runs it:
- *   E1 serial: the launches in order on one stream, then one synchronize;
- *   E2 streams: per task in the plan's order its cudaStreamWaitEvent calls, its launch and,
- *      when another stream waits for it, a cudaEventRecord; then a synchronize per stream;
- *   E3 graph: one cudaGraphLaunch, then the tasks as nodes with their DAG edges, then a
- *      synchronize; a node that first joins the branches of different root nodes waits
- *      graph_root_join_ns more.
- * The E1 program with the recorded (profiled) call times must reproduce the recorded
+ * serial plan's order, whose names are the tasks' kernels (the runtime's own kernels, which
+ * write initial contents and compare results, are left out: skip_runtime_kernel() names them).
+ * Each task gets the medians over iterations of its kernel's duration, its launch call's time
+ * and the host gap before that call. From those, one what-if program per executor's plan,
+ * built from what that executor submits for the plan, step by step, as the runtime reports it
+ * (skip_plan_launches(): the executor itself, run on a recording device), not from a second
+ * description of it:
+ *   a kernel launch: a host call (the task's recorded call, or the calibrated launch) and the
+ *      kernel on its stream, after the stream's previous kernel and what the stream waited for;
+ *      a launch onto another stream than the previous one costs stream_switch_ns more;
+ *   cudaEventRecord / cudaStreamWaitEvent: a host call each (event_record_ns, stream_wait_ns);
+ *      the wait makes the stream's next kernel wait for what the event's stream had submitted;
+ *   cudaGraphLaunch: one host call, then the graph's kernel nodes (its prepare steps) with
+ *      their edges; a node that first joins the branches of different root nodes waits
+ *      graph_root_join_ns more;
+ *   cudaStreamSynchronize: the host waits for what the stream had submitted.
+ * A step the model does not know (one a new executor brings), programmatic dependent launch,
+ * or steps of worker threads (the window executor, whose order depends on completions) make
+ * the model refuse that plan rather than guess; tests/unit/advisor/test_workload_models.c
+ * checks the model against every executor's steps.
+ * The serial program with the recorded (profiled) call times must reproduce the recorded
  * iteration (the calibration error); predictions take the profiler's cost per launch call out.
  * With start costs (skip_advise_opts, from skip run --probe-starts), a task's kernel ends later
  * for each other kernel that starts while it runs (whatif.c); E1 runs one kernel at a time.
  */
 #define SK_LOG_DOMAIN "advisor"
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,12 +59,6 @@ struct wmodel {
 	double host_gap; /* median host gap between calls, for calls the recording lacks */
 	double profiler; /* the profiler's cost per launch call of this recording */
 };
-
-/* The runtime's own kernels: sk_fill, sk_random, sk_compare... (runtime/builtin.cu). */
-static int is_helper(const char *name)
-{
-	return !strncmp(name, "sk_", 3);
-}
 
 static int name_matches(struct skip_trace *t, const struct skip_op *op, const char *kernel)
 {
@@ -106,7 +110,7 @@ static size_t run_kernels(struct skip_trace *t, const struct skip_timeline *tl, 
 	*ker = sk_xmalloc((tl->nops + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < tl->nops; i++)
 		if (tl->ops[i].kind == SKIP_OP_KERNEL &&
-		    !is_helper(skip_trace_string(t, tl->ops[i].name)))
+		    !skip_runtime_kernel(skip_trace_string(t, tl->ops[i].name)))
 			(*ker)[nk++] = (uint32_t)i;
 	return nk;
 }
@@ -180,16 +184,17 @@ static int add_call(struct wi_prog *p, double gap, int64_t dur)
 	return wi_add_call(p, &w);
 }
 
-static void add_sync(struct wi_prog *p, const struct wmodel *m, double gap, const int *waits,
-		     int nwaits)
+static int add_sync(struct wi_prog *p, const struct wmodel *m, double gap, const int *waits,
+		    int nwaits)
 {
 	struct wi_call w = { .thread = 0, .gap = sk_ns(gap), .is_sync = 1,
 			     .dur = sk_ns(m->c->o.cal.sync_idle_ns), .ret = m->c->lat.sync_ret };
 
 	w.waits = sk_xmalloc(((size_t)nwaits + 1) * sizeof(int));
-	memcpy(w.waits, waits, (size_t)nwaits * sizeof(int));
+	if (nwaits) /* waits may be NULL then */
+		memcpy(w.waits, waits, (size_t)nwaits * sizeof(int));
 	w.nwaits = nwaits;
-	wi_add_call(p, &w);
+	return wi_add_call(p, &w);
 }
 
 /* Run and free @p: the host time from its first call to its last call's return, or -1. */
@@ -216,55 +221,103 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
 		o->srcs[i] = (struct wi_src){ op_of[t->src[i]], t->src_bytes[i] };
 }
 
-/* E1 or E2: @p->stream NULL runs everything on one stream. Returns the host time of one run
- * (first call to the synchronize's return), or -1. */
-static int64_t model_streams(const struct wmodel *m, const struct skip_plan *plan, int profiled)
+/* ---- the programs: what the executor submits, as a what-if program --------------------------- */
+
+/* Some of the program's operations: what a synchronization, a record or a stream's next
+ * operation waits for. */
+struct opset {
+	int *op;
+	int n, cap;
+};
+
+static void opset_add(struct opset *s, int op)
 {
-	const struct skip_calibration *cal = &m->c->o.cal;
-	struct wi_prog p = { .sms = m->c->tl->sm_count, .remote_cost = cal->remote_read_cost,
-			     .share_rate = cal->sm_share_rate };
-	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
-	int *last = sk_xmalloc(((size_t)plan->nstreams + 2) * sizeof(int));
-	char *recorded = sk_xcalloc((size_t)m->n + 1, 1);
-	int nstreams = plan->stream ? plan->nstreams : 1, prev_stream = 0;
-	int64_t t;
-
-	for (int e = 0; e < plan->nevents; e++)
-		recorded[plan->events[e].from] = 1;
-	for (int s = 0; s < nstreams; s++)
-		last[s] = -1;
-	for (int k = 0; k < m->n; k++) {
-		int v = plan->order[k], call, nd = 0;
-		struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms,
-				   .lat = m->c->lat.launch, .gap = stream_gap(m, profiled) };
-
-		o.stream = plan->stream ? plan->stream[v] : 0;
-		o.deps = sk_xmalloc(((size_t)plan->nevents + 1) * sizeof(int));
-		for (int e = 0; e < plan->nevents; e++)
-			if (plan->events[e].to == v) {
-				add_call(&p, m->host_gap, sk_ns(cal->stream_wait_ns));
-				o.deps[nd++] = op_of[plan->events[e].from];
-			}
-		o.ndeps = nd;
-		set_srcs(m, v, op_of, &o);
-		call = add_call(&p, k ? m->ts[v].gap : 0,
-				host_cost(m, v, k ? m->ts[v].gap : 0, profiled) +
-					(k && o.stream != prev_stream ? sk_ns(cal->stream_switch_ns)
-								      : 0));
-		prev_stream = o.stream;
-		o.call = call;
-		op_of[v] = wi_add_op(&p, &o);
-		last[o.stream] = op_of[v];
-		if (recorded[v])
-			add_call(&p, m->host_gap, sk_ns(cal->event_record_ns));
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 4;
+		s->op = sk_xrealloc(s->op, (size_t)s->cap * sizeof(int));
 	}
-	for (int s = 0; s < nstreams; s++) /* sync_all(): one synchronize per stream, in turn */
-		add_sync(&p, m, m->host_gap, &last[s], last[s] >= 0);
-	t = host_time(&p);
-	free(op_of);
-	free(last);
-	free(recorded);
-	return t;
+	s->op[s->n++] = op;
+}
+
+static void opset_set(struct opset *to, const struct opset *from)
+{
+	to->n = 0;
+	for (int i = 0; i < from->n; i++)
+		opset_add(to, from->op[i]);
+}
+
+/* One iteration's program, built from the executor's steps (skip_plan_launches()). */
+struct build {
+	const struct wmodel *m;
+	const struct skip_launches *l;
+	const char *exec; /* its name, for messages */
+	struct wi_prog *p;
+	int profiled;
+	int *op_of;	      /* [n] each task's operation */
+	struct opset *front;  /* [nstreams] what a synchronize or a record of the stream waits for */
+	char *front_graph;    /* [nstreams] front is a graph's last nodes, not the stream's own */
+	struct opset *pending; /* [nstreams] what the stream's next operation waits for (its waits) */
+	struct opset *event;  /* [nevents] what a wait for the event waits for */
+	int nstreams, nevents;
+	int launches;	      /* kernel launches so far */
+	int prev_stream;      /* of the last one */
+	int graph_streams;    /* the program's streams taken by graph nodes (after the executor's) */
+	struct skip_step *calls; /* [nrun] the step each host call of the program stands for */
+	int *op_task;		 /* [capops] the task each operation is the kernel of */
+	int capops;
+};
+
+/* Operation @op is task @v's kernel. */
+static void op_is(struct build *b, int op, int v)
+{
+	if (op >= b->capops) {
+		b->capops = 2 * op + 16;
+		b->op_task = sk_xrealloc(b->op_task, (size_t)b->capops * sizeof(int));
+	}
+	b->op_task[op] = v;
+}
+
+static int refuse(const struct build *b, const char *why)
+{
+	return sk_fail(SKIP_E_UNSUPPORTED, "the model does not follow the %s executor: %s", b->exec,
+		       why);
+}
+
+/* A host call for step @s. */
+static int step_call(struct build *b, const struct skip_step *s, double gap, int64_t dur)
+{
+	int c = add_call(b->p, gap, dur);
+
+	b->calls[c] = *s;
+	return c;
+}
+
+static void on_launch(struct build *b, const struct skip_step *s)
+{
+	const struct wmodel *m = b->m;
+	int v = s->task, x = s->stream, first = !b->launches++;
+	double gap = first ? 0 : m->ts[v].gap;
+	struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms, .stream = x,
+			   .lat = m->c->lat.launch, .gap = stream_gap(m, b->profiled) };
+	struct opset deps = { 0 };
+
+	opset_set(&deps, &b->pending[x]);
+	for (int i = 0; b->front_graph[x] && i < b->front[x].n; i++)
+		opset_add(&deps, b->front[x].op[i]);
+	o.deps = deps.op; /* NULL when none */
+	o.ndeps = deps.n;
+	set_srcs(m, v, b->op_of, &o);
+	o.call = step_call(b, s, gap,
+			   host_cost(m, v, gap, b->profiled) +
+				   (!first && x != b->prev_stream
+					    ? sk_ns(m->c->o.cal.stream_switch_ns)
+					    : 0));
+	b->prev_stream = x;
+	b->op_of[v] = wi_add_op(b->p, &o);
+	op_is(b, b->op_of[v], v);
+	b->front[x].n = b->pending[x].n = 0;
+	b->front_graph[x] = 0;
+	opset_add(&b->front[x], b->op_of[v]);
 }
 
 /* The root group of task @v (path halving). */
@@ -277,60 +330,240 @@ static int find_group(int *group, int v)
 	return v;
 }
 
-/* E3: one graph launch, the tasks as nodes with the DAG's edges, one synchronize. */
-static int64_t model_graph(const struct wmodel *m, const struct skip_plan *plan)
+/* The kernel nodes of graph @gr (in the order they were added) and, per task, the sources of
+ * its edges (in the order they were added): *@node and *@src (caller frees), *@nsrc[v]. */
+static int graph_of(const struct build *b, int gr, int **node, int ***src, int **nsrc)
+{
+	const struct skip_launches *l = b->l;
+	int n = b->m->n, nn = 0;
+
+	*node = sk_xmalloc(((size_t)n + 1) * sizeof(int));
+	*src = sk_xcalloc((size_t)n + 1, sizeof(int *));
+	*nsrc = sk_xcalloc((size_t)n + 1, sizeof(int));
+	for (int i = 0; i < l->nprepare; i++) {
+		const struct skip_step *s = &l->prepare[i];
+
+		if (s->graph != gr)
+			continue;
+		if (s->kind == SKIP_STEP_NODE)
+			(*node)[nn++] = s->task;
+		if (s->kind != SKIP_STEP_EDGE)
+			continue;
+		(*src)[s->task] = sk_xrealloc((*src)[s->task],
+					      ((size_t)(*nsrc)[s->task] + 1) * sizeof(int));
+		(*src)[s->task][(*nsrc)[s->task]++] = s->from;
+	}
+	return nn;
+}
+
+/* Graph node @v, after @call: its edges' sources as dependencies (and what the stream waited
+ * for, for a root), joining root groups as it goes. */
+static void graph_node(struct build *b, int v, int k, int call, int x, const int *src, int nsrc,
+		       int *group)
+{
+	const struct wmodel *m = b->m;
+	struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms,
+			   .stream = b->nstreams + b->graph_streams + k, .call = call,
+			   .lat = m->c->lat.graph_first, .gap = m->c->lat.node_gap, .graph_node = 1 };
+	struct opset deps = { 0 };
+
+	group[v] = v; /* a root starts its own group */
+	for (int i = 0; i < nsrc; i++) {
+		int r = find_group(group, src[i]);
+
+		opset_add(&deps, b->op_of[src[i]]);
+		if (i == 0) {
+			group[v] = r;
+		} else if (r != find_group(group, v)) { /* joins another root's branches */
+			o.join_extra = sk_ns(m->c->o.cal.graph_root_join_ns);
+			group[r] = find_group(group, v);
+		}
+	}
+	for (int i = 0; !nsrc && i < b->pending[x].n; i++)
+		opset_add(&deps, b->pending[x].op[i]);
+	for (int i = 0; !nsrc && b->front_graph[x] && i < b->front[x].n; i++)
+		opset_add(&deps, b->front[x].op[i]);
+	o.deps = deps.op; /* NULL when none */
+	o.ndeps = deps.n;
+	set_srcs(m, v, b->op_of, &o);
+	b->op_of[v] = wi_add_op(b->p, &o);
+	op_is(b, b->op_of[v], v);
+}
+
+/* cudaGraphLaunch: one call, then the graph's nodes; the stream's front becomes its sinks. */
+static void on_graph_launch(struct build *b, const struct skip_step *s)
+{
+	const struct skip_calibration *cal = &b->m->c->o.cal;
+	int *node, **src, *nsrc, x = s->stream, n = b->m->n;
+	int nn = graph_of(b, s->graph, &node, &src, &nsrc);
+	int *group = sk_xmalloc(((size_t)n + 1) * sizeof(int)); /* root groups (union-find) */
+	char *has_succ = sk_xcalloc((size_t)n + 1, 1), *in = sk_xcalloc((size_t)n + 1, 1);
+	int call = step_call(b, s, b->p->ncalls ? b->m->host_gap : 0,
+			     sk_ns(cal->graph_launch_ns + (nn - 1) * cal->graph_launch_node_ns));
+
+	for (int k = 0; k < nn; k++) { /* in the order the executor added the nodes */
+		graph_node(b, node[k], k, call, x, src[node[k]], nsrc[node[k]], group);
+		in[node[k]] = 1;
+		for (int i = 0; i < nsrc[node[k]]; i++)
+			has_succ[src[node[k]][i]] = 1;
+	}
+	b->graph_streams += nn;
+	b->front[x].n = b->pending[x].n = 0;
+	b->front_graph[x] = 1;
+	for (int v = 0; v < n; v++)
+		if (in[v] && !has_succ[v])
+			opset_add(&b->front[x], b->op_of[v]);
+	for (int v = 0; v < n; v++)
+		free(src[v]);
+	free(src);
+	free(nsrc);
+	free(node);
+	free(group);
+	free(has_succ);
+	free(in);
+}
+
+/* One step of a run; 0, or SKIP_E_UNSUPPORTED for a step the model does not know. */
+static int on_step(struct build *b, const struct skip_step *s)
+{
+	const struct skip_calibration *cal = &b->m->c->o.cal;
+
+	if (s->thread)
+		return refuse(b, "its launches come from worker threads, in an order that the GPU's "
+				 "completions decide");
+	if (s->stream < 0 || s->stream >= b->nstreams)
+		return refuse(b, "a step on a stream it did not make");
+	switch (s->kind) {
+	case SKIP_STEP_LAUNCH:
+		if (s->flags & SKIP_STEP_PDL)
+			return refuse(b, "programmatic dependent launch is not modelled");
+		on_launch(b, s);
+		return 0;
+	case SKIP_STEP_RECORD:
+		step_call(b, s, b->m->host_gap, sk_ns(cal->event_record_ns));
+		opset_set(&b->event[s->event], &b->front[s->stream]);
+		return 0;
+	case SKIP_STEP_WAIT:
+		step_call(b, s, b->m->host_gap, sk_ns(cal->stream_wait_ns));
+		for (int i = 0; i < b->event[s->event].n; i++)
+			opset_add(&b->pending[s->stream], b->event[s->event].op[i]);
+		return 0;
+	case SKIP_STEP_GRAPH_LAUNCH:
+		on_graph_launch(b, s);
+		return 0;
+	case SKIP_STEP_SYNC: {
+		const struct opset *f = &b->front[s->stream];
+		int c = add_sync(b->p, b->m, b->m->host_gap, f->op, f->n);
+
+		b->calls[c] = *s;
+		return 0;
+	}
+	default:
+		return refuse(b, "a step of a kind the model does not know");
+	}
+}
+
+/* What the executor makes once: streams, events and graphs are counted; anything else (a
+ * launch before the runs) the model does not know. */
+static int on_prepare(struct build *b)
+{
+	for (int i = 0; i < b->l->nprepare; i++) {
+		const struct skip_step *s = &b->l->prepare[i];
+
+		switch (s->kind) {
+		case SKIP_STEP_STREAM:
+			b->nstreams++;
+			break;
+		case SKIP_STEP_EVENT:
+			b->nevents++;
+			break;
+		case SKIP_STEP_EDGE:
+			if (s->flags & SKIP_STEP_PDL)
+				return refuse(b, "programmatic dependent launch is not modelled");
+			break;
+		case SKIP_STEP_GRAPH:
+		case SKIP_STEP_NODE:
+		case SKIP_STEP_INSTANTIATE:
+			break;
+		default:
+			return refuse(b, "it submits work before its runs");
+		}
+	}
+	return 0;
+}
+
+static void build_fini(struct build *b)
+{
+	for (int i = 0; b->front && i < b->nstreams; i++) {
+		free(b->front[i].op);
+		free(b->pending[i].op);
+	}
+	for (int i = 0; b->event && i < b->nevents; i++)
+		free(b->event[i].op);
+	free(b->front);
+	free(b->front_graph);
+	free(b->pending);
+	free(b->event);
+	free(b->op_of);
+}
+
+/*
+ * The program of one iteration of @plan into @p (set up by the caller), from what its
+ * executor submits. *@calls and *@op_task (either may be NULL; else the caller frees them)
+ * get, per host call of @p, the step it stands for and, per operation, the task it is the
+ * kernel of. 0, or a negative code with skip_errmsg() set (SKIP_E_UNSUPPORTED: the executor
+ * does something the model does not know).
+ */
+static int build_program(const struct wmodel *m, const struct skip_plan *plan, int profiled,
+			 struct wi_prog *p, struct skip_step **calls, int **op_task)
+{
+	struct build b = { .m = m, .p = p, .profiled = profiled,
+			   .exec = skip_executor_name(plan->executor) };
+	struct skip_launches *l = NULL;
+	int err = skip_plan_launches(m->g, plan, &l);
+
+	if (!err) {
+		b.l = l;
+		err = on_prepare(&b);
+	}
+	if (!err) {
+		b.op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
+		b.front = sk_xcalloc((size_t)b.nstreams + 1, sizeof(*b.front));
+		b.front_graph = sk_xcalloc((size_t)b.nstreams + 1, 1);
+		b.pending = sk_xcalloc((size_t)b.nstreams + 1, sizeof(*b.pending));
+		b.event = sk_xcalloc((size_t)b.nevents + 1, sizeof(*b.event));
+		b.calls = sk_xcalloc((size_t)l->nrun + 1, sizeof(*b.calls));
+	}
+	for (int i = 0; !err && i < l->nrun; i++)
+		err = on_step(&b, &l->run[i]);
+	build_fini(&b);
+	skip_launches_free(l);
+	if (calls && !err)
+		*calls = b.calls;
+	else
+		free(b.calls);
+	if (op_task && !err)
+		*op_task = b.op_task;
+	else
+		free(b.op_task);
+	return err;
+}
+
+/* The host time of one iteration of @plan (its first call to the last synchronize's return),
+ * or -1 when it cannot be modelled. */
+static int64_t model_plan(const struct wmodel *m, const struct skip_plan *plan, int profiled)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
 	struct wi_prog p = { .sms = m->c->tl->sm_count,
 			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns),
 			     .remote_cost = cal->remote_read_cost,
 			     .share_rate = cal->sm_share_rate };
-	int *sinks = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)), nsinks = 0;
-	int *op_of = sk_xmalloc(((size_t)m->n + 1) * sizeof(int));
-	char *has_succ = sk_xcalloc((size_t)m->n + 1, 1);
-	int *group = sk_xmalloc(((size_t)m->n + 1) * sizeof(int)); /* root groups (union-find) */
-	int call = add_call(&p, 0, sk_ns(cal->graph_launch_ns +
-					 (m->n - 1) * cal->graph_launch_node_ns));
-	int64_t t;
 
-	for (int k = 0; k < m->n; k++) { /* in the plan's (topological) order, as exec.c adds
-					    the nodes */
-		int v = plan->order[k];
-		const int *preds;
-		int np = skip_graph_preds(m->g, v, &preds);
-		struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms, .stream = k,
-				   .call = call, .lat = m->c->lat.graph_first,
-				   .gap = m->c->lat.node_gap };
-
-		o.deps = sk_xmalloc(((size_t)np + 1) * sizeof(int));
-		group[v] = v; /* a root starts its own group */
-		for (int i = 0; i < np; i++) {
-			int r = find_group(group, preds[i]);
-
-			o.deps[i] = op_of[preds[i]];
-			has_succ[preds[i]] = 1;
-			if (i == 0) {
-				group[v] = r;
-			} else if (r != find_group(group, v)) { /* joins another root's branches */
-				o.join_extra = sk_ns(cal->graph_root_join_ns);
-				group[r] = find_group(group, v);
-			}
-		}
-		o.ndeps = np;
-		set_srcs(m, v, op_of, &o);
-		o.graph_node = 1; /* the GPU dispatches the ready nodes one after another */
-		op_of[v] = wi_add_op(&p, &o);
+	if (build_program(m, plan, profiled, &p, NULL, NULL)) {
+		wi_free(&p);
+		return -1;
 	}
-	for (int v = 0; v < m->n; v++)
-		if (!has_succ[v])
-			sinks[nsinks++] = op_of[v];
-	add_sync(&p, m, m->host_gap, sinks, nsinks);
-	t = host_time(&p);
-	free(sinks);
-	free(op_of);
-	free(has_succ);
-	free(group);
-	return t;
+	return host_time(&p);
 }
 
 /* ---- the statistics -------------------------------------------------------------------------- */
@@ -499,17 +732,12 @@ static char *starts_note(const struct wmodel *m)
 
 /* ---- items ----------------------------------------------------------------------------------- */
 
-static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
-		      const struct skip_plan *plan, double base, double pred, const char *wname)
+/* What the kernels are assumed to do, for every item. */
+static char *kernel_words(const struct wmodel *m)
 {
-	struct skip_advice *a;
 	const struct skip_calibration *cal = &m->c->o.cal;
-	char *starts, *kernels;
+	char *starts = starts_note(m), *kernels;
 
-	if (base <= 0 || pred <= 0)
-		return; /* a model that could not finish (-1) predicts nothing */
-	a = sk_item_push(r);
-	starts = starts_note(m);
 	kernels = sk_xasprintf(
 		"kernels keep their recorded durations (medians over the iterations) when they run "
 		"beside others, but one that reads data a kernel on other multiprocessors wrote takes "
@@ -521,46 +749,89 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 		100 * cal->remote_read_cost,
 		100 * (cal->sm_share_rate > 0 && cal->sm_share_rate < 1 ? cal->sm_share_rate : 1),
 		starts);
-
-	if (plan->executor == SKIP_EXEC_GRAPH) {
-		a->kind = SKIP_ADVICE_DAGGRAPH;
-		a->title = sk_xasprintf("run workload '%s' as one CUDA graph (E3: %d kernel nodes, "
-					"%d edges)",
-					wname, m->n, skip_graph_nedges(m->g));
-		a->assumptions = sk_xasprintf(
-			"%s; cudaGraphLaunch takes %.0f ns on the host, the first nodes start %lld ns "
-			"after it returns, a node %lld ns after its last dependency ends (%.0f ns more "
-			"where it first joins the branches of different root nodes) and %.0f ns after "
-			"the previous node started; the synchronize returns %lld ns after the last node",
-			kernels, cal->graph_launch_ns, (long long)m->c->lat.graph_first,
-			(long long)m->c->lat.node_gap, cal->graph_root_join_ns, cal->graph_dispatch_ns,
-			(long long)m->c->lat.sync_ret);
-	} else {
-		a->kind = SKIP_ADVICE_STREAMS;
-		a->title = sk_xasprintf("run workload '%s' on %d streams with %d event%s (E2, the "
-					"KeSCo/HuntKT stream assignment)",
-					wname, plan->nstreams, plan->nevents,
-					plan->nevents == 1 ? "" : "s");
-		char *launch = m->c->o.profiled
-				       ? sk_xstrdup("launch calls take their recorded time")
-			       : cal->runtime_launch_ns > 0
-				       ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
-						      "before it (skip run's, calibrated)",
-						      cal->runtime_launch_ns)
-				       : sk_xasprintf("launch calls take their recorded time less the "
-						      "profiler's %.0f ns",
-						      m->profiler);
-
-		a->assumptions = sk_xasprintf(
-			"%s; %s; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize "
-			"of a finished stream %.0f ns on the host; a waiting kernel starts %lld ns "
-			"after the event's kernel ends",
-			kernels, launch, cal->event_record_ns, cal->stream_wait_ns, cal->sync_idle_ns,
-			(long long)stream_gap(m, m->c->o.profiled));
-		free(launch);
-	}
-	free(kernels);
 	free(starts);
+	return kernels;
+}
+
+static char *streams_title(const struct wmodel *m, const struct skip_plan *plan, const char *w)
+{
+	(void)m;
+	return sk_xasprintf("run workload '%s' on %d streams with %d event%s (E2, the KeSCo/HuntKT "
+			    "stream assignment)",
+			    w, plan->nstreams, plan->nevents, plan->nevents == 1 ? "" : "s");
+}
+
+static char *streams_assumptions(const struct wmodel *m, const char *kernels)
+{
+	const struct skip_calibration *cal = &m->c->o.cal;
+	char *launch = m->c->o.profiled
+			       ? sk_xstrdup("launch calls take their recorded time")
+		       : cal->runtime_launch_ns > 0
+			       ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
+					      "before it (skip run's, calibrated)",
+					      cal->runtime_launch_ns)
+			       : sk_xasprintf("launch calls take their recorded time less the "
+					      "profiler's %.0f ns",
+					      m->profiler);
+	char *a = sk_xasprintf(
+		"%s; %s; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize "
+		"of a finished stream %.0f ns on the host; a waiting kernel starts %lld ns "
+		"after the event's kernel ends",
+		kernels, launch, cal->event_record_ns, cal->stream_wait_ns, cal->sync_idle_ns,
+		(long long)stream_gap(m, m->c->o.profiled));
+
+	free(launch);
+	return a;
+}
+
+static char *graph_title(const struct wmodel *m, const struct skip_plan *plan, const char *w)
+{
+	(void)plan;
+	return sk_xasprintf("run workload '%s' as one CUDA graph (E3: %d kernel nodes, %d edges)", w,
+			    m->n, skip_graph_nedges(m->g));
+}
+
+static char *graph_assumptions(const struct wmodel *m, const char *kernels)
+{
+	const struct skip_calibration *cal = &m->c->o.cal;
+
+	return sk_xasprintf(
+		"%s; cudaGraphLaunch takes %.0f ns on the host, the first nodes start %lld ns "
+		"after it returns, a node %lld ns after its last dependency ends (%.0f ns more "
+		"where it first joins the branches of different root nodes) and %.0f ns after "
+		"the previous node started; the synchronize returns %lld ns after the last node",
+		kernels, cal->graph_launch_ns, (long long)m->c->lat.graph_first,
+		(long long)m->c->lat.node_gap, cal->graph_root_join_ns, cal->graph_dispatch_ns,
+		(long long)m->c->lat.sync_ret);
+}
+
+/* The executors advised for a workload, in this order, against the recorded serial run: the
+ * kind of item and its words. Their models are all model_plan()'s. */
+static const struct offer {
+	const char *executor; /* skip_executor_parse() */
+	enum skip_advice_kind kind;
+	char *(*title)(const struct wmodel *m, const struct skip_plan *plan, const char *wname);
+	char *(*assumptions)(const struct wmodel *m, const char *kernels);
+} offers[] = {
+	{ "streams", SKIP_ADVICE_STREAMS, streams_title, streams_assumptions },
+	{ "graph", SKIP_ADVICE_DAGGRAPH, graph_title, graph_assumptions },
+};
+#define NOFFERS (sizeof(offers) / sizeof(offers[0]))
+
+static void plan_item(struct skip_advice_report *r, const struct wmodel *m, const struct offer *f,
+		      const struct skip_plan *plan, double base, double pred, const char *wname)
+{
+	struct skip_advice *a;
+	char *kernels;
+
+	if (base <= 0 || pred <= 0)
+		return; /* a model that could not finish (-1) predicts nothing */
+	a = sk_item_push(r);
+	kernels = kernel_words(m);
+	a->kind = f->kind;
+	a->title = f->title(m, plan, wname);
+	a->assumptions = f->assumptions(m, kernels);
+	free(kernels);
 	a->regions = r->regions;
 	a->calibration_error = r->calibration_error;
 	sk_item_set(a, base, pred, (base - pred) * (double)r->regions);
@@ -570,7 +841,7 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m,
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 {
 	struct skip_plan_opts po = { .executor = SKIP_EXEC_SERIAL };
-	struct skip_plan *serial = NULL, *streams = NULL, *graph = NULL;
+	struct skip_plan *serial = NULL;
 	struct skip_workload *w;
 	struct wmodel m = { .c = c };
 	const char **kname = NULL;
@@ -633,24 +904,25 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 	r->regions = ni;
 	r->runs = (size_t)nruns;
 	r->recorded_il_ns = recorded;
-	replay = (double)model_streams(&m, serial, 1);
+	replay = (double)model_plan(&m, serial, 1);
 	r->replay_il_ns = replay;
 	r->calibration_error = recorded > 0 ? (replay > recorded ? replay - recorded
 								  : recorded - replay) /
 						      recorded
 					    : 0;
-	base = (double)model_streams(&m, serial, c->o.profiled);
-	po.executor = SKIP_EXEC_STREAMS;
-	if (!(err = skip_plan_compute(m.g, &po, &streams)))
-		plan_item(r, &m, streams, base, (double)model_streams(&m, streams, c->o.profiled),
-			  r->workload);
-	po.executor = SKIP_EXEC_GRAPH;
-	if (!err && !(err = skip_plan_compute(m.g, &po, &graph)))
-		plan_item(r, &m, graph, base, (double)model_graph(&m, graph), r->workload);
+	base = (double)model_plan(&m, serial, c->o.profiled);
+	for (size_t i = 0; i < NOFFERS && !err; i++) {
+		struct skip_plan *plan = NULL;
+
+		po.executor = skip_executor_parse(offers[i].executor);
+		assert(po.executor >= 0);
+		if (!(err = skip_plan_compute(m.g, &po, &plan)))
+			plan_item(r, &m, &offers[i], plan, base,
+				  (double)model_plan(&m, plan, c->o.profiled), r->workload);
+		skip_plan_free(plan);
+	}
 out:
 	skip_plan_free(serial);
-	skip_plan_free(streams);
-	skip_plan_free(graph);
 	free(kname);
 	for (int i = 0; i < nruns; i++) {
 		free(runs[i].ker);
@@ -666,4 +938,38 @@ out:
 	free(m.ts);
 	skip_workload_free(w);
 	return err;
+}
+
+/* ---- for the tests --------------------------------------------------------------------------- */
+
+int sk_model_view(const struct skip_graph *g, const struct skip_plan *plan, double dur_ns,
+		  struct sk_model_view *v)
+{
+	struct skip_timeline tl = { .sm_count = 132 };
+	struct sk_ctx c = { .tl = &tl };
+	struct wmodel m = { .c = &c, .g = g, .n = skip_graph_ntasks(g), .host_gap = 500 };
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	skip_calibration_default(&c.o.cal);
+	sk_calibrate(&tl, &c.o.cal, &c.lat);
+	m.ts = sk_xcalloc((size_t)m.n + 1, sizeof(*m.ts));
+	for (int t = 0; t < m.n; t++)
+		m.ts[t] = (struct task_stat){ .dur = dur_ns, .call = 3000, .gap = 500, .sms = 1,
+					      .blocks = 1 };
+	v->prog = (struct wi_prog){ .sms = tl.sm_count,
+				    .dispatch_gap = sk_ns(c.o.cal.graph_dispatch_ns) };
+	err = build_program(&m, plan, 1, &v->prog, &v->calls, &v->op_task);
+	free(m.ts);
+	if (err)
+		sk_model_view_fini(v);
+	return err;
+}
+
+void sk_model_view_fini(struct sk_model_view *v)
+{
+	wi_free(&v->prog);
+	free(v->calls);
+	free(v->op_task);
+	memset(v, 0, sizeof(*v));
 }

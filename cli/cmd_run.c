@@ -4,8 +4,11 @@
  * time it. The workload and the plan are checked before anything touches the GPU (so a bad
  * plan is rejected with its reason even on a machine without one); with --verify, every
  * executor's results are compared with the serial executor's on the same initial contents.
+ * The executors, their plan options and what the plan line says of each come from the
+ * runtime's tables (skip_executor_info(), skip_plan_options[]), here as in the help text.
  * docs/skip-run.md describes the options, the file formats and the output.
  */
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
@@ -18,26 +21,23 @@
 
 #define MAX_SETS 32
 
-static const char help[] =
+static const char help_head[] =
     "usage: skip run WORKLOAD.json [--plan PLAN.json | --executor NAME] [options]\n"
     "\n"
     "Execute a task graph described by a workload file (a CUDA module, buffers, tasks) on\n"
     "the GPU with the bundled runtime, and time it.\n"
-    "\n"
-    "  -e, --executor NAME   serial (E1, the reference), streams (E2, KeSCo stream plan and\n"
-    "                        events), graph (E3, CUDA graph), window (E4, ACS-style window\n"
-    "                        scheduler), or all (each in turn); default serial\n"
+    "\n";
+/* then --executor and its list, from the table of executors */
+static const char help_middle[] =
     "  -p, --plan FILE       run the plan in FILE (schemas/plan.schema.json) instead\n"
     "  -n, --iterations N    timed runs per executor (default 10)\n"
     "      --warmup N        untimed runs before them (default 1)\n"
     "      --verify          compare every executor's results with the serial executor's\n"
     "      --json            print the results as JSON\n"
     "  -s, --size NAME       use the workload's size preset NAME (its \"sizes\")\n"
-    "  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n"
-    "      --streams N       streams for streams/window (default: the DAG width, at most 16)\n"
-    "      --window W        window size for window, 1-64 (default 32)\n"
-    "      --pdl             programmatic dependent launch between tasks marked \"pdl\"\n"
-    "                        (graph and serial)\n"
+    "  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n";
+/* then the plan options (skip_plan_options[]) */
+static const char help_tail[] =
     "  -m, --module FILE     load this CUDA module instead of the workload's\n"
     "      --emit-plan FILE  write the plan of each executor to FILE ('-': stdout)\n"
     "      --dry-run         check the workload and the plan, print the plan, run nothing\n"
@@ -58,6 +58,72 @@ static const char help[] =
     "  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
     "  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n"
     "  skip run bench/dags/ml.json --size small --probe-starts --json > ml.starts.json\n";
+
+#define HELP_INDENT 24 /* where the options' descriptions start */
+#define HELP_WIDTH  87 /* the longest line */
+
+/* "  -e, --executor NAME   " then @text, wrapped at spaces to HELP_WIDTH columns. */
+static void help_option(struct sk_strbuf *sb, const char *left, const char *text)
+{
+	int col = (int)strlen(left) > HELP_INDENT ? (int)strlen(left) : HELP_INDENT;
+
+	sk_strbuf_printf(sb, "%-*s", HELP_INDENT, left);
+
+	while (*text) {
+		size_t word = strcspn(text, " ");
+
+		if (col > HELP_INDENT && col + 1 + (int)word > HELP_WIDTH) {
+			sk_strbuf_printf(sb, "\n%*s", HELP_INDENT, "");
+			col = HELP_INDENT;
+		} else if (col > HELP_INDENT) {
+			sk_strbuf_printf(sb, " ");
+			col++;
+		}
+		sk_strbuf_printf(sb, "%.*s", (int)word, text);
+		col += (int)word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	sk_strbuf_printf(sb, "\n");
+}
+
+/* The names of the executors that own @field, joined with '/'. */
+static void owners(char *buf, size_t len, unsigned field)
+{
+	const struct skip_executor_info *e;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; (e = skip_executor_info(i)) && at < len; i++)
+		if (e->fields & field)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "/" : "", e->name);
+}
+
+static void print_help(void)
+{
+	struct sk_strbuf sb = {0}, list = {0};
+	const struct skip_executor_info *e;
+	char left[64], who[128], text[256];
+
+	sk_strbuf_printf(&sb, "%s", help_head);
+	for (int i = 0; (e = skip_executor_info(i)); i++)
+		sk_strbuf_printf(&list, "%s (%s, %s), ", e->name, e->label, e->summary);
+	sk_strbuf_printf(&list, "or all (each in turn); default %s",
+			 skip_executor_name(SKIP_EXEC_SERIAL));
+	help_option(&sb, "  -e, --executor NAME", list.buf);
+	sk_strbuf_printf(&sb, "%s", help_middle);
+	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
+		snprintf(left, sizeof(left), "      --%s%s%s", r->name, r->metavar ? " " : "",
+			 r->metavar ? r->metavar : "");
+		owners(who, sizeof(who), r->field);
+		snprintf(text, sizeof(text), r->help, who);
+		help_option(&sb, left, text);
+	}
+	sk_strbuf_printf(&sb, "%s", help_tail);
+	fputs(sb.buf, stdout);
+	free(sb.buf);
+	free(list.buf);
+}
 
 struct run_opts {
 	const char *workload, *plan_file, *size, *module, *emit;
@@ -102,31 +168,44 @@ static int parse_set(struct run_opts *o, char *spec)
 
 static int parse_executor(struct run_opts *o, const char *name)
 {
+	const struct skip_executor_info *e;
+	struct sk_strbuf list = {0};
+
 	if (!strcmp(name, "all")) {
 		o->executor = -1;
 		return 0;
 	}
 	o->executor = skip_executor_parse(name);
-	if (o->executor < 0)
-		return cli_usage_error(
-		    "run", "unknown executor '%s' (serial, streams, graph, window or all)", name);
-	return 0;
+	if (o->executor >= 0)
+		return 0;
+	for (int i = 0; (e = skip_executor_info(i)); i++)
+		sk_strbuf_printf(&list, "%s%s", i ? ", " : "", e->name);
+	cli_usage_error("run", "unknown executor '%s' (%s or all)", name, list.buf ? list.buf : "");
+	free(list.buf);
+	return EXIT_USAGE;
 }
 
-/* Long options without a short form. */
-enum { O_VERIFY = 256, O_JSON, O_PDL, O_DRY, O_WARMUP, O_STREAMS, O_WINDOW, O_EMIT, O_PROBE };
+/* Long options without a short form; the plan options (skip_plan_options[]) follow O_PLAN. */
+enum { O_VERIFY = 256, O_JSON, O_DRY, O_WARMUP, O_EMIT, O_PROBE, O_PLAN };
 
 static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 {
+	if (c >= O_PLAN) { /* skip_plan_options[c - O_PLAN] */
+		const struct skip_plan_option *r = &skip_plan_options[c - O_PLAN];
+		int *v = (int *)((char *)&o->popts + r->opts_offset);
+
+		if (!r->metavar) {
+			*v = 1;
+			return 0;
+		}
+		return cli_int32("run", optname, arg, r->min, r->max, v);
+	}
 	switch (c) {
 	case O_VERIFY:
 		o->verify = 1;
 		return 0;
 	case O_JSON:
 		o->json = 1;
-		return 0;
-	case O_PDL:
-		o->popts.pdl = 1;
 		return 0;
 	case O_DRY:
 		o->dry_run = 1;
@@ -149,10 +228,6 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 		return 0;
 	case 'D':
 		return parse_set(o, arg);
-	case O_STREAMS:
-		return cli_int32("run", optname, arg, 1, 64, &o->popts.nstreams);
-	case O_WINDOW:
-		return cli_int32("run", optname, arg, 1, 64, &o->popts.window);
 	case 'm':
 		o->module = arg;
 		return 0;
@@ -165,9 +240,12 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 	return cli_usage_error("run", "unknown option '%s'", optname);
 }
 
-static int parse_args(int argc, char **argv, struct run_opts *o)
+#define MAX_OPTS 32
+
+/* The options: the fixed ones, then one per plan option; ends with a zero entry. */
+static void make_options(struct option *opts)
 {
-	static const struct option opts[] = {
+	static const struct option fixed[] = {
 	    {"executor", required_argument, NULL, 'e'},
 	    {"plan", required_argument, NULL, 'p'},
 	    {"iterations", required_argument, NULL, 'n'},
@@ -176,20 +254,33 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	    {"json", no_argument, NULL, O_JSON},
 	    {"size", required_argument, NULL, 's'},
 	    {"set", required_argument, NULL, 'D'},
-	    {"streams", required_argument, NULL, O_STREAMS},
-	    {"window", required_argument, NULL, O_WINDOW},
-	    {"pdl", no_argument, NULL, O_PDL},
 	    {"module", required_argument, NULL, 'm'},
 	    {"emit-plan", required_argument, NULL, O_EMIT},
 	    {"dry-run", no_argument, NULL, O_DRY},
 	    {"probe-starts", no_argument, NULL, O_PROBE},
 	    {"device", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
-	    {0},
 	};
+	size_t n = sizeof(fixed) / sizeof(fixed[0]);
+
+	memcpy(opts, fixed, sizeof(fixed));
+	for (int i = 0; skip_plan_options[i].name; i++) {
+		const struct skip_plan_option *r = &skip_plan_options[i];
+
+		assert(n < MAX_OPTS - 1);
+		opts[n++] = (struct option){r->name, r->metavar ? required_argument : no_argument,
+					    NULL, O_PLAN + i};
+	}
+	opts[n] = (struct option){0};
+}
+
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	struct option opts[MAX_OPTS];
 	int c, li, have_exec = 0;
 
 	*o = (struct run_opts){.iterations = 10, .warmup = 1};
+	make_options(opts);
 	optind = 1;
 	opterr = 0;
 	while (li = -1, (c = getopt_long(argc, argv, ":e:p:n:s:D:m:d:h", opts, &li)) != -1) {
@@ -204,7 +295,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			snprintf(name, sizeof(name), "-%c", c);
 
 		if (c == 'h') {
-			fputs(help, stdout);
+			print_help();
 			return -1;
 		}
 		if (c == ':')
@@ -412,23 +503,26 @@ static double graph_bytes(const struct skip_graph *g)
 	return b;
 }
 
+/* "streams  2 streams, 3 events (...)": what the plan sets of the members its executor owns. */
 static void plan_line(FILE *out, const struct skip_plan *p)
 {
+	unsigned f = skip_executor_info(p->executor)->fields;
+
 	fprintf(out, "%-8s", skip_executor_name(p->executor));
-	switch (p->executor) {
-	case SKIP_EXEC_STREAMS:
-		fprintf(out, " %2d streams, %d events", p->nstreams, p->nevents);
+	if (f & SKIP_PLAN_STREAMS)
+		fprintf(out, " %2d streams", p->nstreams);
+	else
+		fprintf(out, "  1 stream");
+	if (f & SKIP_PLAN_EVENTS) {
+		fprintf(out, ", %d events", p->nevents);
 		if (p->events_unpruned >= 0)
 			fprintf(out, " (%d before pruning, %d after step b)", p->events_unpruned,
 				p->events_step_b);
-		break;
-	case SKIP_EXEC_WINDOW:
-		fprintf(out, " %2d streams, window %d", p->nstreams, p->window);
-		break;
-	default:
-		fprintf(out, "  1 stream%s", p->pdl ? ", PDL edges" : "");
-		break;
 	}
+	if (f & SKIP_PLAN_WINDOW)
+		fprintf(out, ", window %d", p->window);
+	if ((f & SKIP_PLAN_PDL) && p->pdl)
+		fprintf(out, ", PDL edges");
 	fputc('\n', out);
 }
 
@@ -471,16 +565,17 @@ static void print_text(const struct run_opts *o, const struct skip_workload *w,
 static cJSON *result_json(const struct run_opts *o, const struct result *r)
 {
 	const struct skip_plan *p = r->plan;
+	unsigned f = skip_executor_info(p->executor)->fields;
 	cJSON *j = cJSON_CreateObject(), *t;
 
 	cJSON_AddStringToObject(j, "executor", skip_executor_name(p->executor));
 	cJSON_AddNumberToObject(j, "streams", p->nstreams);
-	if (p->executor == SKIP_EXEC_STREAMS) {
+	if (f & SKIP_PLAN_EVENTS) {
 		cJSON_AddNumberToObject(j, "events", p->nevents);
 		if (p->events_unpruned >= 0)
 			cJSON_AddNumberToObject(j, "events_before_pruning", p->events_unpruned);
 	}
-	if (p->executor == SKIP_EXEC_WINDOW)
+	if (f & SKIP_PLAN_WINDOW)
 		cJSON_AddNumberToObject(j, "window", p->window);
 	cJSON_AddBoolToObject(j, "pdl", p->pdl);
 	if (r->failed) {

@@ -30,11 +30,12 @@ $(O)/tests/test_analyzer: $(TEST_ANALYZER_SRCS:%.c=$(O)/obj/%.o) $(ANALYZER_LIB)
 TEST_BINS += $(O)/tests/test_analyzer
 
 TEST_ADVISOR_SRCS := $(wildcard tests/unit/advisor/*.c) tests/unit/analyzer/hand.c
+# Linked with the runtime's CPU half only: the advisor never reaches the executors' CUDA side.
 $(O)/tests/test_advisor: $(TEST_ADVISOR_SRCS:%.c=$(O)/obj/%.o) $(ADVISOR_LIB) $(ANALYZER_LIB) \
-		$(RUNTIME_LIB) $(COMMON_LIB)
+		$(TASKGRAPH_LIB) $(COMMON_LIB)
 	@mkdir -p $(@D)
 	@echo "  LD      $@"
-	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(RUNTIME_LDLIBS) $(TEST_LDLIBS) -lstdc++
+	$(Q)$(CC) -o $@ $^ $(ALL_LDFLAGS) $(TEST_LDLIBS)
 $(TEST_ADVISOR_SRCS:%.c=$(O)/obj/%.o): EXTRA_CFLAGS += -Iadvisor -Ianalyzer -Iruntime \
 	-Itests/unit/analyzer
 TEST_BINS += $(O)/tests/test_advisor

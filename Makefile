@@ -67,6 +67,7 @@ include mk/analyzer.mk
 include mk/runtime.mk
 include mk/export.mk
 include mk/advisor.mk
+include mk/gate.mk
 include mk/cli.mk
 include mk/gpu.mk
 include mk/bench.mk

@@ -2,7 +2,7 @@
 CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/obj/%.o)
 # Link order: the parts on top first, common last (static libraries resolve left to right).
-CLI_LIBS := $(EXPORT_LIB) $(ADVISOR_LIB) $(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
+CLI_LIBS := $(GATE_LIB) $(EXPORT_LIB) $(ADVISOR_LIB) $(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
 
 $(CLI_OBJS): EXTRA_CFLAGS += -Icli -Ianalyzer -Iruntime -Inotebooks-export -Iadvisor
 

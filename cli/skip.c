@@ -14,6 +14,8 @@ static const struct skip_cmd cmds[] = {
 	{ "report", cmd_report, "Where the time between CPU and GPU goes: TKLQT, idle, verdict" },
 	{ "advise", cmd_advise, "What to fuse, graph or put on streams, with predicted gains" },
 	{ "run", cmd_run, "Execute a task-graph workload under an executor or a plan" },
+	{ "gate", cmd_gate, "CI regression gate: did the candidate get slower than the baseline?" },
+	{ "diff", cmd_diff, "What changed between two recordings, kernel by kernel" },
 	{ "info", cmd_info, "Summarize what a trace file holds" },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

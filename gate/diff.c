@@ -143,7 +143,7 @@ int skip_diff_compute(const struct skip_gate_side *base, const struct skip_gate_
 	d = sk_xcalloc(1, sizeof(*d));
 	d->base = base;
 	d->cand = cand;
-	d->threshold = threshold > 0 ? threshold : SKIP_GATE_MAX_REGRESS;
+	d->threshold = threshold > 0 ? threshold : SKIP_DIFF_THRESHOLD;
 	d->floor_ns = floor_ns >= 0 ? floor_ns : SKIP_GATE_FLOOR_NS;
 	d->cases = sk_xcalloc(base->ncases + 1, sizeof(*d->cases));
 	for (size_t i = 0; i < base->ncases; i++) {

@@ -40,6 +40,7 @@
 #define SKIP_GATE_FLOOR_SHARE 0.01  /* absolute floor of a host-side share change (1 point) */
 #define SKIP_GATE_MIN_RUNS    2	    /* a side needs at least this many runs per case */
 #define SKIP_GATE_METRICS     "il"
+#define SKIP_DIFF_THRESHOLD   0.02 /* skip diff: slower or faster by 2% per launch */
 
 /* ---- statistics (gate/stats.c) --------------------------------------------------------------- */
 
@@ -285,8 +286,8 @@ struct skip_diff {
 };
 
 /*
- * What changed between the sides, case by case. @threshold (a fraction, 0: the gate's 5%)
- * and @floor_ns (< 0: the gate's) decide slower and faster. Returns 0 and *@out (free with
+ * What changed between the sides, case by case. @threshold (a fraction, 0:
+ * SKIP_DIFF_THRESHOLD) and @floor_ns (< 0: SKIP_GATE_FLOOR_NS) decide slower and faster. Returns 0 and *@out (free with
  * skip_diff_free() before the sides), or SKIP_E_INVAL when the sides share no case or their
  * regions differ.
  */

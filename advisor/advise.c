@@ -1,8 +1,9 @@
 /*
- * advise.c: skip_advise(): which regions to model, the calibration check, and the advice
- * items with their predictions (docs/skip-advise.md).
+ * advise.c: skip_advise(): which excerpts of the recording to model (struct sk_excerpt: the
+ * regions of docs/advise-model.md), the calibration check, and the advice items with their
+ * predictions (docs/advise-model.md).
  *
- * Regions: with --region, each occurrence of that NVTX range; otherwise the whole run for the
+ * Excerpts: with --region, each occurrence of that NVTX range; otherwise the whole run for the
  * calibration and the fusion items, and as graph candidates each NVTX range that repeats and
  * the most frequent kernel sequence between host synchronizations (a training or inference
  * loop that synchronizes once per step). A workload run is modelled by workload.c instead.
@@ -15,59 +16,66 @@
 
 #include "internal.h"
 
-/* ---- region sets ------------------------------------------------------------------------------ */
+/* ---- excerpt sets ---------------------------------------------------------------------------- */
 
-void sk_regions_free(struct sk_regions *rs)
+/* A set of excerpts modelled together (every occurrence of one thing), and what it is. */
+struct excerpts {
+	struct sk_excerpt *v;
+	size_t n;
+	char *label; /* "NVTX region 'step'", for titles */
+};
+
+static void excerpts_free(struct excerpts *es)
 {
-	for (size_t i = 0; i < rs->n; i++)
-		free(rs->r[i].idx);
-	free(rs->r);
-	free(rs->label);
-	memset(rs, 0, sizeof(*rs));
+	for (size_t i = 0; i < es->n; i++)
+		free(es->v[i].idx);
+	free(es->v);
+	free(es->label);
+	memset(es, 0, sizeof(*es));
 }
 
-static struct sk_region *region_push(struct sk_regions *rs, const struct skip_timeline *tl,
-				      size_t cap_members)
+static struct sk_excerpt *excerpt_push(struct excerpts *es, const struct skip_timeline *tl,
+				       size_t cap_members)
 {
-	struct sk_region *r;
+	struct sk_excerpt *e;
 
-	rs->r = sk_xrealloc(rs->r, (rs->n + 1) * sizeof(*rs->r));
-	r = &rs->r[rs->n++];
-	memset(r, 0, sizeof(*r));
-	r->tl = tl;
-	r->idx = sk_xmalloc((cap_members + 1) * sizeof(uint32_t));
-	r->t0 = INT64_MAX;
-	r->end = INT64_MIN;
-	return r;
+	es->v = sk_xrealloc(es->v, (es->n + 1) * sizeof(*es->v));
+	e = &es->v[es->n++];
+	memset(e, 0, sizeof(*e));
+	e->tl = tl;
+	e->idx = sk_xmalloc((cap_members + 1) * sizeof(uint32_t));
+	e->t0 = INT64_MAX;
+	e->end = INT64_MIN;
+	return e;
 }
 
-static void region_add(struct sk_region *r, const struct skip_timeline *tl, size_t i)
+static void excerpt_add(struct sk_excerpt *e, const struct skip_timeline *tl, size_t i)
 {
 	const struct skip_op *op = &tl->ops[i];
 
-	r->idx[r->n++] = (uint32_t)i;
-	if (op->end > r->end)
-		r->end = op->end;
+	e->idx[e->n++] = (uint32_t)i;
+	if (op->end > e->end)
+		e->end = op->end;
 }
 
 /* The whole run: every operation, from the run's IL start. */
-static void regions_whole(const struct skip_timeline *tl, struct sk_regions *rs)
+static void excerpts_whole(const struct skip_timeline *tl, struct excerpts *es)
 {
-	struct sk_region *r = region_push(rs, tl, tl->nops);
+	struct sk_excerpt *e = excerpt_push(es, tl, tl->nops);
 
 	for (size_t i = 0; i < tl->nops; i++)
-		region_add(r, tl, i);
-	r->t0 = tl->t0;
+		excerpt_add(e, tl, i);
+	e->t0 = tl->t0;
 	for (size_t i = 0; i < tl->nops; i++)
-		if (tl->ops[i].launch != INT64_MIN && tl->ops[i].launch < r->t0)
-			r->t0 = tl->ops[i].launch;
-	rs->label = sk_xstrdup("the whole run");
+		if (tl->ops[i].launch != INT64_MIN && tl->ops[i].launch < e->t0)
+			e->t0 = tl->ops[i].launch;
+	es->label = sk_xstrdup("the whole run");
 }
 
 /* Each occurrence of the region the timeline was loaded with (op->window). Occurrences that
  * launched nothing are left out. */
-static void regions_windows(const struct skip_timeline *tl, const char *name,
-			    struct sk_regions *rs)
+static void excerpts_windows(const struct skip_timeline *tl, const char *name,
+			    struct excerpts *es)
 {
 	size_t *count = sk_xcalloc(tl->nwindows + 1, sizeof(size_t));
 	int *slot = sk_xmalloc((tl->nwindows + 1) * sizeof(int));
@@ -79,17 +87,17 @@ static void regions_windows(const struct skip_timeline *tl, const char *name,
 		slot[w] = -1;
 		if (!count[w])
 			continue;
-		slot[w] = (int)rs->n;
-		region_push(rs, tl, count[w])->t0 = tl->windows[w].start;
+		slot[w] = (int)es->n;
+		excerpt_push(es, tl, count[w])->t0 = tl->windows[w].start;
 	}
 	for (size_t i = 0; i < tl->nops; i++) {
 		int w = tl->ops[i].window;
 
 		if (w >= 0 && (size_t)w < tl->nwindows && slot[w] >= 0)
-			region_add(&rs->r[slot[w]], tl, i);
+			excerpt_add(&es->v[slot[w]], tl, i);
 	}
-	if (!rs->label)
-		rs->label = sk_xasprintf("NVTX region '%s'", name);
+	if (!es->label)
+		es->label = sk_xasprintf("NVTX region '%s'", name);
 	free(count);
 	free(slot);
 }
@@ -117,7 +125,7 @@ static int cmp_seg(const void *x, const void *y, void *ctx)
  * often (at least twice, at least two operations; ties: the longer) are the repeated region.
  * Returns the number of occurrences found (0: none).
  */
-static size_t regions_periods(const struct skip_timeline *tl, struct sk_regions *rs)
+static size_t excerpts_periods(const struct skip_timeline *tl, struct excerpts *es)
 {
 	size_t nseg = 0, *seg_start = sk_xmalloc((tl->nops + 2) * sizeof(size_t));
 	uint64_t *hash = sk_xmalloc((tl->nops + 2) * sizeof(uint64_t));
@@ -182,16 +190,16 @@ static size_t regions_periods(const struct skip_timeline *tl, struct sk_regions 
 	}
 	if (best != SIZE_MAX) {
 		for (size_t b = 0; b < nseg; b++) {
-			struct sk_region *r;
+			struct sk_excerpt *e;
 
 			if (hash[b] != hash[best] || len[b] != len[best])
 				continue;
-			r = region_push(rs, tl, len[b]);
+			e = excerpt_push(es, tl, len[b]);
 			for (size_t k = seg_start[b]; k < seg_start[b] + len[b]; k++)
-				region_add(r, tl, k);
-			r->t0 = tl->ops[seg_start[b]].launch;
+				excerpt_add(e, tl, k);
+			e->t0 = tl->ops[seg_start[b]].launch;
 		}
-		rs->label = sk_xasprintf("the repeated sequence of %zu operations between host "
+		es->label = sk_xasprintf("the repeated sequence of %zu operations between host "
 					 "synchronizations",
 					 len[best]);
 	}
@@ -201,23 +209,23 @@ static size_t regions_periods(const struct skip_timeline *tl, struct sk_regions 
 	return best_count;
 }
 
-/* ---- modelling a set of regions -------------------------------------------------------------- */
+/* ---- modelling a set of excerpts ------------------------------------------------------------- */
 
 /* Median model IL over the set, transformed by @x; also the total of (baseline - that) when
- * @base (per region) is given. Regions the model cannot finish are left out. */
-static double model_set(const struct sk_ctx *c, const struct sk_regions *rs,
+ * @base (per excerpt) is given. Excerpts the model cannot finish are left out. */
+static double model_set(const struct sk_ctx *c, const struct excerpts *es,
 			const struct sk_xform *x, int profiled, double *per, double *total_saved,
 			const double *base)
 {
-	double *v = sk_xmalloc((rs->n + 1) * sizeof(double)), med;
+	double *v = sk_xmalloc((es->n + 1) * sizeof(double)), med;
 	size_t n = 0;
 
 	if (total_saved)
 		*total_saved = 0;
-	for (size_t i = 0; i < rs->n; i++) {
-		const struct sk_region *g = &rs->r[i];
-		int64_t il = sk_model_region(g->tl, g, g->lat ? g->lat : &c->lat, &c->o.cal, profiled,
-					     x, NULL);
+	for (size_t i = 0; i < es->n; i++) {
+		const struct sk_excerpt *g = &es->v[i];
+		int64_t il = sk_model_excerpt(g->tl, g, g->lat ? g->lat : &c->lat, &c->o.cal,
+					      profiled, x, NULL);
 
 		if (per)
 			per[i] = (double)il;
@@ -233,23 +241,23 @@ static double model_set(const struct sk_ctx *c, const struct sk_regions *rs,
 }
 
 /* Recorded IL, the model of the recording and its error, for one set. */
-static void calibrate_set(const struct sk_ctx *c, const struct sk_regions *rs, double *recorded,
+static void calibrate_set(const struct sk_ctx *c, const struct excerpts *es, double *recorded,
 			  double *replay, double *error)
 {
-	double *rec = sk_xmalloc((rs->n + 1) * sizeof(double));
-	double *rep = sk_xmalloc((rs->n + 1) * sizeof(double));
-	double *err = sk_xmalloc((rs->n + 1) * sizeof(double));
+	double *rec = sk_xmalloc((es->n + 1) * sizeof(double));
+	double *rep = sk_xmalloc((es->n + 1) * sizeof(double));
+	double *err = sk_xmalloc((es->n + 1) * sizeof(double));
 	size_t ne = 0;
 
-	model_set(c, rs, NULL, 1, rep, NULL, NULL);
-	for (size_t i = 0; i < rs->n; i++) {
-		rec[i] = (double)sk_region_il(rs->r[i].tl, &rs->r[i]);
+	model_set(c, es, NULL, 1, rep, NULL, NULL);
+	for (size_t i = 0; i < es->n; i++) {
+		rec[i] = (double)sk_excerpt_il(es->v[i].tl, &es->v[i]);
 		if (rep[i] >= 0 && rec[i] > 0)
 			err[ne++] = fabs(rep[i] - rec[i]) / rec[i];
 	}
 	*error = skip_median(err, ne);
-	*recorded = skip_median(rec, rs->n);
-	for (size_t i = 0, k = 0; i < rs->n; i++)
+	*recorded = skip_median(rec, es->n);
+	for (size_t i = 0, k = 0; i < es->n; i++)
 		if (rep[i] >= 0)
 			rep[k++] = rep[i];
 	*replay = skip_median(rep, ne);
@@ -260,26 +268,6 @@ static void calibrate_set(const struct sk_ctx *c, const struct sk_regions *rs, d
 
 /* ---- items ----------------------------------------------------------------------------------- */
 
-struct skip_advice *sk_item_push(struct skip_advice_report *r)
-{
-	struct skip_advice *a;
-
-	r->items = sk_xrealloc(r->items, (r->nitems + 1) * sizeof(*r->items));
-	a = &r->items[r->nitems++];
-	memset(a, 0, sizeof(*a));
-	a->chain = -1;
-	return a;
-}
-
-void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved)
-{
-	a->baseline_il_ns = base;
-	a->predicted_il_ns = pred;
-	a->speedup = pred > 0 ? base / pred : 0;
-	a->saved_ns = base - pred;
-	a->total_saved_ns = total_saved;
-}
-
 static const char graph_assumptions[] =
 	"every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
 	"host work between the launches is not repeated, and the region does not synchronize "
@@ -287,16 +275,16 @@ static const char graph_assumptions[] =
 	"recorded durations; the graph's launch, first-node latency, per-node gap and node "
 	"dispatch rate are the calibration's (docs/skip-advise.md)";
 
-static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct sk_regions *rs,
+static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es,
 		       size_t members)
 {
 	struct sk_xform x = { .kind = SK_X_GRAPH };
-	double *base = sk_xmalloc((rs->n + 1) * sizeof(double)), b, g, saved, rec, rep, cerr;
+	double *base = sk_xmalloc((es->n + 1) * sizeof(double)), b, g, saved, rec, rep, cerr;
 	struct skip_advice *a;
 
-	b = model_set(c, rs, NULL, c->o.profiled, base, NULL, NULL);
-	g = model_set(c, rs, &x, c->o.profiled, NULL, &saved, base);
-	calibrate_set(c, rs, &rec, &rep, &cerr);
+	b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
+	g = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
+	calibrate_set(c, es, &rec, &rep, &cerr);
 	free(base);
 	if (b <= 0 || g <= 0)
 		return;
@@ -304,24 +292,24 @@ static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct sk
 	a->kind = SKIP_ADVICE_GRAPH;
 	a->title = sk_xasprintf("replay %s as one CUDA graph (%zu occurrence%s, %zu operations "
 				"each)",
-				rs->label, rs->n, rs->n == 1 ? "" : "s", members);
+				es->label, es->n, es->n == 1 ? "" : "s", members);
 	a->assumptions = sk_xstrdup(graph_assumptions);
-	a->regions = rs->n;
+	a->regions = es->n;
 	a->calibration_error = cerr;
 	sk_item_set(a, b, g, saved);
 }
 
-static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct sk_regions *rs)
+static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es)
 {
-	double *base = sk_xmalloc((rs->n + 1) * sizeof(double));
-	double b = model_set(c, rs, NULL, c->o.profiled, base, NULL, NULL);
+	double *base = sk_xmalloc((es->n + 1) * sizeof(double));
+	double b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
 
 	for (size_t i = 0; i < r->nchains && (int)i < c->o.top; i++) {
 		const struct skip_chain *ch = &r->chains[i];
 		struct sk_xform x = { .kind = SK_X_FUSE, .chain = ch->ids, .len = ch->len };
 		struct sk_strbuf sb = { 0 };
 		struct skip_advice *a;
-		double saved, f = model_set(c, rs, &x, c->o.profiled, NULL, &saved, base);
+		double saved, f = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
 
 		if (f <= 0 || b <= 0)
 			continue;
@@ -342,7 +330,7 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 			"duration (an upper bound: fusing usually also saves memory traffic); the "
 			"launches it removes took their recorded time; that the kernels' data allow "
 			"fusing is not checked");
-		a->regions = rs->n;
+		a->regions = es->n;
 		a->calibration_error = r->calibration_error;
 		sk_item_set(a, b, f, saved);
 	}
@@ -358,33 +346,33 @@ static int cmp_item(const void *x, const void *y)
 	return (int)a->kind - (int)b->kind;
 }
 
-/* Region sets that are graph candidates when no --region was given. */
+/* Excerpt sets that are graph candidates when no --region was given. */
 static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 {
-	struct sk_regions per = { 0 };
+	struct excerpts per = { 0 };
 	char **names = NULL;
 	size_t nn = skip_trace_repeated_ranges(c->t, c->tl->run_id, 2, 3, &names);
 
 	for (size_t i = 0; i < nn; i++) {
 		struct skip_timeline *wt = NULL;
-		struct sk_regions rs = { 0 };
+		struct excerpts es = { 0 };
 
 		if (!skip_timeline_load(c->t, c->tl->run_id, names[i], &wt) && wt->nwindows) {
 			struct sk_ctx wc = *c;
 
 			wc.tl = wt;
-			regions_windows(wt, names[i], &rs);
-			if (rs.n >= 2)
-				graph_item(&wc, r, &rs, rs.r[0].n);
+			excerpts_windows(wt, names[i], &es);
+			if (es.n >= 2)
+				graph_item(&wc, r, &es, es.v[0].n);
 		}
-		sk_regions_free(&rs);
+		excerpts_free(&es);
 		skip_timeline_free(wt);
 		free(names[i]);
 	}
 	free(names);
-	if (regions_periods(c->tl, &per) >= 2)
-		graph_item(c, r, &per, per.r[0].n);
-	sk_regions_free(&per);
+	if (excerpts_periods(c->tl, &per) >= 2)
+		graph_item(c, r, &per, per.v[0].n);
+	excerpts_free(&per);
 }
 
 static int has_kernels(const struct skip_timeline *tl)
@@ -446,7 +434,8 @@ static int region_missing(struct skip_trace *t, int64_t run, const char *region)
 	return SKIP_E_NOTFOUND;
 }
 
-/* The other runs whose regions an NVTX region's set pools, with their latencies. */
+/* The other runs whose excerpts a set of an NVTX region's occurrences pools, with their
+ * latencies. */
 struct pool {
 	struct skip_timeline **tl;
 	struct sk_lat **lat;
@@ -464,17 +453,17 @@ static void pool_free(struct pool *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Add to @rs the occurrences of the region in every repetition of the run (skip record
+/* Add to @es the occurrences of the region in every repetition of the run (skip record
  * --repeat N: one process is noisier than several pooled) that has some, each with its own
  * run's latencies. Returns the runs the set then covers. */
-static size_t pool_runs(const struct sk_ctx *c, struct sk_regions *rs, struct pool *p)
+static size_t pool_runs(const struct sk_ctx *c, struct excerpts *es, struct pool *p)
 {
 	int64_t *ids = NULL, n = skip_trace_repeats(c->t, c->tl->run_id, &ids);
 	size_t runs = 1;
 
 	for (int64_t i = 0; i < n; i++) {
 		struct skip_timeline *tl = NULL;
-		size_t from = rs->n;
+		size_t from = es->n;
 
 		if (ids[i] == c->tl->run_id || skip_timeline_load(c->t, ids[i], c->o.region, &tl))
 			continue;
@@ -487,9 +476,9 @@ static size_t pool_runs(const struct sk_ctx *c, struct sk_regions *rs, struct po
 		p->tl[p->n] = tl;
 		p->lat[p->n] = sk_xmalloc(sizeof(struct sk_lat));
 		sk_calibrate(tl, &c->o.cal, p->lat[p->n]);
-		regions_windows(tl, c->o.region, rs);
-		for (size_t k = from; k < rs->n; k++)
-			rs->r[k].lat = p->lat[p->n];
+		excerpts_windows(tl, c->o.region, es);
+		for (size_t k = from; k < es->n; k++)
+			es->v[k].lat = p->lat[p->n];
 		p->n++;
 		runs++;
 	}
@@ -497,7 +486,7 @@ static size_t pool_runs(const struct sk_ctx *c, struct sk_regions *rs, struct po
 	return runs;
 }
 
-/* The fusion chains of the run and of the repetitions its region set pools. */
+/* The fusion chains of the run and of the repetitions its excerpt set pools. */
 static size_t chains_of(const struct sk_ctx *c, const struct pool *p, struct skip_chain **out)
 {
 	const struct skip_timeline **tls = sk_xmalloc((p->n + 1) * sizeof(*tls));
@@ -516,7 +505,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 {
 	struct sk_ctx c = { .t = t, .o = *opts };
 	struct skip_advice_report *r;
-	struct sk_regions rs = { 0 };
+	struct excerpts es = { 0 };
 	struct skip_timeline *tl = NULL;
 	struct pool pool = { 0 };
 	int64_t run;
@@ -555,23 +544,23 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		err = sk_workload_advise(&c, r);
 	} else {
 		if (c.o.region) {
-			regions_windows(c.tl, c.o.region, &rs);
+			excerpts_windows(c.tl, c.o.region, &es);
 			if (!c.o.run_id)
-				r->runs = pool_runs(&c, &rs, &pool);
+				r->runs = pool_runs(&c, &es, &pool);
 		} else {
-			regions_whole(c.tl, &rs);
+			excerpts_whole(c.tl, &es);
 		}
 		r->nchains = chains_of(&c, &pool, &r->chains);
-		r->regions = rs.n;
-		calibrate_set(&c, &rs, &r->recorded_il_ns, &r->replay_il_ns,
+		r->regions = es.n;
+		calibrate_set(&c, &es, &r->recorded_il_ns, &r->replay_il_ns,
 			      &r->calibration_error);
 		if (c.o.region)
-			graph_item(&c, r, &rs, rs.n ? rs.r[0].n : 0);
+			graph_item(&c, r, &es, es.n ? es.v[0].n : 0);
 		else
 			graph_candidates(&c, r);
-		fusion_items(&c, r, &rs);
+		fusion_items(&c, r, &es);
 	}
-	sk_regions_free(&rs);
+	excerpts_free(&es);
 	skip_timeline_free(tl);
 	pool_free(&pool);
 	if (err) {
@@ -588,34 +577,11 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	return 0;
 }
 
-void skip_advice_free(struct skip_advice_report *r)
-{
-	if (!r)
-		return;
-	for (size_t i = 0; i < r->nchains; i++) {
-		for (int k = 0; k < r->chains[i].len; k++)
-			free(r->chains[i].names[k]);
-		free(r->chains[i].names);
-		free(r->chains[i].ids);
-	}
-	for (size_t i = 0; i < r->nitems; i++) {
-		free(r->items[i].title);
-		free(r->items[i].assumptions);
-		free(r->items[i].plan_json);
-	}
-	free(r->chains);
-	free(r->items);
-	free(r->path);
-	free(r->region);
-	free(r->workload);
-	free(r);
-}
-
 int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,
 		       int profiled, struct skip_graph_prediction *out)
 {
 	struct sk_ctx c = { .tl = tl };
-	struct sk_regions rs = { 0 };
+	struct excerpts es = { 0 };
 	struct sk_xform x = { .kind = SK_X_GRAPH };
 
 	memset(out, 0, sizeof(*out));
@@ -629,13 +595,13 @@ int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibra
 		return sk_fail(SKIP_E_EMPTY, "no kernels");
 	sk_calibrate(tl, &c.o.cal, &c.lat);
 	if (tl->nwindows)
-		regions_windows(tl, "", &rs);
+		excerpts_windows(tl, "", &es);
 	else
-		regions_whole(tl, &rs);
-	out->regions = rs.n;
-	calibrate_set(&c, &rs, &out->recorded_ns, &out->replay_ns, &out->calibration_error);
-	out->baseline_ns = model_set(&c, &rs, NULL, profiled, NULL, NULL, NULL);
-	out->graph_ns = model_set(&c, &rs, &x, profiled, NULL, NULL, NULL);
-	sk_regions_free(&rs);
+		excerpts_whole(tl, &es);
+	out->regions = es.n;
+	calibrate_set(&c, &es, &out->recorded_ns, &out->replay_ns, &out->calibration_error);
+	out->baseline_ns = model_set(&c, &es, NULL, profiled, NULL, NULL, NULL);
+	out->graph_ns = model_set(&c, &es, &x, profiled, NULL, NULL, NULL);
+	excerpts_free(&es);
 	return out->graph_ns > 0 ? 0 : sk_fail(SKIP_E_EMPTY, "no region launched anything");
 }

@@ -75,21 +75,6 @@ static struct entry *find_or_add(struct table *t, const int32_t *ids, int len)
 	return &t->e[i];
 }
 
-/* Did a host synchronization of the process run between these two launches? */
-int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
-		    const struct skip_op *b)
-{
-	size_t lo;
-
-	if (a->launch == INT64_MIN || b->launch == INT64_MIN)
-		return 0;
-	lo = sk_sync_from(tl, a->launch);
-	for (; lo < tl->nsyncs && tl->syncs[lo].start <= b->launch; lo++)
-		if (tl->syncs[lo].pid == a->pid && tl->syncs[lo].end <= b->launch)
-			return 1;
-	return 0;
-}
-
 static int kernel_in_scope(const struct skip_timeline *tl, const struct skip_op *op)
 {
 	return op->kind == SKIP_OP_KERNEL && (!tl->nwindows || op->window >= 0);

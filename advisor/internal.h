@@ -5,8 +5,21 @@
  * threads (each after a measured gap, taking a measured time; a synchronization waits for the
  * GPU operations it waited for in the recording) and GPU operations (a measured duration, on a
  * stream in order, after their submitting call plus a latency, after their dependencies, when
- * enough multiprocessors are free). Building the program from a recorded timeline and then
- * transforming it (a region as a CUDA graph, a chain fused, a stream plan) is advise.c's job.
+ * enough multiprocessors are free). model.c builds the program of an excerpt of a recorded
+ * timeline, as recorded or transformed (a CUDA graph, a chain fused); workload.c builds the
+ * programs of the runtime's executors for a workload run; advise.c chooses what to model and
+ * turns the predictions into advice.
+ *
+ * The files depend on each other one way only, in this order (each uses only those above it;
+ * this header declares their shared helpers in the same order):
+ *   whatif.c    the simulator                           uses nothing of the advisor
+ *   syncs.c     a timeline's host synchronizations      uses nothing of the advisor
+ *   report.c    the report's items, and freeing it      uses nothing of the advisor
+ *   model.c     the calibration and latencies, an excerpt's program: whatif.c, syncs.c
+ *   fusion.c    the PS chains: syncs.c
+ *   workload.c  the executors' models: whatif.c, syncs.c, model.c, report.c
+ *   advise.c    skip_advise(), skip_predict_graph(): model.c, fusion.c, workload.c, report.c
+ *   json.c, sweep.c: the public API only (skip_advisor.h).
  */
 #ifndef SKIP_ADVISOR_INTERNAL_H
 #define SKIP_ADVISOR_INTERNAL_H
@@ -27,6 +40,8 @@ static inline int64_t sk_ns(double ns)
 {
 	return ns >= (double)SKIP_TIME_MAX ? SKIP_TIME_MAX : ns > 0 ? (int64_t)ns : 0;
 }
+
+/* ---- whatif.c: the program and its replay ---------------------------------------------------- */
 
 /* Data an operation reads that an earlier operation of the program wrote. */
 struct wi_src {
@@ -60,8 +75,8 @@ struct wi_op {
 	double read_bytes;    /* all it reads, with or without a writer in the program */
 	double serial_remote; /* bytes of srcs whose writer's grid differs from its own */
 	int64_t start_cost; /* a kernel: what each other kernel's start costs it while it runs
-			       (its L1 refilled, docs/skip-advise.md), at most the time since the
-			       previous such start or its own; 0: nothing */
+			       (its L1 refilled, docs/advise-model.md "Kernel starts"), at most
+			       the time since the previous such start or its own; 0: nothing */
 	int first_sm;	  /* out: the multiprocessor its first block was placed on */
 	int64_t start, end; /* out */
 };
@@ -107,7 +122,33 @@ int wi_add_call(struct wi_prog *p, const struct wi_call *c);
 int64_t wi_simulate(struct wi_prog *p);
 void wi_free(struct wi_prog *p);
 
-/* model.c: the latencies of a recording, a region of it, and its model. */
+/* ---- syncs.c: a timeline's host synchronizations --------------------------------------------- */
+
+/* The index of the first synchronization of @tl that starts at or after @t. */
+size_t sk_sync_from(const struct skip_timeline *tl, int64_t t);
+/* Did a host synchronization of a's process end between the launches of a and b? */
+int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
+		    const struct skip_op *b);
+
+/* ---- report.c: the report's items ------------------------------------------------------------ */
+
+/* A new item of @r, zeroed but for chain = -1; pointers into r->items are invalidated. */
+struct skip_advice *sk_item_push(struct skip_advice_report *r);
+/* Its ILs without and with the change, and what the change saves over all its regions. */
+void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved);
+
+/* ---- model.c: the calibration, a recording's latencies, an excerpt's program ----------------- */
+
+/* The fallback rule (skip_advisor.h): a calibration member is measured when it is not 0
+ * (members are never negative: skip_calibration_check()); one that is not gives way to the
+ * recording's figure for the same cost, or to no cost. */
+static inline int sk_measured(double member)
+{
+	return member > 0;
+}
+
+/* The latencies of a recording (the fallback rule's first source), the calibration's where it
+ * shows none. */
 struct sk_lat {
 	int64_t launch;	     /* launch return to start, the stream idle */
 	int64_t stream_gap;  /* back-to-back kernels of a stream */
@@ -120,20 +161,25 @@ struct sk_lat {
 };
 void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration *cal,
 		  struct sk_lat *l);
+/* The profiler's cost per launch call, a driver one (@driver) or a runtime one, in the
+ * recording @l was read off: the recording's own estimate, else the calibration's. */
+double sk_profiler_cost(const struct sk_lat *l, const struct skip_calibration *cal, int driver);
 
-/* A region: the timeline's operations in it (indices, launch order) and its window. */
-struct sk_region {
+/* An excerpt of a recorded timeline, modelled as one (what docs/advise-model.md calls a region:
+ * an occurrence of an NVTX range, the whole run, a graph candidate's occurrence): its
+ * operations (indices, launch order) and its window. Not the analyzer's struct skip_region (a
+ * run or an NVTX range's occurrence with its metrics) nor its struct skip_window (where an
+ * occurrence lies). */
+struct sk_excerpt {
 	const struct skip_timeline *tl; /* its run's (borrowed) */
 	const struct sk_lat *lat;	/* that run's latencies (borrowed); NULL: the context's */
 	uint32_t *idx;
 	size_t n;
 	int64_t t0, end; /* the start and the last operation's end */
 };
-/* The index of the first synchronization of @tl that starts at or after @t. */
-size_t sk_sync_from(const struct skip_timeline *tl, int64_t t);
 /* The recorded IL: to the last operation's end or the return of the last synchronization of a
- * thread of the region that began before that end, whichever is later. */
-int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r);
+ * thread of the excerpt that began before that end, whichever is later. */
+int64_t sk_excerpt_il(const struct skip_timeline *tl, const struct sk_excerpt *e);
 
 enum sk_xform_kind { SK_X_NONE, SK_X_GRAPH, SK_X_FUSE };
 struct sk_xform {
@@ -142,22 +188,24 @@ struct sk_xform {
 	int len;
 };
 
-/* The model's IL of the region, transformed by @x (NULL: as recorded): to the last GPU end or
+/* The model's IL of the excerpt, transformed by @x (NULL: as recorded): to the last GPU end or
  * the last host call's return, whichever is later; -1 if it cannot run.
- * *@host_end (may be NULL) gets the end of its last host call, relative to r->t0. */
-int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *r,
-			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
-			const struct sk_xform *x, int64_t *host_end);
+ * *@host_end (may be NULL) gets the end of its last host call, relative to e->t0. */
+int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt *e,
+			 const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
+			 const struct sk_xform *x, int64_t *host_end);
 /* Multiprocessors a kernel's grid occupies at once (1..sms); 0 for a copy. */
 int sk_sm_need(const struct skip_op *op, int sms);
 
-/* A set of regions modelled together (every occurrence of one thing), and what it is. */
-struct sk_regions {
-	struct sk_region *r;
-	size_t n;
-	char *label; /* "NVTX region 'step'", for titles */
-};
-void sk_regions_free(struct sk_regions *rs);
+/* ---- fusion.c: PS chains --------------------------------------------------------------------- */
+
+/* PS chains over the kernels of the @ntl timelines @tls, a run's and its pooled repetitions'
+ * (in trace order per stream of each, split where a host synchronization came between two
+ * launches); names are strings of @t. *out is the caller's (skip_advice_free). */
+size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *const *tls,
+		      size_t ntl, int min_len, int max_len, double min_ps, struct skip_chain **out);
+
+/* ---- workload.c: the executors' models ------------------------------------------------------- */
 
 /* One skip_advise() call. */
 struct sk_ctx {
@@ -167,17 +215,13 @@ struct sk_ctx {
 	struct sk_lat lat;
 };
 
-struct skip_advice *sk_item_push(struct skip_advice_report *r);
-void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved);
-
-/* workload.c: the executors' models of a `skip run WORKLOAD --executor serial` recording.
- * Sets the report's calibration figures and adds the STREAMS and DAGGRAPH items with their
- * plans. */
+/* The executors' models of a `skip run WORKLOAD --executor serial` recording. Sets the
+ * report's calibration figures and adds the STREAMS and DAGGRAPH items with their plans. */
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 
-/* workload.c, for tests/unit/advisor/test_workload_models.c: the model of one iteration of a
- * plan, built from what its executor submits (skip_plan_launches()), every kernel taking the
- * same time and the calibration's defaults otherwise. */
+/* For tests/unit/advisor/test_workload_models.c: the model of one iteration of a plan, built
+ * from what its executor submits (skip_plan_launches()), every kernel taking the same time and
+ * the calibration's defaults otherwise. */
 struct skip_graph;
 struct skip_plan;
 struct skip_step;
@@ -191,14 +235,5 @@ struct sk_model_view {
 int sk_model_view(const struct skip_graph *g, const struct skip_plan *plan, double dur_ns,
 		  struct sk_model_view *v);
 void sk_model_view_fini(struct sk_model_view *v);
-
-/* fusion.c: did a host synchronization of a's process end between the launches of a and b? */
-int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
-		    const struct skip_op *b);
-/* fusion.c: PS chains over the kernels of the @ntl timelines @tls, a run's and its pooled
- * repetitions' (in trace order per stream of each, split where a host synchronization came
- * between two launches); names are strings of @t. *out is the caller's (skip_advice_free). */
-size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *const *tls,
-		      size_t ntl, int min_len, int max_len, double min_ps, struct skip_chain **out);
 
 #endif /* SKIP_ADVISOR_INTERNAL_H */

@@ -1,6 +1,8 @@
 /*
- * model.c: a region of a recorded timeline as a what-if program (internal.h), as recorded or
- * transformed: replayed as one CUDA graph, or with a kernel chain fused.
+ * model.c: the calibration (its built-in values and the table of its keys), the latencies of a
+ * recording, and an excerpt of a recorded timeline as a what-if program (internal.h), as
+ * recorded or transformed: replayed as one CUDA graph, or with a kernel chain fused
+ * (docs/advise-model.md defines the model).
  *
  * Host side: per launching thread, its launch calls and synchronizations in recorded order,
  * each after the recorded gap since the previous one ended and taking its recorded time (minus
@@ -9,7 +11,8 @@
  * measured return latency. GPU side: each operation on its stream in launch order, after its
  * launch call plus the launch latency, after its stream predecessor plus the stream gap, when
  * its blocks fit the free multiprocessors. The latencies are medians read off the same
- * recording (calibrate()), or the calibration's defaults when it shows none.
+ * recording (sk_calibrate()), or the calibration's where it shows none (the fallback rule,
+ * skip_advisor.h).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -20,65 +23,70 @@
 
 #include "internal.h"
 
-/* The H100 of docs/BENCHMARKS.md ("skip advise"): the medians of bench/advise/closed_loop.sh's
- * calibrations in runs G, H, I and J of 2026-11-22, four freshly started machines (each the
- * median over its 12 calibration pairs, sampled throughout the loop: alternated runs of
- * bench/apps/advise_calib and of bench/advise/launch_calib.json, bare and under skip record),
- * but graph_node_gap_ns: the median of runs M, N, O and one more call (fill_k's chain);
- * the fallbacks that a recording normally replaces come from the DAG suite's serial
- * recordings. */
+/* The H100 of docs/BENCHMARKS.md. Each figure is the median over closed loops on freshly started
+ * machines of the loop's calibration (bench/advise/closed_loop.sh: the median over its 12
+ * calibration pairs, sampled throughout the loop: alternated runs of bench/apps/advise_calib
+ * and of bench/advise/launch_calib.json, bare and under skip record): four loops, fourteen for
+ * launch_bare_ns; graph_node_gap_ns is the median of four measures of fill_k's chain; the
+ * latencies a recording normally shows itself (fallback rule, skip_advisor.h) come from the DAG
+ * suite's serial recordings. The loops' figures are in bench/advise/RESULTS.md. */
 void skip_calibration_default(struct skip_calibration *c)
 {
-	c->graph_launch_ns = 1871;	  /* cudaGraphLaunch of a one-node graph, host */
-	c->graph_first_ns = 1612;	  /* derived: the one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 26;	  /* 64 dependent fill_k nodes, over its duration */
+	/* host */
+	c->launch_bare_ns = 3890;	  /* bursts of 16 cudaLaunchKernel, bare */
+	c->runtime_launch_ns = 3626;	  /* launch_calib.json's bare runs, per launch */
 	c->event_record_ns = 319;	  /* cudaEventRecord, host */
 	c->stream_wait_ns = 317;	  /* cudaStreamWaitEvent, host */
+	c->stream_switch_ns = 263;	  /* a launch onto another busy stream after an event wait */
+	c->sync_idle_ns = 511;		  /* cudaStreamSynchronize of a finished stream, host */
 	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */
 	c->stream_gap_ns = 1350;	  /* fallback: back-to-back kernels of a stream (recorded) */
+	c->stream_gap_bare_ns = 1047;	  /* 16 back-to-back 10 us kernels on a stream, bare */
 	c->sync_return_ns = 2800;	  /* fallback: GPU done to cudaStreamSynchronize's return */
-	c->sync_idle_ns = 511;		  /* cudaStreamSynchronize of a finished stream, host */
-	c->profiler_launch_ns = 2766;	  /* bursts of cudaLaunchKernel under skip record - bare */
-	c->profiler_driver_launch_ns = 1618; /* launch_calib.json's runs: recorded - bare */
-	c->stream_switch_ns = 263;	  /* a launch onto another busy stream after an event wait */
+	/* graph */
+	c->graph_launch_ns = 1871;	  /* cudaGraphLaunch of a one-node graph, host */
 	c->graph_launch_node_ns = 5.7;	  /* cudaGraphLaunch, per node after the first */
+	c->graph_first_ns = 1612;	  /* derived: a one-node graph's launch + sync reproduced */
+	c->graph_node_gap_ns = 26;	  /* 64 dependent fill_k nodes, over its duration */
 	c->graph_dispatch_ns = 903;	  /* between the starts of independent graph nodes */
 	c->graph_root_join_ns = 1846;	  /* two root nodes joined, over a chain */
+	/* profiler */
+	c->profiler_launch_ns = 2766;	  /* bursts of cudaLaunchKernel under skip record - bare */
+	c->profiler_driver_launch_ns = 1618; /* launch_calib.json's runs: recorded - bare */
+	/* placement */
 	c->remote_read_cost = 0.60;	  /* fork-join copies: the join's add 30% slower */
 	c->sm_share_rate = 0.69;	  /* math_k beside an older math_k: 20.2 us -> 29.3 us */
-	c->runtime_launch_ns = 3626;	  /* launch_calib.json's bare runs, per launch */
-	c->stream_gap_bare_ns = 1047;	  /* 16 back-to-back 10 us kernels on a stream, bare */
-	c->launch_bare_ns = 3890;	  /* bursts of cudaLaunchKernel, bare (runs G-T) */
 }
 
 /* The ranges: a cost of the host or of the GPU's scheduling beyond 1 s is no measurement of a
  * launch path (the H100's are 0.03-3 us), and bounding each at 1 s keeps every sum the models
  * form of them far from int64_t's limit. remote_read_cost: up to 10 (an 11x slower kernel);
- * sm_share_rate: a pace, 0 to 1. */
+ * sm_share_rate: a pace, 0 to 1. The rows are in output order (the report's "calibration"
+ * object), which is not the struct's. */
 #define NS_MAX 1e9
 const struct skip_calibration_key skip_calibration_keys[] = {
-#define K(f, max, unit) { #f, offsetof(struct skip_calibration, f), 0, max, unit }
-	K(graph_launch_ns, NS_MAX, "ns"),
-	K(graph_first_ns, NS_MAX, "ns"),
-	K(graph_node_gap_ns, NS_MAX, "ns"),
-	K(event_record_ns, NS_MAX, "ns"),
-	K(stream_wait_ns, NS_MAX, "ns"),
-	K(launch_latency_ns, NS_MAX, "ns"),
-	K(stream_gap_ns, NS_MAX, "ns"),
-	K(sync_return_ns, NS_MAX, "ns"),
-	K(sync_idle_ns, NS_MAX, "ns"),
-	K(profiler_launch_ns, NS_MAX, "ns"),
-	K(profiler_driver_launch_ns, NS_MAX, "ns"),
-	K(stream_switch_ns, NS_MAX, "ns"),
-	K(graph_launch_node_ns, NS_MAX, "ns"),
-	K(graph_dispatch_ns, NS_MAX, "ns"),
-	K(graph_root_join_ns, NS_MAX, "ns"),
-	K(remote_read_cost, 10, "fraction"),
-	K(sm_share_rate, 1, "fraction"),
-	K(runtime_launch_ns, NS_MAX, "ns"),
-	K(stream_gap_bare_ns, NS_MAX, "ns"),
-	K(launch_bare_ns, NS_MAX, "ns"),
-	{ NULL, 0, 0, 0, NULL },
+#define K(f, part, max, unit) { #f, offsetof(struct skip_calibration, f), part, 0, max, unit }
+	K(graph_launch_ns, "graph", NS_MAX, "ns"),
+	K(graph_first_ns, "graph", NS_MAX, "ns"),
+	K(graph_node_gap_ns, "graph", NS_MAX, "ns"),
+	K(event_record_ns, "host", NS_MAX, "ns"),
+	K(stream_wait_ns, "host", NS_MAX, "ns"),
+	K(launch_latency_ns, "host", NS_MAX, "ns"),
+	K(stream_gap_ns, "host", NS_MAX, "ns"),
+	K(sync_return_ns, "host", NS_MAX, "ns"),
+	K(sync_idle_ns, "host", NS_MAX, "ns"),
+	K(profiler_launch_ns, "profiler", NS_MAX, "ns"),
+	K(profiler_driver_launch_ns, "profiler", NS_MAX, "ns"),
+	K(stream_switch_ns, "host", NS_MAX, "ns"),
+	K(graph_launch_node_ns, "graph", NS_MAX, "ns"),
+	K(graph_dispatch_ns, "graph", NS_MAX, "ns"),
+	K(graph_root_join_ns, "graph", NS_MAX, "ns"),
+	K(remote_read_cost, "placement", 10, "fraction"),
+	K(sm_share_rate, "placement", 1, "fraction"),
+	K(runtime_launch_ns, "host", NS_MAX, "ns"),
+	K(stream_gap_bare_ns, "host", NS_MAX, "ns"),
+	K(launch_bare_ns, "host", NS_MAX, "ns"),
+	{ NULL, 0, NULL, 0, 0, NULL },
 #undef K
 };
 
@@ -236,9 +244,10 @@ static int runtime_launch(const struct skip_op *op)
  * launch_bare_ns. (A burst's mean, not a launch's median: a recording's slow launches make
  * its bursts slower, and the calibration's bare bursts include theirs.) The cost varies
  * between recorded processes by more than the launch itself (0.4-4.7 us; docs/BENCHMARKS.md
- * "skip advise"), the bare launch much less. -1 without launch_bare_ns, or unless at least 16
- * launches, and half of them, are such: a launch loop like the calibration's (a framework's
- * launches, with its own work between them, cost more bare). */
+ * "skip advise: launch_chain and two_streams (recorded launch loops)"), the bare launch much
+ * less. -1 when launch_bare_ns is not measured (the fallback rule, skip_advisor.h), or unless
+ * at least 16 launches, and half of them, are such: a launch loop like the calibration's (a
+ * framework's launches, with its own work between them, cost more bare). */
 static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip_calibration *cal,
 			       int64_t *v)
 {
@@ -246,7 +255,7 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 	size_t n = 0, nv = 0, nb = 0;
 	int64_t cost = -1, sum = 0;
 
-	if (cal->launch_bare_ns <= 0)
+	if (!sk_measured(cal->launch_bare_ns))
 		return -1;
 	for (size_t i = 0; i < tl->nops; i++)
 		n += runtime_launch(&tl->ops[i]);
@@ -333,6 +342,13 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 	free(g);
 }
 
+double sk_profiler_cost(const struct sk_lat *l, const struct skip_calibration *cal, int driver)
+{
+	if (driver)
+		return cal->profiler_driver_launch_ns;
+	return l->profiler_launch >= 0 ? (double)l->profiler_launch : cal->profiler_launch_ns;
+}
+
 /* ---- building a program ---------------------------------------------------------------------- */
 
 struct keyed {
@@ -370,7 +386,7 @@ static int cmp_pcall(const void *a, const void *b)
 
 struct builder {
 	const struct skip_timeline *tl;
-	const struct sk_region *r;
+	const struct sk_excerpt *e;
 	const struct sk_lat *l;
 	const struct skip_calibration *cal;
 	int profiled;
@@ -384,32 +400,18 @@ struct builder {
 	} *sl; /* per stream of slkeys: its launched members (sync_waits) */
 };
 
-size_t sk_sync_from(const struct skip_timeline *tl, int64_t t)
+int64_t sk_excerpt_il(const struct skip_timeline *tl, const struct sk_excerpt *e)
 {
-	size_t lo = 0, hi = tl->nsyncs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tl->syncs[mid].start < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r)
-{
-	int64_t end = r->end;
+	int64_t end = e->end;
 	size_t lo;
 	struct keyed th = { 0 }; /* the threads that launched in it */
 
-	for (size_t k = 0; k < r->n; k++)
-		if (tl->ops[r->idx[k]].launch != INT64_MIN)
-			key_index(&th, ((uint64_t)tl->ops[r->idx[k]].pid << 24) | tl->ops[r->idx[k]].tid);
-	lo = sk_sync_from(tl, r->t0);
-	for (size_t s = lo; s < tl->nsyncs && tl->syncs[s].start <= r->end; s++) {
+	for (size_t k = 0; k < e->n; k++)
+		if (tl->ops[e->idx[k]].launch != INT64_MIN)
+			key_index(&th,
+				  ((uint64_t)tl->ops[e->idx[k]].pid << 24) | tl->ops[e->idx[k]].tid);
+	lo = sk_sync_from(tl, e->t0);
+	for (size_t s = lo; s < tl->nsyncs && tl->syncs[s].start <= e->end; s++) {
 		const struct skip_sync *y = &tl->syncs[s];
 
 		for (int i = 0; i < th.n; i++)
@@ -417,7 +419,7 @@ int64_t sk_region_il(const struct skip_timeline *tl, const struct sk_region *r)
 				end = y->end;
 	}
 	free(th.keys);
-	return end - r->t0;
+	return end - e->t0;
 }
 
 /* One host call per launch call: the kernels of one graph launch (same process, correlation id
@@ -426,9 +428,9 @@ static void add_launch_calls(struct builder *b)
 {
 	const struct skip_op *prev = NULL;
 
-	b->pc = sk_xmalloc((b->r->n + b->tl->nsyncs + 1) * sizeof(*b->pc));
-	for (size_t k = 0; k < b->r->n; k++) {
-		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+	b->pc = sk_xmalloc((b->e->n + b->tl->nsyncs + 1) * sizeof(*b->pc));
+	for (size_t k = 0; k < b->e->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
 
 		b->op_call[k] = -1;
 		if (op->launch == INT64_MIN)
@@ -446,10 +448,7 @@ static void add_launch_calls(struct builder *b)
 			.dur = op->api_end - op->launch,
 		};
 		if (!b->profiled)
-			b->pc[b->npc].dur -= op->driver ? sk_ns(b->cal->profiler_driver_launch_ns)
-					     : b->l->profiler_launch >= 0
-						     ? b->l->profiler_launch
-						     : sk_ns(b->cal->profiler_launch_ns);
+			b->pc[b->npc].dur -= sk_ns(sk_profiler_cost(b->l, b->cal, op->driver));
 		if (b->pc[b->npc].dur < 100)
 			b->pc[b->npc].dur = 100;
 		b->npc++;
@@ -458,8 +457,8 @@ static void add_launch_calls(struct builder *b)
 
 static void add_sync_calls(struct builder *b)
 {
-	size_t lo = sk_sync_from(b->tl, b->r->t0);
-	for (size_t s = lo; s < b->tl->nsyncs && b->tl->syncs[s].start <= b->r->end; s++) {
+	size_t lo = sk_sync_from(b->tl, b->e->t0);
+	for (size_t s = lo; s < b->tl->nsyncs && b->tl->syncs[s].start <= b->e->end; s++) {
 		const struct skip_sync *y = &b->tl->syncs[s];
 		int th = -1;
 
@@ -467,7 +466,7 @@ static void add_sync_calls(struct builder *b)
 			if (b->threads.keys[i] == (((uint64_t)y->pid << 24) | y->tid))
 				th = i;
 		if (th < 0)
-			continue; /* a thread that launched nothing in the region */
+			continue; /* a thread that launched nothing in the excerpt */
 		b->pc[b->npc++] = (struct pcall){ .start = y->start, .end = y->end, .thread = th,
 						  .sync = (int)s,
 						  .dur = sk_ns(b->cal->sync_idle_ns) };
@@ -479,9 +478,9 @@ static void add_sync_calls(struct builder *b)
 static void sync_waits(struct builder *b, const struct pcall *c, struct wi_call *w)
 {
 	if (!b->sl) { /* the members of each stream, in launch order, once per program */
-		b->sl = sk_xcalloc(b->r->n + 1, sizeof(*b->sl));
-		for (size_t k = 0; k < b->r->n; k++) {
-			const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+		b->sl = sk_xcalloc(b->e->n + 1, sizeof(*b->sl));
+		for (size_t k = 0; k < b->e->n; k++) {
+			const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
 			int s = key_index(&b->slkeys, ((uint64_t)op->pid << 32) |
 							      ((uint64_t)op->device << 24) | op->stream);
 
@@ -499,12 +498,12 @@ static void sync_waits(struct builder *b, const struct pcall *c, struct wi_call 
 		while (lo < hi) { /* members whose launch returned before the sync began */
 			int mid = lo + (hi - lo) / 2;
 
-			if (b->tl->ops[b->r->idx[v[mid]]].api_end <= c->start)
+			if (b->tl->ops[b->e->idx[v[mid]]].api_end <= c->start)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
-		while (lo > 0 && b->tl->ops[b->r->idx[v[lo - 1]]].end > c->end)
+		while (lo > 0 && b->tl->ops[b->e->idx[v[lo - 1]]].end > c->end)
 			lo--;
 		if (lo > 0)
 			w->waits[w->nwaits++] = v[lo - 1];
@@ -536,7 +535,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 		order[i] = sorted[i].sync;
 		if (c->thread != th) {
 			th = c->thread;
-			prev_end = b->r->t0;
+			prev_end = b->e->t0;
 			carry = 0;
 		}
 		w.gap = skip_add_sat(carry, c->start > prev_end ? c->start - prev_end : 0);
@@ -559,8 +558,8 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 
 /* ---- transformations ------------------------------------------------------------------------ */
 
-/* One CUDA graph: the region's first launch call launches it; every other launch call and the
- * synchronizations inside the region go (a captured region cannot synchronize). */
+/* One CUDA graph: the excerpt's first launch call launches it; every other launch call and the
+ * synchronizations inside the excerpt go (a captured excerpt cannot synchronize). */
 static int graph_host(struct builder *b)
 {
 	int first = -1;
@@ -579,8 +578,8 @@ static int graph_host(struct builder *b)
 	if (first >= 0) {
 		b->pc[first].dropped = 0;
 		b->pc[first].dur = sk_ns(b->cal->graph_launch_ns +
-					 (double)(b->r->n - 1) * b->cal->graph_launch_node_ns);
-		for (size_t k = 0; k < b->r->n; k++)
+					 (double)(b->e->n - 1) * b->cal->graph_launch_node_ns);
+		for (size_t k = 0; k < b->e->n; k++)
 			if (b->op_call[k] >= 0)
 				b->op_call[k] = first;
 	}
@@ -596,10 +595,10 @@ static int32_t op_id(const struct skip_op *op)
  * that takes k's work, or k; the launch calls of absorbed kernels are dropped. */
 static void fuse(struct builder *b, const int32_t *chain, int len, int *merged)
 {
-	for (size_t k = 0; k < b->r->n; k++)
+	for (size_t k = 0; k < b->e->n; k++)
 		merged[k] = (int)k;
-	for (size_t k = 0; k < b->r->n; k++) {
-		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+	for (size_t k = 0; k < b->e->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
 		size_t pos[16];
 		int m = 0;
 
@@ -607,13 +606,13 @@ static void fuse(struct builder *b, const int32_t *chain, int len, int *merged)
 		    op_id(op) != chain[0])
 			continue;
 		pos[m++] = k;
-		for (size_t j = k + 1; j < b->r->n && m < len; j++) {
-			const struct skip_op *q = &b->tl->ops[b->r->idx[j]];
+		for (size_t j = k + 1; j < b->e->n && m < len; j++) {
+			const struct skip_op *q = &b->tl->ops[b->e->idx[j]];
 
 			if (q->stream != op->stream || q->pid != op->pid)
 				continue;
 			if (q->kind != SKIP_OP_KERNEL || q->graph || op_id(q) != chain[m] ||
-			    sk_sync_between(b->tl, &b->tl->ops[b->r->idx[pos[m - 1]]], q))
+			    sk_sync_between(b->tl, &b->tl->ops[b->e->idx[pos[m - 1]]], q))
 				break; /* as the chains were found: not across a synchronization */
 			pos[m++] = j;
 		}
@@ -645,8 +644,8 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 	char *first_on_stream = sk_xcalloc(64, 1);
 	int sms = b->tl->sm_count > 0 ? b->tl->sm_count : 132;
 
-	for (size_t k = 0; k < b->r->n; k++) {
-		const struct skip_op *op = &b->tl->ops[b->r->idx[k]];
+	for (size_t k = 0; k < b->e->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
 		struct wi_op o = { .dur = op->end - op->start, .call = -1 };
 
 		member_op[k] = -1;
@@ -688,28 +687,28 @@ static void remap_waits(struct wi_prog *p, const int *member_op)
 			p->calls[c].waits[i] = member_op[p->calls[c].waits[i]];
 }
 
-int64_t sk_model_region(const struct skip_timeline *tl, const struct sk_region *r,
+int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt *e,
 			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
 			const struct sk_xform *x, int64_t *host_end)
 {
-	struct builder b = { .tl = tl, .r = r, .l = l, .cal = cal, .profiled = profiled,
+	struct builder b = { .tl = tl, .e = e, .l = l, .cal = cal, .profiled = profiled,
 			     .carry_gaps = 1 };
-	struct wi_prog p = { .t0 = r->t0, .sms = tl->sm_count,
+	struct wi_prog p = { .t0 = e->t0, .sms = tl->sm_count,
 			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns) };
 	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
 	int64_t il;
 
-	b.op_call = sk_xmalloc((r->n + 1) * sizeof(int));
+	b.op_call = sk_xmalloc((e->n + 1) * sizeof(int));
 	add_launch_calls(&b);
 	add_sync_calls(&b);
 	if (x && x->kind == SK_X_GRAPH)
 		graph_call = graph_host(&b);
 	if (x && x->kind == SK_X_FUSE) {
-		merged = sk_xmalloc((r->n + 1) * sizeof(int));
+		merged = sk_xmalloc((e->n + 1) * sizeof(int));
 		fuse(&b, x->chain, x->len, merged);
 	}
 	to_prog = place_calls(&b, &p);
-	member_op = sk_xmalloc((r->n + 1) * sizeof(int));
+	member_op = sk_xmalloc((e->n + 1) * sizeof(int));
 	add_ops(&b, &p, to_prog, merged, graph_call, member_op);
 	remap_waits(&p, member_op);
 	il = wi_simulate(&p);

@@ -10,7 +10,8 @@
  * proximity score), and, for a run of `skip run WORKLOAD --executor serial`, the runtime's
  * stream plan (E2) and CUDA graph (E3). The best executable item becomes a plan
  * (schemas/plan.schema.json) that `skip run --plan` executes, so the prediction can be checked.
- * docs/skip-advise.md defines each model and its assumptions.
+ * docs/advise-model.md defines each model and its assumptions (docs/skip-advise.md is the
+ * manual page).
  *
  * Ownership: skip_advise() returns a report freed with skip_advice_free(); its strings belong
  * to it. Not thread-safe per trace handle.
@@ -24,57 +25,81 @@
 #include "skip_analyzer.h"
 
 /*
- * Costs the model cannot read off the trace, measured on the H100 here with
- * bench/apps/advise_calib and bench/advise/calibrate.py (docs/skip-advise.md "Calibration").
- * launch_latency_ns, stream_gap_ns, graph_first_ns, graph_node_gap_ns and sync_return_ns are
- * only fallbacks: the recording's own figures replace them where it shows any. All zero: the
- * defaults (skip_calibration_default()).
+ * Costs the model cannot read off a trace, in four parts (the members are grouped by part, and
+ * skip_calibration_keys[] names each member's part):
+ *   host       the launch path outside graphs: host calls, bare, and the latencies around
+ *              them (a call to its kernel's start, kernel to kernel on a stream, the GPU's last
+ *              end to a synchronize's return);
+ *   graph      a CUDA graph's launch call and how the GPU runs its nodes;
+ *   profiler   what recording adds to a launch call;
+ *   placement  where a kernel's blocks run, and what running beside other kernels costs them.
+ * Measured on the H100 here with bench/apps/advise_calib and bench/advise/calibrate.py
+ * (docs/advise-model.md "Calibration: what each figure is and how it is derived"; the keys:
+ * docs/skip-advise.md "Calibration").
+ *
+ * The fallback rule, one for every member. A figure the model uses comes from the first of
+ * these that has it:
+ *   1. the recording, for a cost it shows of the run being predicted: the five latencies
+ *      (launch_latency_ns, stream_gap_ns, sync_return_ns, graph_first_ns, graph_node_gap_ns)
+ *      wherever it has samples of them, and the profiler's cost per runtime launch call where
+ *      the recording is a launch loop (measured against launch_bare_ns). A recording does not
+ *      show a bare run's costs: predicting an unprofiled run, runtime_launch_ns and
+ *      stream_gap_bare_ns come before the recorded launch calls and stream gap;
+ *   2. the member, when measured: any value but 0;
+ *   3. the recording's own figure for the same cost, where there is one (for
+ *      runtime_launch_ns: the recorded launch call less the profiler's cost; for
+ *      stream_gap_bare_ns: the recorded stream gap);
+ *   4. nothing: the cost is none (sm_share_rate: full pace, as at 1).
+ * A figure computed from a member that is not measured is not available either (launch_bare_ns
+ * 0: no recording's own profiler cost, so profiler_launch_ns applies). A calibration with no
+ * member measured (all 0, as in a zeroed struct skip_advise_opts) is none given: skip_advise()
+ * and skip_predict_graph() use skip_calibration_default().
  */
 struct skip_calibration {
-	double graph_launch_ns;	  /* host time of cudaGraphLaunch of a one-node graph */
-	double graph_first_ns;	  /* from its return to the first node's start */
-	double graph_node_gap_ns; /* between dependent nodes of a graph */
+	/* host */
+	double launch_bare_ns;	  /* a runtime launch call right after the previous one, bare,
+				     with the host's time between them: what a recorded launch
+				     loop's launches are measured against (rule 1) */
+	double runtime_launch_ns; /* workload models (skip run): one launch of the serial
+				     executor on the host, bare, with the host's time before it */
 	double event_record_ns;	  /* host time of cudaEventRecord */
 	double stream_wait_ns;	  /* host time of cudaStreamWaitEvent */
-	double launch_latency_ns; /* launch return to kernel start, the stream idle */
-	double stream_gap_ns;	  /* between back-to-back kernels of a stream */
-	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return */
-	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
-	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
-				      spent in the profiler, taken out for an unprofiled run
-				      where launch_bare_ns cannot estimate it */
-	double profiler_driver_launch_ns; /* the same for a driver launch (cuLaunchKernelEx) */
 	double stream_switch_ns;  /* extra host time of a launch onto another stream than the
 				     previous launch's */
+	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
+	double launch_latency_ns; /* launch return to kernel start, the stream idle */
+	double stream_gap_ns;	  /* between back-to-back kernels of a stream, recorded */
+	double stream_gap_bare_ns; /* workload models: the same in an unprofiled run */
+	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return */
+	/* graph */
+	double graph_launch_ns;	  /* host time of cudaGraphLaunch of a one-node graph */
 	double graph_launch_node_ns; /* extra host time of cudaGraphLaunch per node after one */
+	double graph_first_ns;	  /* from its return to the first node's start */
+	double graph_node_gap_ns; /* between dependent nodes of a graph */
 	double graph_dispatch_ns; /* least time between the starts of two graph nodes */
 	double graph_root_join_ns; /* extra wait of a graph node that joins branches started by
 				      different root nodes (the first such join only) */
+	/* profiler */
+	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
+				      spent in the profiler, taken out for an unprofiled run */
+	double profiler_driver_launch_ns; /* the same for a driver launch (cuLaunchKernelEx) */
+	/* placement */
 	double remote_read_cost;  /* a kernel's extra time, as a fraction of its time, when all
 				     it reads was written by kernels on other multiprocessors
 				     (in a serial run a kernel reuses its predecessor's) */
-	double runtime_launch_ns; /* workload models (skip run): one launch of the serial
-				     executor on the host, bare, with the host's time before it;
-				     replaces the recorded launch calls less the profiler's cost
-				     (0: those) */
-	double stream_gap_bare_ns; /* workload models: between back-to-back kernels of a stream
-				      in an unprofiled run (0: the recording's) */
-	double launch_bare_ns;	  /* a runtime launch call right after the previous one, bare,
-				     with the host's time between them; each recording's profiler
-				     cost per runtime launch is estimated against it (0: the fixed
-				     profiler_launch_ns) */
 	double sm_share_rate;	  /* the pace (0..1] of a kernel's block on a multiprocessor
-				     where an older kernel's block runs, until that one ends
-				     (1: sharing costs nothing) */
+				     where an older kernel's block runs, until that one ends */
 };
-/* The built-in values: the H100 of docs/BENCHMARKS.md ("skip advise"). */
+/* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-model.md
+ * "Calibration: what each figure is and how it is derived" says. */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
 /* The members of struct skip_calibration by their JSON name (as --calibration files and the
- * report's "calibration" object spell them), in output order, with the values each accepts;
- * the last entry's name is NULL. Static. */
+ * report's "calibration" object spell them), in output order, with their part and the values
+ * each accepts; the last entry's name is NULL. Static. */
 struct skip_calibration_key {
 	const char *name;
 	size_t offset;	  /* of its double in struct skip_calibration */
+	const char *part; /* "host", "graph", "profiler" or "placement" */
 	double min, max;  /* the values accepted, inclusive */
 	const char *unit; /* "ns", or "fraction" */
 };
@@ -144,7 +169,7 @@ struct skip_advise_opts {
 	const double *start_costs_ns;
 	int nstarts;
 	const char *starts_workload;
-	struct skip_calibration cal; /* zero: skip_calibration_default() */
+	struct skip_calibration cal; /* all 0: skip_calibration_default() */
 };
 
 struct skip_advice_report {
@@ -169,9 +194,9 @@ struct skip_advice_report {
 	double stream_gap_ns;	  /* none), as modelled */
 	double sync_return_ns;
 	double profiler_launch_ns; /* the profiler's cost per runtime launch call estimated from
-				      the run's launch loop (docs/skip-advise.md), -1 none (the
-				      calibration's profiler_launch_ns is taken out instead);
-				      pooled repetitions each use their own */
+				      the run's launch loop (docs/advise-model.md "Host side"),
+				      -1 none (the calibration's profiler_launch_ns is taken out
+				      instead); pooled repetitions each use their own */
 	struct skip_calibration cal; /* as used */
 };
 

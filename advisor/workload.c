@@ -1,6 +1,6 @@
 /*
  * workload.c: a recording of `skip run WORKLOAD --executor serial` as models of the runtime's
- * executors (docs/skip-advise.md "Workloads").
+ * executors (docs/advise-model.md "Workloads").
  *
  * The recording is cut into iterations: runs of the workload's task count of kernels, in the
  * serial plan's order, whose names are the tasks' kernels (the runtime's own kernels, which
@@ -157,24 +157,24 @@ static size_t find_iterations(struct skip_trace *t, const struct skip_timeline *
 /* ---- the programs ---------------------------------------------------------------------------- */
 
 /* The host time of task @v's launch call, after its gap @gap: as recorded when @profiled; else
- * the calibrated launch of skip run less the gap, or without one the recorded call less the
- * profiler's cost. */
+ * (the fallback rule, skip_advisor.h) the calibrated launch of skip run less the gap, or when
+ * that is not measured the recorded call less the profiler's cost. */
 static int64_t host_cost(const struct wmodel *m, int v, double gap, int profiled)
 {
 	double rt = m->c->o.cal.runtime_launch_ns, d = m->ts[v].call;
 
 	if (!profiled)
-		d = rt > 0 ? rt - gap : d - m->profiler;
+		d = sk_measured(rt) ? rt - gap : d - m->profiler;
 	return sk_ns(d < 100 ? 100 : d);
 }
 
 /* Between back-to-back kernels of a stream: the recording's, or when predicting an unprofiled
- * run the calibrated bare gap if there is one (the profiler lengthens it). */
+ * run the calibrated bare gap when measured (the profiler lengthens it; the fallback rule). */
 static int64_t stream_gap(const struct wmodel *m, int profiled)
 {
 	double bare = m->c->o.cal.stream_gap_bare_ns;
 
-	return !profiled && bare > 0 ? sk_ns(bare) : m->c->lat.stream_gap;
+	return !profiled && sk_measured(bare) ? sk_ns(bare) : m->c->lat.stream_gap;
 }
 
 static int add_call(struct wi_prog *p, double gap, int64_t dur)
@@ -549,6 +549,13 @@ static int build_program(const struct wmodel *m, const struct skip_plan *plan, i
 	return err;
 }
 
+/* A block's pace beside an older kernel's block: sm_share_rate, or full pace when that is not
+ * measured (the fallback rule). */
+static double share_rate(const struct skip_calibration *cal)
+{
+	return sk_measured(cal->sm_share_rate) ? cal->sm_share_rate : 1;
+}
+
 /* The host time of one iteration of @plan (its first call to the last synchronize's return),
  * or -1 when it cannot be modelled. */
 static int64_t model_plan(const struct wmodel *m, const struct skip_plan *plan, int profiled)
@@ -557,7 +564,7 @@ static int64_t model_plan(const struct wmodel *m, const struct skip_plan *plan, 
 	struct wi_prog p = { .sms = m->c->tl->sm_count,
 			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns),
 			     .remote_cost = cal->remote_read_cost,
-			     .share_rate = cal->sm_share_rate };
+			     .share_rate = share_rate(cal) };
 
 	if (build_program(m, plan, profiled, &p, NULL, NULL)) {
 		wi_free(&p);
@@ -747,7 +754,7 @@ static char *kernel_words(const struct wmodel *m)
 		"of its pace until that one ends; kernels share the GPU by the multiprocessors their "
 		"grids occupy (memory bandwidth is not modelled); %s",
 		100 * cal->remote_read_cost,
-		100 * (cal->sm_share_rate > 0 && cal->sm_share_rate < 1 ? cal->sm_share_rate : 1),
+		100 * share_rate(cal),
 		starts);
 	free(starts);
 	return kernels;
@@ -766,7 +773,7 @@ static char *streams_assumptions(const struct wmodel *m, const char *kernels)
 	const struct skip_calibration *cal = &m->c->o.cal;
 	char *launch = m->c->o.profiled
 			       ? sk_xstrdup("launch calls take their recorded time")
-		       : cal->runtime_launch_ns > 0
+		       : sk_measured(cal->runtime_launch_ns)
 			       ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
 					      "before it (skip run's, calibrated)",
 					      cal->runtime_launch_ns)
@@ -895,8 +902,7 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 		goto out;
 	}
 	m.ts = sk_xcalloc((size_t)m.n + 1, sizeof(*m.ts));
-	m.profiler = iter_op(runs, nruns, 0, 0)->driver ? c->o.cal.profiler_driver_launch_ns
-							: c->o.cal.profiler_launch_ns;
+	m.profiler = sk_profiler_cost(&c->lat, &c->o.cal, iter_op(runs, nruns, 0, 0)->driver);
 	task_stats(&m, runs, nruns, serial->order, &recorded);
 	task_sources(&m, serial->order);
 	if ((err = start_costs(&m, &c->o, r->workload)))

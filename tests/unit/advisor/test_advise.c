@@ -3,8 +3,8 @@
  * tests/fixtures/hand/advise_*.sql: proximity scores (sync splits, overlapping windows), the
  * model's calibration and its graph and fusion predictions, the workload executors' models and
  * the plan they write (validated against schemas/plan.schema.json and by the runtime), and the
- * errors for bad input; calibrations at and beyond their bounds, and traces with malformed
- * records (tests/fixtures/hand/malformed.sql).
+ * errors for bad input; calibrations at and beyond their bounds, a member not measured (the
+ * fallback rule), and traces with malformed records (tests/fixtures/hand/malformed.sql).
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -399,6 +399,32 @@ Test(advise, workload_bare_launches)
 	 * E3 has no launch per kernel and no stream gap: as in workload_executors. */
 	wl_with((struct wl_case){ .runtime_launch = 2500, .stream_gap_bare = 300, .base = 18600,
 				  .e2 = 20500, .e3 = 15800 });
+}
+
+/* The fallback rule (skip_advisor.h): sm_share_rate 0 is not measured, so sharing a
+ * multiprocessor costs nothing, as at 1. */
+Test(advise, an_unmeasured_share_rate_is_full_pace)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	double pred[2];
+
+	for (int i = 0; i < 2; i++) {
+		struct skip_advice_report *r;
+		const struct skip_advice *e3;
+
+		wl_cal(&o);
+		o.cal.sm_share_rate = i;
+		r = advise(t, &o);
+		e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
+		cr_assert_not_null(e3);
+		cr_expect_not_null(strstr(e3->assumptions, "progresses at 100% of its pace"), "%s",
+				   e3->assumptions);
+		pred[i] = e3->predicted_il_ns;
+		skip_advice_free(r);
+	}
+	cr_expect_float_eq(pred[0], pred[1], 1e-9);
+	skip_trace_close(t);
 }
 
 Test(advise, workload_start_costs)

@@ -1,15 +1,29 @@
 /*
- * test_model.c: the calibration's keys (advisor/model.c): every key has a range and a unit, the
- * built-in values lie in them, and a calibration file is refused, with the key, its range and
- * its unit, when a value is out of range, not a number or not a key.
+ * test_model.c: the calibration's keys (advisor/model.c): every key has a part, a range and a
+ * unit, the built-in values lie in them, the members of a part are grouped in struct
+ * skip_calibration, docs/skip-advise.md's table lists every key with its part, unit and
+ * built-in value, and a calibration file is refused, with the key, its range and its unit, when
+ * a value is out of range, not a number or not a key.
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "skip_advisor.h"
 
-Test(model, every_key_has_a_range_and_a_unit_and_the_defaults_lie_in_them)
+static const char *const parts[] = { "host", "graph", "profiler", "placement" };
+
+static int part_index(const char *part)
+{
+	for (int i = 0; part && i < (int)(sizeof(parts) / sizeof(parts[0])); i++)
+		if (!strcmp(part, parts[i]))
+			return i;
+	return -1;
+}
+
+Test(model, every_key_has_a_part_a_range_and_a_unit_and_the_defaults_lie_in_them)
 {
 	struct skip_calibration c;
 	int n = 0;
@@ -21,6 +35,7 @@ Test(model, every_key_has_a_range_and_a_unit_and_the_defaults_lie_in_them)
 		cr_expect(k->min >= 0 && k->max > k->min, "%s", k->name);
 		cr_expect(v >= k->min && v <= k->max, "%s: default %g", k->name, v);
 		cr_expect(!strcmp(k->unit, "ns") || !strcmp(k->unit, "fraction"), "%s", k->name);
+		cr_expect(part_index(k->part) >= 0, "%s: part '%s'", k->name, k->part);
 		cr_expect(k->max <= 1e9, "%s: bounded, so sums stay far from int64_t's limit",
 			  k->name);
 	}
@@ -84,4 +99,63 @@ Test(model, a_syntax_error_in_a_calibration_file_names_its_line_and_column)
 					    "c.json", &c),
 		     SKIP_E_INVAL);
 	cr_expect(strstr(skip_errmsg(), "c.json:3:8: JSON syntax error"), "%s", skip_errmsg());
+}
+
+Test(model, the_members_of_a_part_are_grouped_in_the_struct_in_part_order)
+{
+	int part_at[sizeof(struct skip_calibration) / sizeof(double)];
+
+	memset(part_at, -1, sizeof(part_at));
+	for (const struct skip_calibration_key *k = skip_calibration_keys; k->name; k++) {
+		cr_assert_lt(k->offset / sizeof(double), sizeof(part_at) / sizeof(part_at[0]));
+		part_at[k->offset / sizeof(double)] = part_index(k->part);
+	}
+	for (size_t i = 1; i < sizeof(part_at) / sizeof(part_at[0]); i++)
+		cr_expect_leq(part_at[i - 1], part_at[i], "member %zu: part %d after part %d", i,
+			      part_at[i], part_at[i - 1]);
+}
+
+/* The cells of the row of docs/skip-advise.md's calibration table that starts with @key's
+ * name: part, unit and built-in value into @part, @unit (each at most 31 characters) and @v;
+ * 0 when there is no such row. */
+static int doc_row(const char *doc, const char *key, char *part, char *unit, double *v)
+{
+	char head[64];
+	const char *row;
+
+	snprintf(head, sizeof(head), "\n| `%s` | ", key);
+	row = strstr(doc, head);
+	if (!row)
+		return 0;
+	row += strlen(head);
+	if (sscanf(row, "%31[^ |] | %31[^|]| %lf |", part, unit, v) != 3)
+		return 0;
+	return 1;
+}
+
+Test(model, the_manual_lists_every_key_with_its_part_unit_and_built_in_value)
+{
+	FILE *f = fopen("docs/skip-advise.md", "rb");
+	char *doc = calloc(1, 1 << 20);
+	struct skip_calibration d;
+
+	cr_assert_not_null(f, "run from the repository root");
+	cr_assert_not_null(doc);
+	cr_assert_gt(fread(doc, 1, (1 << 20) - 1, f), 0);
+	fclose(f);
+	skip_calibration_default(&d);
+	for (const struct skip_calibration_key *k = skip_calibration_keys; k->name; k++) {
+		char part[32], unit[32];
+		double v, want = *(const double *)((const char *)&d + k->offset);
+
+		if (!doc_row(doc, k->name, part, unit, &v)) {
+			cr_expect_fail("docs/skip-advise.md: no row for '%s'", k->name);
+			continue;
+		}
+		cr_expect_str_eq(part, k->part, "%s", k->name);
+		cr_expect(!strncmp(unit, k->unit, strlen(k->unit)), "%s: unit '%s'", k->name, unit);
+		cr_expect_float_eq(v, want, 1e-9, "%s: built-in %g, documented %g", k->name, want,
+				   v);
+	}
+	free(doc);
 }

@@ -3,8 +3,9 @@
  * while it runs (skip_runtime.h says how it is measured; docs/skip-run.md "--probe-starts").
  *
  * On the H100 each kernel start costs a running kernel that reuses data through its L1 cache
- * about 1 us, wherever it starts (bench/apps/neighbours, docs/BENCHMARKS.md "skip advise"); a
- * trace cannot show which kernels do, so skip advise reads it from this probe.
+ * about 1 us, wherever it starts (bench/apps/neighbours, docs/BENCHMARKS.md "skip advise: kernel
+ * starts beside a running kernel"); a trace cannot show which kernels do, so skip advise reads
+ * it from this probe.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stdlib.h>

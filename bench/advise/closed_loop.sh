@@ -1,10 +1,12 @@
 #!/bin/sh
 # closed_loop.sh: skip advise's predictions checked by measurement, on a GPU machine after
-# `make all bench` (docs/BENCHMARKS.md "skip advise"; bench/advise/table.py makes the tables).
+# `make all bench` (docs/BENCHMARKS.md "skip advise: closed loop on the DAG suite (`bench/advise`)";
+# bench/advise/table.py makes the tables).
 #
 #   sh bench/advise/closed_loop.sh OUTDIR [ROUNDS]
 #
-# The machine's costs drift between a fast and a slow state within minutes (docs/BENCHMARKS.md),
+# The machine's costs drift between a fast and a slow state within minutes (docs/advise-model.md
+# "Calibration: what each figure is and how it is derived", its paragraph "Drift"),
 # so the calibration is sampled throughout the loop, not only before it. One calibration pair:
 # build/apps/advise_calib bare, then under skip record; `skip run
 # bench/advise/launch_calib.json` bare, then under skip record (the profiler's cost on the
@@ -83,7 +85,7 @@ for d in vec bs ml hits img dl m1 m2; do
 		{ say "$d: record failed"; continue; }
 	"$B/skip" run "$w" --size small --probe-starts --json > "$out/$d.starts.json" ||
 		{ say "$d: probe failed"; continue; }
-	pst="--starts $out/$d.starts.json" # STARTS=0: the plan without them (as runs A-M were)
+	pst="--starts $out/$d.starts.json" # STARTS=0: the plan of a model without kernel starts
 	[ "${STARTS:-1}" = 0 ] && pst=
 	"$B/skip" advise "$out/$d.db" --workload "$w" --size small \
 		--calibration "$out/machine0.cal.json" $pst -o "$out/$d.plan.json" \

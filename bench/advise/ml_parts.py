@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ml_parts.py: workloads made of parts of bench/dags/ml.json, to find which part of ML's graph
-executor (E3) skip advise's model gets wrong (docs/BENCHMARKS.md, "skip advise").
+executor (E3) skip advise's model gets wrong (docs/advise-model.md "Kernel starts" has the
+parts' table).
 
     python3 bench/advise/ml_parts.py OUTDIR
 

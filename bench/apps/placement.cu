@@ -1,5 +1,5 @@
 // placement: which multiprocessors the GPU gives the blocks of kernels that run at once, for
-// skip advise's workload model (docs/skip-advise.md "Placement and remote reads"). Each block
+// skip advise's workload model (docs/advise-model.md "Placement and remote reads"). Each block
 // of probe_k writes its %smid, then waits @ns on the global timer, so every block holds its SM
 // until the kernel's time is up. Each scenario is a CUDA graph shaped like a DAG of the suite,
 // launched --reps times; per kernel it prints the SMs of the first launch (as ranges) and, over

@@ -1,7 +1,8 @@
 // two_streams: K kernels on stream A, an event recorded on A, stream B waits for it, then K
 // kernels on B, a cudaStreamSynchronize of B; R rounds; a final device synchronize. Prints
 // the median and least host time of a round (skip advise's baseline of an unprofiled run,
-// checked: docs/BENCHMARKS.md "skip advise").
+// checked: docs/BENCHMARKS.md "skip advise: launch_chain and two_streams (recorded launch
+// loops)").
 //   two_streams [--kernels K] [--rounds R]
 #include "common.h"
 #include <algorithm>

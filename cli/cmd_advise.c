@@ -2,7 +2,8 @@
  * cmd_advise.c: `skip advise TRACE`: what to fuse, capture as a CUDA graph or spread over
  * streams, each with the gain a what-if model of the recording predicts (advisor/
  * skip_advisor.h); with --workload, a plan that `skip run --plan` executes, so the prediction
- * can be checked. docs/skip-advise.md describes the models, their assumptions and the output.
+ * can be checked. docs/skip-advise.md describes the options and the output, and
+ * docs/advise-model.md the models and their assumptions.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 // neighbours: what a kernel that starts costs the kernels already running (skip advise's
-// workload model, docs/skip-advise.md "Limitations"; ML's naive Bayes tail beside rr_dot).
+// workload model, docs/advise-model.md "Kernel starts"; ML's naive Bayes tail beside rr_dot).
 // Each scenario is a CUDA graph of two roots launched together, a long kernel L (--lblocks
 // blocks of 256 threads, about 40 us) and a 3 us timer spin S (--tblocks blocks), then N short
 // kernels in a chain after S (--tblocks blocks each), which start and end while L runs. The

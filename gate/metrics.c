@@ -161,7 +161,8 @@ int sk_gate_values(const struct skip_gate_case *c, const struct skip_gate_metric
 		switch (m->kind) {
 		case SKIP_GATE_REGION:
 		case SKIP_GATE_VERDICT:
-			(*v)[n++] = r->median[m->id];
+			if (!isnan(r->median[m->id])) /* a baseline file may lack a metric */
+				(*v)[n++] = r->median[m->id];
 			break;
 		case SKIP_GATE_KERNEL_MEAN:
 			if (nm && nm->count[i] > 0)

@@ -1,0 +1,344 @@
+/*
+ * persist.h: the scheduling protocol of E5, the persistent executor, as portable C11: the part
+ * of issue 16 that needs no GPU. One "launch" runs a fixed set of workers (CTAs on the GPU, CPU
+ * threads here) that execute task tiles for a number of iterations without returning to the
+ * host; dependencies are monotone 64-bit counters (epochs, never reset), and a stuck plan ends
+ * with an error after a documented timeout (the watchdog) instead of hanging.
+ *
+ * Three files, three roles:
+ *   persist.c       plan time (host): validate a task DAG, build its CSR form, the per-task
+ *                   dependency counts and the per-worker AOT queues (list scheduling by
+ *                   predicted duration).
+ *   persist_core.c  the device side, written once: counters, waits, the rings, the tile
+ *                   ticket, completion, the watchdog and the three worker loops. It touches
+ *                   shared memory only through the atomics at the end of this header, so a
+ *                   CUDA build can compile the same code with those mapped to
+ *                   cuda::atomic_ref / PTX (docs/persistent.md has the table).
+ *   persist_host.c  the host side: state, the worker threads standing in for CTAs, the
+ *                   co-pilot thread, run, termination and error reporting.
+ *
+ * Three modes, one plan field (struct sk_persist_opts.mode):
+ *   AOT      each worker runs its own queue, fixed at plan time, and waits only on the
+ *            counters of what it consumes (MPK's AOT path, Hazy's per-SM instruction lists).
+ *   JIT      a device-side ready queue (lock-free MPMC ring of task ids): the tile that
+ *            completes a task makes its successors ready and pushes them (MPK's JIT path).
+ *   COPILOT  a host thread holds the ready set and feeds a single-producer ring ahead of the
+ *            GPU (speculative enqueue of tasks whose producers still run, gated on counters),
+ *            reading back batched completion reports (CCKS, over PCIe as research/runtime.md
+ *            section 7.2 lays it out).
+ * Tile edges (cuSync): a consumer tile waits only on the producer tiles it reads; in JIT and
+ * COPILOT tiles are claimed through a per-task atomic ticket in ring order, so producer tiles
+ * are always claimed before the consumer tiles that wait on them and any worker count makes
+ * progress. docs/persistent.md explains the protocol, the memory ordering of every edge and
+ * the watchdog.
+ *
+ * Internal to runtime/ (the tests include it); nothing here includes CUDA.
+ */
+#ifndef SKIP_RUNTIME_PERSIST_H
+#define SKIP_RUNTIME_PERSIST_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* ---- the plan -------------------------------------------------------------------------------- */
+
+enum sk_persist_mode {
+	SK_PERSIST_AOT,	    /* per-worker queues from plan time, counter waits */
+	SK_PERSIST_JIT,	    /* device-side ready ring, successors pushed on completion */
+	SK_PERSIST_COPILOT, /* a host thread feeds a ring, completions come back in batches */
+	SK_PERSIST_NMODES
+};
+
+/* "aot", "jit", "copilot"; NULL for no mode. */
+const char *sk_persist_mode_name(int mode);
+
+/* Task ids share a ring word with a 40-bit sequence number, and one id means "stop". */
+#define SK_PERSIST_MAX_TASKS   ((1 << 24) - 2)
+#define SK_PERSIST_MAX_TILES   (1 << 20) /* per task */
+#define SK_PERSIST_MAX_WORKERS 1024
+/* The watchdog's default: no tile finishes anywhere for this long and the run ends with
+ * -ETIMEDOUT. It must exceed the longest tile. */
+#define SK_PERSIST_WATCHDOG_MS 5000u
+
+struct sk_persist_task {
+	int ntiles;	/* work units, each one worker's (one CTA's) share: >= 1 */
+	double tile_us; /* predicted duration of one tile (AOT list scheduling only) */
+};
+
+/* Edge flag: tile-granular. Consumer tile c of n_c waits only on the producer tiles j of n_p
+ * whose share of [0, 1) overlaps its own, [c/n_c, (c+1)/n_c): one tile when the counts are
+ * equal (cuSync's TileSync), a run of tiles when the producer has more (RowSync-like). Without
+ * it, every tile of the consumer waits for the whole producer task. */
+#define SK_PERSIST_EDGE_TILE 1u
+
+struct sk_persist_edge {
+	int from, to;	/* producer and consumer task */
+	unsigned flags; /* SK_PERSIST_EDGE_TILE */
+};
+
+/* The input DAG; the caller owns it, the plan keeps no pointer into it. */
+struct sk_persist_dag {
+	int ntasks;
+	const struct sk_persist_task *tasks; /* [ntasks] */
+	int nedges;
+	const struct sk_persist_edge *edges; /* [nedges]; a repeated edge counts once (full wins) */
+};
+
+/* Option flag: accept a DAG with a cycle (for the watchdog's tests: a cycle that slipped past
+ * validation). Everything else is still checked. */
+#define SK_PERSIST_UNCHECKED 1u
+
+struct sk_persist_opts {
+	enum sk_persist_mode mode;
+	int nworkers;	      /* 1..SK_PERSIST_MAX_WORKERS (CTAs: one per SM on the GPU) */
+	unsigned watchdog_ms; /* >= 1: no tile finished for this long ends the run */
+	int lookahead;	      /* COPILOT: speculative tasks in flight at most (0: none) */
+	int report_batch;     /* COPILOT: completions a worker gathers before publishing, >= 1 */
+	int feed_tiles;	      /* COPILOT: ring entries; 0: derived; else >= max(ntiles, nworkers) */
+	unsigned flags;	      /* SK_PERSIST_UNCHECKED */
+};
+
+#define SK_PERSIST_OPTS_DEFAULT                                                                    \
+	((struct sk_persist_opts){.mode = SK_PERSIST_AOT,                                          \
+				  .nworkers = 1,                                                   \
+				  .watchdog_ms = SK_PERSIST_WATCHDOG_MS,                           \
+				  .lookahead = 8,                                                  \
+				  .report_batch = 8})
+
+/*
+ * The plan: immutable once built (sk_persist_plan_lose() aside), read by every worker. CSR
+ * arrays of predecessors and successors (sorted, duplicates merged), the tiles' numbering
+ * (tile g of the plan is tile g - tile_base[t] of task tile_task[g]) and the AOT queues.
+ */
+struct sk_persist_plan {
+	struct sk_persist_opts o;
+	int ntasks, nedges, total_tiles, max_tiles;
+	int *ntiles;	      /* [ntasks] */
+	int *tile_base;	      /* [ntasks + 1] first plan tile of each task */
+	int *tile_task;	      /* [total_tiles] */
+	int *pred_off, *pred; /* CSR: predecessors of t are pred[pred_off[t] .. pred_off[t+1]) */
+	unsigned char *pred_tile; /* [nedges] the edge is SK_PERSIST_EDGE_TILE */
+	int *succ_off, *succ;	  /* CSR: successors */
+	unsigned char *succ_tile; /* [nedges] */
+	unsigned char *lost;	  /* [ntasks] sk_persist_plan_lose() */
+	int *roots, nroots;	  /* tasks without predecessors */
+	int *topo;		  /* [ntasks] a topological order (partial with a cycle) */
+	int acyclic;		  /* 0 only with SK_PERSIST_UNCHECKED */
+	/* AOT: worker w runs plan tiles q[q_off[w] .. q_off[w+1]) in order, every epoch. The
+	 * queues are subsequences of one topological order of the tiles (dispatch[g] is g's
+	 * place in it), which is what makes any AOT plan deadlock-free. */
+	int *q_off, *q;
+	int *dispatch;	    /* [total_tiles] */
+	double *start_us;   /* [total_tiles] predicted start, from the list scheduling */
+	double makespan_us; /* predicted length of one epoch */
+	int jit_cap;	    /* JIT ring entries: a power of two >= total_tiles */
+	int feed_cap;	    /* COPILOT ring entries: a power of two */
+	int report_cap;	    /* COPILOT report ring entries per worker: a power of two */
+};
+
+/*
+ * Build the plan of @dag under @o: validates (task and tile counts, edge ends, a cycle unless
+ * SK_PERSIST_UNCHECKED, option ranges), computes the CSR form, the roots, a topological order
+ * and the AOT queues by list scheduling: tiles are dispatched in order of priority (the
+ * predicted length of the longest path from the tile's task to the end of the DAG, a task
+ * counting tile_us * ceil(ntiles / nworkers)), each ready tile to the worker where it can start
+ * first (ties: the lowest worker), where "ready" means every producer tile it waits on is
+ * dispatched, and its start is the latest predicted end of those. Returns the plan (free with
+ * sk_persist_plan_free()), or NULL with *@err SKIP_E_INVAL (skip_errmsg() names the task, the
+ * edge or the cycle) or SKIP_E_NOMEM. Thread-safe (no shared state).
+ */
+struct sk_persist_plan *sk_persist_plan_new(const struct sk_persist_dag *dag,
+					    const struct sk_persist_opts *o, int *err);
+void sk_persist_plan_free(struct sk_persist_plan *p);
+
+/*
+ * For the watchdog's tests, a missing producer: the plan forgets @task. It leaves the AOT
+ * queues and is never pushed or fed; its consumers still wait on it. Call before
+ * sk_persist_new().
+ */
+void sk_persist_plan_lose(struct sk_persist_plan *p, int task);
+
+/* ---- running it ------------------------------------------------------------------------------ */
+
+/* Places in the protocol where the jitter hook is called (tests delay there). */
+enum sk_persist_point {
+	SK_AT_CLAIM,	/* a worker took a ring entry, before its tile ticket */
+	SK_AT_WAIT,	/* before a tile's counter waits */
+	SK_AT_COMPLETE, /* between a tile's own counter and its task's counter */
+	SK_AT_PUBLISH,	/* between reserving ring slots and publishing them */
+	SK_AT_REPORT,	/* COPILOT: before a worker publishes its reports */
+	SK_AT_HOST,	/* COPILOT: the host's loop, every round */
+	SK_AT_FEED	/* COPILOT: the host, before each entry it publishes */
+};
+
+struct sk_persist_hooks {
+	/* Run tile @tile of @task for epoch @epoch (1, 2, ...) on @worker. 0, or a negative code
+	 * that stops the run. Called concurrently from every worker. */
+	int (*body)(void *ctx, int task, int tile, uint64_t epoch, int worker);
+	/* NULL, or called at the points above (@worker -1: the co-pilot), concurrently. */
+	void (*jitter)(void *ctx, int worker, enum sk_persist_point at);
+	void *ctx;
+};
+
+struct sk_persist_stats {
+	uint64_t tiles;		  /* tiles run, all runs */
+	uint64_t waits;		  /* counter waits that found the counter short and spun */
+	uint64_t spec_enqueues;	  /* COPILOT: tasks fed before their producers were reported done */
+	uint64_t reports;	  /* COPILOT: task completions reported */
+	uint64_t report_batches;  /* COPILOT: report publications (one release store each) */
+	uint64_t max_inflight;	  /* COPILOT: most tiles fed and not yet reported done */
+	uint64_t max_speculative; /* COPILOT: most speculative tasks in flight (<= lookahead) */
+};
+
+struct sk_persist;
+
+/*
+ * The run-time state of @p (counters, rings, report rings) for @h. @p and @h->ctx must outlive
+ * it. NULL and *@err SKIP_E_NOMEM or SKIP_E_INVAL (no body). Free with sk_persist_free().
+ */
+struct sk_persist *sk_persist_new(const struct sk_persist_plan *p, const struct sk_persist_hooks *h,
+				  int *err);
+void sk_persist_free(struct sk_persist *rt);
+
+/*
+ * One launch: @niters (>= 1) iterations, epochs sk_persist_epoch() + 1 onwards, on
+ * o.nworkers threads (and, for COPILOT, the calling thread as the co-pilot). Counters carry
+ * over from earlier runs. Returns 0; or the first error a body returned; or -ETIMEDOUT from
+ * the watchdog when no tile finished for o.watchdog_ms (skip_errmsg() says which task waits on
+ * what: a cycle, or a producer that never ran); or a pthread error. Every thread has stopped
+ * when it returns. After an error the state is spent: later runs return SKIP_E_INVAL. Not
+ * thread-safe on one @rt.
+ */
+int sk_persist_run(struct sk_persist *rt, int niters);
+
+/* Epochs completed so far. */
+uint64_t sk_persist_epoch(const struct sk_persist *rt);
+void sk_persist_get_stats(const struct sk_persist *rt, struct sk_persist_stats *out);
+
+/* ---- the atomics the protocol is written on -------------------------------------------------- */
+/*
+ * Every access persist_core.c makes to memory another worker or the host writes goes through
+ * these (and nothing else). @scope says where the word lives and who else touches it:
+ * SK_DEV device memory, workers only (PTX .gpu); SK_SYS host-mapped memory shared with the
+ * host (PTX .sys). On the CPU both are the same; a CUDA build maps each function to
+ * cuda::atomic_ref<T, thread_scope_device or _system> with the named order (table in
+ * docs/persistent.md). Atomic read-modify-writes appear only with SK_DEV: nothing RMWs host
+ * memory, which PCIe cannot do coherently (hostNativeAtomicSupported = 0 on the H100 box).
+ */
+typedef _Atomic uint64_t sk_au64;
+
+enum sk_scope { SK_DEV, SK_SYS };
+
+static inline uint64_t sk_ld_relaxed(sk_au64 *a, enum sk_scope s)
+{
+	(void)s;
+	return atomic_load_explicit(a, memory_order_relaxed);
+}
+static inline uint64_t sk_ld_acquire(sk_au64 *a, enum sk_scope s)
+{
+	(void)s;
+	return atomic_load_explicit(a, memory_order_acquire);
+}
+static inline void sk_st_release(sk_au64 *a, uint64_t v, enum sk_scope s)
+{
+	(void)s;
+	atomic_store_explicit(a, v, memory_order_release);
+}
+static inline uint64_t sk_fetch_add_relaxed(sk_au64 *a, uint64_t v)
+{
+	return atomic_fetch_add_explicit(a, v, memory_order_relaxed);
+}
+static inline uint64_t sk_fetch_add_acq_rel(sk_au64 *a, uint64_t v)
+{
+	return atomic_fetch_add_explicit(a, v, memory_order_acq_rel);
+}
+static inline int sk_cas_relaxed(sk_au64 *a, uint64_t *expect, uint64_t v)
+{
+	return atomic_compare_exchange_weak_explicit(a, expect, v, memory_order_relaxed,
+						     memory_order_relaxed);
+}
+
+/* ---- the run-time state: persist_core.c and persist_host.c only ------------------------------ */
+
+/* One task's counters, alone on a 128-byte line (they are the hot words). All monotone. */
+struct sk_persist_ctr {
+	_Alignas(128) sk_au64 done; /* tiles completed, all epochs: ntiles * e once epoch e is */
+	sk_au64 ticket; /* JIT, COPILOT: tiles claimed; tile = v % ntiles, epoch v / ntiles + 1 */
+	sk_au64 arrive; /* JIT: producer arrivals: npreds * e once ready in epoch e */
+};
+
+/* A ring of task ids. A slot holds one word, seq << 24 | task, seq 40 bits (compared modulo
+ * 2^40, so positions may wrap): seq == pos + 1 means "entry for position pos". */
+#define SK_RING_TASK_BITS 24
+#define SK_RING_STOP	  ((1u << SK_RING_TASK_BITS) - 1) /* COPILOT: "this worker stops" */
+struct sk_persist_ring {
+	sk_au64 *slot;		    /* [mask + 1] */
+	uint64_t mask;		    /* capacity - 1 */
+	_Alignas(128) sk_au64 head; /* next position to claim: consumers' CAS (device memory) */
+	_Alignas(128) sk_au64 tail; /* JIT: next position to reserve: producers' fetch_add */
+};
+
+/* One worker's completion reports to the co-pilot: single producer (the worker), single
+ * consumer (the host), in host memory. */
+struct sk_persist_reports {
+	_Alignas(128) sk_au64 tail; /* published reports: the worker's release store */
+	uint64_t local;		    /* the worker's own: reports written (>= tail) */
+	uint64_t head_seen;	    /* the worker's own: the host's head, last read */
+	uint32_t *ids;		    /* [report_cap] completed task ids */
+	_Alignas(128) sk_au64 head; /* reports the host has read: its release store */
+};
+
+struct sk_persist_host; /* persist_host.c: threads and the co-pilot's ready set */
+
+struct sk_persist {
+	const struct sk_persist_plan *p;
+	struct sk_persist_hooks h;
+	struct sk_persist_ctr *ctr;  /* [ntasks] */
+	sk_au64 *tile_done;	     /* [total_tiles] the epoch each tile last completed */
+	struct sk_persist_ring jit;  /* JIT ready ring (device memory) */
+	struct sk_persist_ring feed; /* COPILOT feed ring: slots in host memory, head on device */
+	struct sk_persist_reports *rep;	  /* [nworkers] COPILOT */
+	uint64_t first_epoch, last_epoch; /* of the current run: set before the workers start */
+	uint64_t timeout_ns;		  /* the watchdog */
+	_Alignas(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
+	_Alignas(128) sk_au64 abort;	  /* 0, or minus the error that stops every thread */
+	char diag[512];			  /* why: written once, by the thread that set abort */
+	sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
+	struct sk_persist_host *host;
+	int spent; /* a run failed: the counters are mid-epoch */
+};
+
+/* A thread's watchdog while it waits: the progress it last saw and since when. */
+struct sk_persist_watch {
+	uint64_t seen;	   /* tiles_done */
+	uint64_t since_ns; /* when it last changed, as this thread saw it */
+	unsigned spins;	   /* backoff steps so far */
+};
+
+/* Worker @w's whole run in the plan's mode (a CTA's kernel body on the GPU). */
+void sk_persist_work(struct sk_persist *rt, int w);
+/* JIT, before the workers start: push the roots of the run's first epoch (later epochs' roots
+ * are pushed by the tile that ends the epoch before). */
+int sk_persist_jit_start(struct sk_persist *rt);
+/* Stop the run with @err unless it is already stopping; the first caller's message wins.
+ * Returns the error the run stops with. */
+int sk_persist_abort(struct sk_persist *rt, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt);
+/* One backoff step of a waiting thread (@worker, or -1 for the co-pilot) that waits on
+ * @what (for the message, or NULL); trips the watchdog after timeout_ns without progress.
+ * Returns 0 to keep waiting, or the error the run stops with. */
+int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
+/* Claim the next entry of @r: the task id, or -1 when there is none yet. @release: give
+ * the slot back for the next lap (JIT); COPILOT's host reuses slots by credit instead. */
+int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s);
+/* COPILOT host: publish @task at position @pos of @r (the caller checked the slot is free). */
+void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
+/* Consumer tile @c of @nc reads producer tiles [*lo, *hi) of @np (SK_PERSIST_EDGE_TILE). */
+static inline void sk_persist_tile_range(int c, int nc, int np, int *lo, int *hi)
+{
+	*lo = (int)((int64_t)c * np / nc);
+	*hi = (int)((((int64_t)c + 1) * np + nc - 1) / nc);
+}
+
+#endif /* SKIP_RUNTIME_PERSIST_H */

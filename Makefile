@@ -65,6 +65,7 @@ include mk/common.mk
 include mk/collector.mk
 include mk/analyzer.mk
 include mk/runtime.mk
+include mk/persist.mk
 include mk/export.mk
 include mk/advisor.mk
 include mk/gate.mk
@@ -112,6 +113,7 @@ $(O)/obj/gen/%.o: $(O)/gen/%.c | $(DEPS_BUILD)
 check:
 	$(Q)$(MAKE) --no-print-directory O=$(O)-san SAN=address,undefined test
 	$(Q)$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_CHECK_SECONDS)
+	$(Q)$(MAKE) --no-print-directory check-tsan
 	@echo "skip: make check passed (ASan + UBSan, fuzzing)"
 
 demo: all $(GPU_TARGETS)

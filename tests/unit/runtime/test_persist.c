@@ -1,0 +1,534 @@
+/*
+ * test_persist.c: E5's scheduling protocol (runtime/persist.h) on CPU threads. Plan time:
+ * validation, the AOT queues of list scheduling (every tile once, in a topological order, the
+ * critical path first, balanced), tile edges in the prediction. Run time, in every mode: chains,
+ * a diamond, a wide fan-out/fan-in and random DAGs of 200 tasks, over many iterations, with 1 to
+ * 8 workers (fewer than tiles, mostly), random delays in the bodies and at the protocol's steps;
+ * each tile checks that every producer tile it reads finished before it began, and the values
+ * must equal a serial run's (tests/tsan/persist_check.h). Then what must not hang: a cycle
+ * and a missing producer end with the watchdog's -ETIMEDOUT within its timeout, naming the
+ * stuck tasks, and a failing task ends the run with its error. The same protocol runs under
+ * ThreadSanitizer in `make check-tsan` (tests/tsan/stress_persist.c).
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "skip_common.h"
+#include "tests/tsan/persist_check.h"
+
+static const int worker_counts[] = {1, 2, 3, 4, 5, 6, 7, 8};
+#define NCOUNTS (int)(sizeof(worker_counts) / sizeof(worker_counts[0]))
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct sk_persist_plan *plan_of(const struct pc_dag *d, struct sk_persist_opts o)
+{
+	struct sk_persist_dag v = pc_view(d);
+	int err;
+	struct sk_persist_plan *p = sk_persist_plan_new(&v, &o, &err);
+
+	cr_assert_not_null(p, "%s", skip_errmsg());
+	return p;
+}
+
+/* Run @d under @o for @runs runs of @iters iterations with delays; assert the right result. */
+static void run_checked(const struct pc_dag *d, struct sk_persist_opts o, int runs, int iters,
+			uint64_t seed, struct sk_persist_stats *stats)
+{
+	struct sk_persist_plan *p = plan_of(d, o);
+	struct sk_persist *rt;
+	struct pc_check c;
+	int err;
+
+	pc_check_init(&c, d);
+	c.seed = seed;
+	c.delay_permille = 100;
+	c.jitter_permille = 50;
+	rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, pc_jitter, &c}, &err);
+	cr_assert_not_null(rt, "%s", skip_errmsg());
+	for (int r = 0; r < runs; r++) {
+		err = sk_persist_run(rt, iters);
+		cr_assert_eq(err, 0, "%s, %d workers, run %d: %s [%s]",
+			     sk_persist_mode_name(o.mode), o.nworkers, r, skip_errmsg(), c.msg);
+	}
+	cr_assert_eq(sk_persist_epoch(rt), (uint64_t)runs * (uint64_t)iters);
+	cr_assert_eq(pc_verify(&c, (uint64_t)runs * (uint64_t)iters), 0, "%s, %d workers: %s",
+		     sk_persist_mode_name(o.mode), o.nworkers, c.msg);
+	if (stats)
+		sk_persist_get_stats(rt, stats);
+	sk_persist_free(rt);
+	sk_persist_plan_free(p);
+	pc_check_fini(&c);
+}
+
+/* Every mode, every worker count of worker_counts[]. */
+static void run_all(const struct pc_dag *d, int runs, int iters, uint64_t seed)
+{
+	for (int m = 0; m < SK_PERSIST_NMODES; m++)
+		for (int i = 0; i < NCOUNTS; i++) {
+			struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+
+			o.mode = (enum sk_persist_mode)m;
+			o.nworkers = worker_counts[i];
+			o.lookahead = i % 3 * 4; /* 0, 4, 8 */
+			o.report_batch = 1 + i;
+			run_checked(d, o, runs, iters, seed + (uint64_t)i, NULL);
+		}
+}
+
+/* ---- plan time ------------------------------------------------------------------------------- */
+
+Test(persist_plan, a_cycle_is_refused_with_its_tasks)
+{
+	struct pc_dag d;
+	struct sk_persist_dag v;
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	int err;
+
+	pc_chain(&d, 5, 2, 0);
+	pc_edge(&d, 3, 1, 0); /* 1 -> 2 -> 3 -> 1 */
+	v = pc_view(&d);
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert_eq(err, SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "form a cycle"), "%s", skip_errmsg());
+	cr_assert(strstr(skip_errmsg(), "1 -> 2 -> 3 -> 1") ||
+		      strstr(skip_errmsg(), "2 -> 3 -> 1 -> 2") ||
+		      strstr(skip_errmsg(), "3 -> 1 -> 2 -> 3"),
+		  "%s", skip_errmsg());
+	o.flags = SK_PERSIST_UNCHECKED;
+	struct sk_persist_plan *p = sk_persist_plan_new(&v, &o, &err);
+	cr_assert_not_null(p, "%s", skip_errmsg());
+	cr_assert_eq(p->acyclic, 0);
+	cr_assert_eq(p->q_off[1], p->total_tiles, "every tile is still queued");
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
+Test(persist_plan, bad_tasks_edges_and_options_are_refused)
+{
+	struct sk_persist_task tasks[2] = {{1, 1}, {2, 1}};
+	struct sk_persist_edge bad_edge = {0, 2, 0}, self = {1, 1, 0};
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_dag v = {2, tasks, 0, NULL};
+	int err;
+
+	tasks[0].ntiles = 0;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert(strstr(skip_errmsg(), "task 0 has 0 tiles"), "%s", skip_errmsg());
+	tasks[0].ntiles = 1;
+	v.nedges = 1;
+	v.edges = &bad_edge;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert(strstr(skip_errmsg(), "edge 0 (0 -> 2"), "%s", skip_errmsg());
+	v.edges = &self;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert(strstr(skip_errmsg(), "cycle"), "%s", skip_errmsg());
+	v.nedges = 0;
+	o.nworkers = 0;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	o = SK_PERSIST_OPTS_DEFAULT;
+	o.watchdog_ms = 0;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	o = SK_PERSIST_OPTS_DEFAULT;
+	o.mode = SK_PERSIST_COPILOT;
+	o.nworkers = 4;
+	o.feed_tiles = 3; /* fewer than one stop entry per worker */
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert(strstr(skip_errmsg(), "at least 4"), "%s", skip_errmsg());
+	cr_assert_eq(err, SKIP_E_INVAL);
+}
+
+Test(persist_plan, repeated_edges_count_once_and_a_full_copy_wins)
+{
+	struct pc_dag d;
+
+	pc_chain(&d, 2, 3, 1);
+	pc_edge(&d, 0, 1, 0);
+	pc_edge(&d, 0, 1, SK_PERSIST_EDGE_TILE);
+	struct sk_persist_plan *p = plan_of(&d, SK_PERSIST_OPTS_DEFAULT);
+	cr_assert_eq(p->nedges, 1);
+	cr_assert_eq(p->pred_tile[0], 0);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
+/* Every tile once; each queue in dispatch order; producers dispatched before consumers, and
+ * predicted to end before them. */
+static void check_queues(const struct sk_persist_plan *p, const struct pc_dag *d)
+{
+	struct pc_check c;
+	int *seen = calloc((size_t)p->total_tiles, sizeof(int));
+
+	pc_check_init(&c, d);
+	for (int w = 0; w < p->o.nworkers; w++)
+		for (int i = p->q_off[w]; i < p->q_off[w + 1]; i++) {
+			int g = p->q[i];
+
+			seen[g]++;
+			if (i > p->q_off[w]) {
+				int prev = p->q[i - 1];
+
+				cr_assert_lt(p->dispatch[prev], p->dispatch[g]);
+				cr_assert_geq(p->start_us[g],
+					      p->start_us[prev] +
+						  d->tasks[p->tile_task[prev]].tile_us - 1e-9);
+			}
+			for (int k = c.in_off[g]; k < c.in_off[g + 1]; k++) {
+				int j = c.in[k];
+
+				cr_assert_lt(p->dispatch[j], p->dispatch[g], "tile %d before %d", j,
+					     g);
+				cr_assert_geq(p->start_us[g],
+					      p->start_us[j] + d->tasks[p->tile_task[j]].tile_us -
+						  1e-9);
+			}
+		}
+	for (int g = 0; g < p->total_tiles; g++)
+		cr_assert_eq(seen[g], 1, "tile %d queued %d times", g, seen[g]);
+	free(seen);
+	pc_check_fini(&c);
+}
+
+Test(persist_plan, aot_queues_hold_every_tile_once_in_a_topological_order)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct pc_dag d;
+		struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+
+		pc_random(&d, 200, 8, seed);
+		o.nworkers = 1 + (int)(seed % 8);
+		struct sk_persist_plan *p = plan_of(&d, o);
+		check_queues(p, &d);
+		sk_persist_plan_free(p);
+		pc_dag_free(&d);
+	}
+}
+
+Test(persist_plan, list_scheduling_balances_and_starts_the_critical_path_first)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct pc_dag d;
+
+	/* independent tasks of 3, 3, 2, 2, 2, 2 us on two workers: 7 us, not 8 */
+	pc_dag_init(&d, 6);
+	for (int t = 0; t < 6; t++)
+		d.tasks[t].tile_us = t < 2 ? 3 : 2;
+	o.nworkers = 2;
+	struct sk_persist_plan *p = plan_of(&d, o);
+	cr_assert_float_eq(p->makespan_us, 7.0, 1e-9);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+
+	/* a chain 0 -> 1 of 10 us each, and four 5 us tasks 2..5 that could go first: the
+	 * chain is dispatched first, so the epoch takes 20 us, not 25 */
+	pc_dag_init(&d, 6);
+	d.tasks[0].tile_us = d.tasks[1].tile_us = 10;
+	for (int t = 2; t < 6; t++)
+		d.tasks[t].tile_us = 5;
+	pc_edge(&d, 0, 1, 0);
+	p = plan_of(&d, o);
+	cr_assert_float_eq(p->makespan_us, 20.0, 1e-9);
+	cr_assert_eq(p->dispatch[0], 0);
+	check_queues(p, &d);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
+Test(persist_plan, tile_edges_let_consumer_tiles_start_during_the_producer)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct pc_dag d;
+
+	/* 3 tiles then 3 tiles of 1 us on 2 workers: a full edge needs 4 us (2 + 2), tile edges
+	 * 3 us (consumer tile 0 runs beside producer tile 2) */
+	o.nworkers = 2;
+	pc_chain(&d, 2, 3, 0);
+	struct sk_persist_plan *p = plan_of(&d, o);
+	cr_assert_float_eq(p->makespan_us, 4.0, 1e-9);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+	pc_chain(&d, 2, 3, 1);
+	p = plan_of(&d, o);
+	cr_assert_float_eq(p->makespan_us, 3.0, 1e-9);
+	check_queues(p, &d);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
+/* ---- run time: right results ----------------------------------------------------------------- */
+
+Test(persist_run, every_mode_runs_chains)
+{
+	struct pc_dag d;
+
+	pc_chain(&d, 12, 1, 0);
+	run_all(&d, 2, 10, 1);
+	pc_dag_free(&d);
+	pc_chain(&d, 8, 6, 1); /* tile edges */
+	run_all(&d, 1, 10, 2);
+	pc_dag_free(&d);
+}
+
+Test(persist_run, every_mode_runs_a_diamond)
+{
+	struct pc_dag d;
+
+	pc_diamond(&d);
+	run_all(&d, 3, 20, 3);
+	pc_dag_free(&d);
+}
+
+Test(persist_run, every_mode_runs_a_wide_fan_out_and_in)
+{
+	struct pc_dag d;
+
+	pc_fan(&d, 64);
+	run_all(&d, 1, 10, 4);
+	pc_dag_free(&d);
+}
+
+Test(persist_run, every_mode_runs_random_dags_of_200_tasks)
+{
+	for (uint64_t seed = 11; seed <= 13; seed++) {
+		struct sk_persist_dag v;
+		struct pc_dag d;
+
+		pc_random(&d, 200, 6, seed);
+		v = pc_view(&d);
+		cr_assert_gt(v.nedges, 200, "a DAG, not a list of independent tasks");
+		run_all(&d, 2, 8, seed);
+		pc_dag_free(&d);
+	}
+}
+
+Test(persist_run, counters_carry_over_between_runs_by_epoch)
+{
+	struct pc_dag d;
+
+	pc_random(&d, 60, 4, 99);
+	for (int m = 0; m < SK_PERSIST_NMODES; m++) {
+		struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+
+		o.mode = (enum sk_persist_mode)m;
+		o.nworkers = 4;
+		run_checked(&d, o, 5, 3, 5, NULL); /* epochs 1..15, five launches */
+	}
+	pc_dag_free(&d);
+}
+
+Test(persist_run, one_worker_runs_tile_edges_in_any_mode)
+{
+	struct pc_dag d;
+
+	/* 8 tiles -> 8 tiles -> 3 tiles by tile edges: with one worker, the ticket order alone
+	 * (producer tiles claimed first) must keep it from waiting on itself */
+	pc_chain(&d, 3, 8, 1);
+	d.tasks[2].ntiles = 3;
+	for (int m = 0; m < SK_PERSIST_NMODES; m++) {
+		struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+
+		o.mode = (enum sk_persist_mode)m;
+		o.lookahead = 8;
+		run_checked(&d, o, 1, 20, 6, NULL);
+	}
+	pc_dag_free(&d);
+}
+
+Test(persist_run, a_small_feed_ring_runs_on_credit)
+{
+	struct pc_dag d;
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_stats st;
+
+	pc_random(&d, 100, 7, 21);
+	o.mode = SK_PERSIST_COPILOT;
+	o.nworkers = 3;
+	o.feed_tiles = 7; /* the largest task's tiles: rounded up to 8 entries */
+	run_checked(&d, o, 1, 5, 7, &st);
+	cr_assert_leq(st.max_inflight, 8);
+	pc_dag_free(&d);
+}
+
+Test(persist_run, the_copilot_speculates_only_within_its_lookahead_and_batches_reports)
+{
+	struct pc_dag d;
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_stats st;
+
+	pc_chain(&d, 30, 2, 0);
+	o.mode = SK_PERSIST_COPILOT;
+	o.nworkers = 2;
+	o.lookahead = 0;
+	o.report_batch = 1;
+	run_checked(&d, o, 1, 5, 8, &st);
+	cr_assert_eq(st.spec_enqueues, 0);
+	cr_assert_eq(st.max_speculative, 0);
+	cr_assert_eq(st.reports, 30 * 5);
+	cr_assert_eq(st.report_batches, st.reports, "a batch of one publishes every report");
+	/* with a lookahead of 4, each epoch feeds tasks 1..4 speculatively as soon as task 0
+	 * is fed, before any report can come back; later ones are speculative or not depending
+	 * on when the reports arrive, but never more than 4 at a time */
+	o.lookahead = 4;
+	o.report_batch = 8;
+	run_checked(&d, o, 1, 5, 9, &st);
+	cr_assert_geq(st.spec_enqueues, 5 * 4);
+	cr_assert_leq(st.spec_enqueues, 5 * 29);
+	cr_assert_eq(st.max_speculative, 4);
+	cr_assert_eq(st.reports, 30 * 5);
+	cr_assert_leq(st.report_batches, st.reports);
+	pc_dag_free(&d);
+}
+
+/* A slow last producer tile: consumer tiles that read other producer tiles run meanwhile. */
+Test(persist_run, consumer_tiles_overlap_the_producer_through_tile_edges)
+{
+	for (int m = 0; m < SK_PERSIST_NMODES; m++) {
+		struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+		struct pc_check c;
+		struct pc_dag d;
+		struct sk_persist_plan *p;
+		struct sk_persist *rt;
+		int err, overlapped = 0;
+
+		pc_chain(&d, 2, 8, 1);
+		o.mode = (enum sk_persist_mode)m;
+		o.nworkers = 2;
+		o.lookahead = 4;
+		p = plan_of(&d, o);
+		pc_check_init(&c, &d);
+		c.slow_task = 0;
+		c.slow_tile = 7;
+		c.slow_us = 30000;
+		rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, NULL, &c}, &err);
+		cr_assert_not_null(rt);
+		cr_assert_eq(sk_persist_run(rt, 1), 0, "%s", skip_errmsg());
+		for (int k = 0; k < 7; k++) /* consumer tile k reads producer tile k only */
+			overlapped += c.t_start[8 + k] < c.t_end[7];
+		cr_assert_geq(overlapped, 1, "%s: no consumer tile ran beside producer tile 7",
+			      sk_persist_mode_name(m));
+		cr_assert_eq(pc_verify(&c, 1), 0, "%s", c.msg);
+		sk_persist_free(rt);
+		sk_persist_plan_free(p);
+		pc_check_fini(&c);
+		pc_dag_free(&d);
+	}
+}
+
+/* ---- run time: what must not hang ------------------------------------------------------------ */
+
+#define WATCHDOG_MS 200u
+#define MARGIN_S    2.0 /* thread wake-ups and joins on a loaded machine */
+
+/* Run a plan that cannot finish; assert -ETIMEDOUT within the watchdog, and @needle in the
+ * message. @lose: a task the plan forgets, or -1; @cycle: add 30 -> 25 to close 25 -> ... -> 30. */
+static void must_time_out(int lose, int cycle, const char *needle)
+{
+	for (int m = 0; m < SK_PERSIST_NMODES; m++)
+		for (int nw = 1; nw <= 4; nw += 3) {
+			struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+			struct pc_check c;
+			struct pc_dag d;
+			struct sk_persist_plan *p;
+			struct sk_persist *rt;
+			double t0, dt;
+			int err;
+
+			pc_chain(&d, 40, 2, 0);
+			if (cycle)
+				pc_edge(&d, 30, 25, SK_PERSIST_EDGE_TILE);
+			o.mode = (enum sk_persist_mode)m;
+			o.nworkers = nw;
+			o.watchdog_ms = WATCHDOG_MS;
+			o.flags = SK_PERSIST_UNCHECKED;
+			p = plan_of(&d, o);
+			if (lose >= 0)
+				sk_persist_plan_lose(p, lose);
+			pc_check_init(&c, &d);
+			c.jitter_permille = 20;
+			rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, pc_jitter, &c},
+					    &err);
+			cr_assert_not_null(rt);
+			t0 = now_s();
+			err = sk_persist_run(rt, 3);
+			dt = now_s() - t0;
+			cr_assert_eq(err, -ETIMEDOUT, "%s/%d: %d %s", sk_persist_mode_name(m), nw,
+				     err, skip_errmsg());
+			cr_assert_lt(dt, WATCHDOG_MS / 1000.0 + MARGIN_S, "%s: %.3f s",
+				     sk_persist_mode_name(m), dt);
+			cr_assert_geq(dt, WATCHDOG_MS / 1000.0 * 0.9);
+			cr_assert(strstr(skip_errmsg(), needle), "%s/%d: %s",
+				  sk_persist_mode_name(m), nw, skip_errmsg());
+			cr_assert_eq(atomic_load(&c.errors), 0, "%s", c.msg);
+			cr_assert_eq(sk_persist_run(rt, 1), SKIP_E_INVAL, "the state is spent");
+			sk_persist_free(rt);
+			sk_persist_plan_free(p);
+			pc_check_fini(&c);
+			pc_dag_free(&d);
+		}
+}
+
+Test(persist_watchdog, a_cycle_ends_with_the_watchdog_error_naming_it)
+{
+	must_time_out(-1, 1,
+		      "task 25 (0 of 2 tiles done), which waits on task 30 (0 of 2 tiles "
+		      "done), which waits on task 29");
+	must_time_out(-1, 1, ": a cycle");
+}
+
+Test(persist_watchdog, a_missing_producer_ends_with_the_watchdog_error_naming_it)
+{
+	must_time_out(17, 0,
+		      "task 18 (0 of 2 tiles done), which waits on task 17 (0 of 2 tiles "
+		      "done), whose producers are done but which has not finished");
+	must_time_out(0, 0, "task 0 (0 of 2 tiles done), whose producers are done");
+}
+
+Test(persist_watchdog, a_failing_task_stops_every_worker_with_its_error)
+{
+	for (int m = 0; m < SK_PERSIST_NMODES; m++)
+		for (int nw = 1; nw <= 8; nw *= 2) {
+			struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+			struct pc_check c;
+			struct pc_dag d;
+			struct sk_persist_plan *p;
+			struct sk_persist *rt;
+			char want[64];
+			double t0;
+			int err;
+
+			pc_random(&d, 120, 5, 31);
+			o.mode = (enum sk_persist_mode)m;
+			o.nworkers = nw;
+			p = plan_of(&d, o);
+			pc_check_init(&c, &d);
+			c.fail_task = 40;
+			c.fail_epoch = 3;
+			c.delay_permille = 50;
+			rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, NULL, &c}, &err);
+			cr_assert_not_null(rt);
+			t0 = now_s();
+			err = sk_persist_run(rt, 6);
+			/* well inside the 5 s watchdog: the workers stopped on the error, not on it
+			 */
+			cr_assert_lt(now_s() - t0, 2.0);
+			cr_assert_eq(err, -EIO, "%s/%d: %d %s", sk_persist_mode_name(m), nw, err,
+				     skip_errmsg());
+			snprintf(want, sizeof(want), "task 40 tile 0 (epoch 3) failed");
+			cr_assert(strstr(skip_errmsg(), want), "%s", skip_errmsg());
+			cr_assert_eq(atomic_load(&c.errors), 0, "%s", c.msg);
+			cr_assert_lt(sk_persist_epoch(rt), 3);
+			cr_assert_eq(sk_persist_run(rt, 1), SKIP_E_INVAL);
+			sk_persist_free(rt);
+			sk_persist_plan_free(p);
+			pc_check_fini(&c);
+			pc_dag_free(&d);
+		}
+}

@@ -166,7 +166,6 @@ void sk_region_metrics(const struct sk_loaded_run *run, const struct sk_dev_orde
 void sk_radix_sort(uint64_t *keys, uint32_t *vals, size_t n);
 
 /* Small helpers. */
-int sk_cmp_i64(const void *a, const void *b);
 int64_t sk_median_i64(int64_t *v, size_t n); /* reorders v */
 
 #endif /* SKIP_ANALYZER_INTERNAL_H */

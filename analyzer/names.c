@@ -155,13 +155,6 @@ void sk_stacks_fini(struct sk_stacks *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int sk_cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Quickselect (Hoare partition): the lower median for even n, as the element at (n-1)/2. */
 int64_t sk_median_i64(int64_t *v, size_t n)
 {

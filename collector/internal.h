@@ -40,29 +40,7 @@
 		_r;                                                                                \
 	})
 
-/* ---- string interning (strtab.c) ----------------------------------------------------- */
-
-/*
- * Content -> StringIds id. A zeroed struct is an empty table. It owns copies of its strings;
- * sk_strtab_fini() frees them. Ids are 1, 2, 3... in the order strings are first seen. The
- * slots start at 1024 and double so that the table is never more than half full. Not
- * thread-safe: one owner (the sink).
- */
-struct sk_strtab {
-	struct sk_strslot {
-		uint64_t hash;	  /* FNV-1a of s, never 0 */
-		int64_t id;	  /* 0: empty slot */
-		char *s;	  /* the table's own copy */
-	} *slots;
-	size_t cap; /* slots, a power of two (0 before the first string) */
-	size_t n;   /* distinct strings, which is also the last id given */
-};
-/* Look @s up (not NULL; "" is a string like any other); *@is_new tells whether it was added
- * (the caller then stores it). Returns the id (>= 1), or SKIP_E_NOMEM with *@is_new 0 and the
- * table unchanged. */
-int64_t sk_strtab_intern(struct sk_strtab *t, const char *s, int *is_new);
-/* Free every string and the slots, leaving an empty table that can be used again. */
-void sk_strtab_fini(struct sk_strtab *t);
+/* ---- kernel names (kernel_names.c) --------------------------------------------------- */
 
 /* Kernel names: demangle @mangled (returns a malloc'ed string the caller frees, or NULL when
  * @mangled is NULL or not a valid C++ mangled name) and derive nsys's short name (the bare
@@ -124,7 +102,7 @@ struct sk_sink {
 	uint32_t pid;
 	int64_t global_pid; /* pid << 24, as nsys packs it */
 	sqlite3_stmt *st[SK_INS_COUNT];
-	struct sk_strtab strings;
+	struct sk_strtab strings; /* StringIds: what was written, content -> id */
 	struct sk_kname *knames; /* open addressing on the name pointer */
 	size_t knames_cap, knames_n;
 	int64_t api_names[2][4096]; /* [runtime, driver][cbid] -> StringIds id (0: unknown) */

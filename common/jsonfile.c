@@ -6,11 +6,10 @@
  * that two threads may load files at once.
  */
 #include <cjson/cJSON.h>
-#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "skip_common.h"
 
@@ -102,51 +101,6 @@ int skip_json_parse(const char *text, const char *name, struct cJSON **out)
 	return parse(text, strlen(text), name, out);
 }
 
-/* The whole file into a NUL-terminated buffer. Returns 0, or an error naming @path. */
-static int read_all(const char *path, char **text, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct stat st;
-	size_t cap, n = 0, got;
-	char *buf = NULL;
-	int err = 0, saved;
-
-	*text = NULL;
-	if (!f)
-		goto fail;
-	/* one byte more than the file: the first read then already meets the end */
-	cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
-	do {
-		if (!buf || n + 1 >= cap) {
-			char *nb = realloc(buf, cap = buf ? cap * 2 : cap);
-
-			if (!nb) {
-				err = sk_fail(SKIP_E_NOMEM, "%s: out of memory", path);
-				goto out;
-			}
-			buf = nb;
-		}
-		got = fread(buf + n, 1, cap - 1 - n, f);
-		n += got;
-	} while (got);
-	if (ferror(f))
-		goto fail;
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	buf = NULL;
-	goto out;
-fail:
-	saved = errno;
-	err =
-	    sk_fail(saved == ENOENT ? SKIP_E_NOTFOUND : SKIP_E_IO, "%s: %s", path, strerror(saved));
-out:
-	free(buf);
-	if (f)
-		fclose(f);
-	return err;
-}
-
 int skip_json_load(const char *path, struct cJSON **out)
 {
 	char *text;
@@ -156,7 +110,7 @@ int skip_json_load(const char *path, struct cJSON **out)
 	*out = NULL;
 	if (!path)
 		return sk_fail(SKIP_E_INVAL, "no JSON file named");
-	err = read_all(path, &text, &len);
+	err = skip_read_file(path, SIZE_MAX, &text, &len);
 	if (!err)
 		err = parse(text, len, path, out);
 	free(text);

@@ -5,7 +5,8 @@
  * failure (skip_errmsg()), logging with per-domain debug levels, the allocation helpers for
  * the CLI and analyzers, clocks, a growable string buffer, and the trace store: creating,
  * opening (with version checks), merging and summarizing the SQLite files that
- * schemas/trace.sql describes.
+ * schemas/trace.sql describes. At the end, the one hash table, string table, growable array,
+ * median and whole-file reader that every part uses.
  *
  * Ownership: every function that returns a `char *` hands it to the caller, who frees it
  * with free(). A returned `const char *` is borrowed. sqlite3 handles returned by the store
@@ -123,9 +124,6 @@ SKIP_API uint64_t skip_clock_ns(clockid_t clock);
 /* "812 ns", "6.070 us", "10.61 ms", "2.310 s": @ns with the unit that suits it and @digits
  * significant digits (nanoseconds are whole). Writes into @buf and returns it. */
 SKIP_API const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits);
-
-/* The median of @v (sorted in place): the mean of the middle two for an even @n; 0 for none. */
-SKIP_API double skip_median(double *v, size_t n);
 
 /* ---- string buffer ----------------------------------------------------------------- */
 
@@ -311,5 +309,224 @@ SKIP_API int skip_json_load(const char *path, struct cJSON **out);
  * "@name:LINE:COLUMN: ..." as above, or "line LINE, column COLUMN: JSON syntax error near
  * '...'" when @name is NULL. *@out is freed by the caller with cJSON_Delete(). */
 SKIP_API int skip_json_parse(const char *text, const char *name, struct cJSON **out);
+
+/* ---- containers, medians, whole files (common/hash.c strtab.c vec.c stats.c file.c) ---- */
+
+/*
+ * One hash table, one string table, one growable array, one median and one file reader for
+ * every part. They allocate with plain malloc() and return SKIP_E_NOMEM (with skip_errmsg()
+ * "out of memory"), so the collector and the runtime use them too; the sk_x* forms abort as
+ * sk_xmalloc() does and are for the CLI, analyzer and advisor only. None locks: a container
+ * has one owner at a time.
+ */
+
+/*
+ * struct sk_hash: 64-bit keys to 64-bit values (an index, an id, a pointer as uintptr_t), open
+ * addressing with linear probing. Key 0 marks an empty slot and cannot be stored; hash keys
+ * from sk_hash_str() and sk_hash_bytes() are never 0, and an integer key that can be 0 is
+ * stored as key + 1. The table owns nothing but its slots: what a value indexes or points to
+ * stays the caller's. A zeroed struct is an empty table; sk_hash_fini() frees the slots.
+ *
+ * The slots double whenever an insert would fill more than half of them, so a lookup probes
+ * about 1.5 slots. A key's first slot is its Fibonacci hash (the top bits of key * 2^64/phi),
+ * which spreads hashes, small integers and pointers alike.
+ *
+ * Several entries may share a key (sk_hash_add()): a table keyed by the hash of something
+ * longer, such as a string, stores colliding keys that way, and the caller walks them with
+ * sk_hash_find() / sk_hash_find_next() and compares what they stand for (see sk_strtab).
+ */
+struct sk_hash {
+	struct sk_hash_slot {
+		uint64_t key;	/* 0: empty */
+		uint64_t val;
+	} *slots;		/* [cap]; NULL before the first insert */
+	size_t cap;		/* slots: 0, or a power of two >= 16 */
+	size_t n;		/* entries */
+	unsigned shift;		/* 64 - log2(cap) */
+};
+#define SK_HASH_END ((size_t)-1) /* sk_hash_find(): no (further) entry with that key */
+
+/* The one string hash: 64-bit FNV-1a of @n bytes at @p, or of the bytes of @s before its NUL.
+ * Never 0 (a 0 becomes 1), so the result is an sk_hash key as it is. */
+static inline uint64_t sk_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	uint64_t h = 0xcbf29ce484222325ull; /* the FNV offset basis */
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+static inline uint64_t sk_hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* the FNV offset basis */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+/* The slot where the probe for @key starts (@h has slots). */
+static inline size_t sk_hash_home(const struct sk_hash *h, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> h->shift);
+}
+
+/* The slot of the first entry with @key, or SK_HASH_END. Inline: the collector's hot path. */
+static inline size_t sk_hash_find(const struct sk_hash *h, uint64_t key)
+{
+	size_t mask = h->cap - 1, i;
+
+	if (!h->n)
+		return SK_HASH_END;
+	for (i = sk_hash_home(h, key); h->slots[i].key; i = (i + 1) & mask)
+		if (h->slots[i].key == key)
+			return i;
+	return SK_HASH_END;
+}
+
+/* The slot of the next entry with @key after the one in @slot, or SK_HASH_END. */
+static inline size_t sk_hash_find_next(const struct sk_hash *h, uint64_t key, size_t slot)
+{
+	size_t mask = h->cap - 1, i;
+
+	for (i = (slot + 1) & mask; h->slots[i].key; i = (i + 1) & mask)
+		if (h->slots[i].key == key)
+			return i;
+	return SK_HASH_END;
+}
+
+/* The value of the first entry with @key, or NULL. Valid until the next insert or removal. */
+static inline uint64_t *sk_hash_get(const struct sk_hash *h, uint64_t key)
+{
+	size_t i = sk_hash_find(h, key);
+
+	return i == SK_HASH_END ? NULL : &h->slots[i].val;
+}
+
+/* Room for @more entries beyond those in @h, so that that many inserts cannot fail (the
+ * pattern for callers that must not fail half-way). Returns 0, or SKIP_E_NOMEM with @h as it
+ * was. */
+SKIP_API int sk_hash_reserve(struct sk_hash *h, size_t more);
+/* sk_hash_reserve() for the CLI, analyzer and advisor: aborts on exhaustion. */
+SKIP_API void sk_hash_xreserve(struct sk_hash *h, size_t more);
+/* Set @key to @val: the first entry with @key gets @val, or a new entry is inserted. Returns 0,
+ * SKIP_E_NOMEM (@h as it was) or SKIP_E_INVAL (@key 0). */
+SKIP_API int sk_hash_put(struct sk_hash *h, uint64_t key, uint64_t val);
+/* Insert an entry even when @key is there already. Returns as sk_hash_put(). */
+SKIP_API int sk_hash_add(struct sk_hash *h, uint64_t key, uint64_t val);
+/* Remove the entry in @slot (from sk_hash_find()). Later entries may move to other slots, so
+ * a walk over the slots starts again after a removal. */
+SKIP_API void sk_hash_del_at(struct sk_hash *h, size_t slot);
+/* Remove the first entry with @key. Returns 0 or SKIP_E_NOTFOUND. */
+SKIP_API int sk_hash_del(struct sk_hash *h, uint64_t key);
+/* Free the slots, leaving an empty table that can be used again. */
+SKIP_API void sk_hash_fini(struct sk_hash *h);
+
+/*
+ * struct sk_strtab: string interning, content -> id. Ids are 1, 2, 3... in the order strings are
+ * first seen. The table owns a copy of each string, s[id], which stays valid and in place until
+ * sk_strtab_fini() frees them all. A zeroed struct is an empty table. Used for the collector's
+ * StringIds and the analyzer's NVTX texts.
+ */
+struct sk_strtab {
+	struct sk_hash index; /* sk_hash_str(string) -> id; colliding hashes share a key */
+	char **s;	      /* [id] -> the table's copy of the string; s[0] is NULL */
+	size_t n;	      /* strings, which is also the last id given */
+	size_t cap;	      /* elements allocated in s */
+};
+/* The id of @s (not NULL; "" is a string like any other), added when new; *@is_new (when
+ * @is_new is not NULL) says whether it was. Returns the id (>= 1), or SKIP_E_NOMEM with the
+ * table unchanged and *@is_new 0. */
+SKIP_API int64_t sk_strtab_intern(struct sk_strtab *t, const char *s, int *is_new);
+/* The id of @s, or 0 when it was never interned. */
+SKIP_API int64_t sk_strtab_find(const struct sk_strtab *t, const char *s);
+/* Free every copy and the index, leaving an empty table that can be used again. */
+SKIP_API void sk_strtab_fini(struct sk_strtab *t);
+
+/*
+ * Growable arrays: the caller keeps a pointer, a count and a size_t capacity (zeroed: empty),
+ * makes room with SK_VEC_RESERVE() or appends with SK_VEC_PUSH(), and frees the pointer with
+ * free(). The array owns its storage only; what its elements point to stays the caller's.
+ * Growing takes the capacity to twice what it was, or to what is needed when that is more
+ * (16 elements at least): n appends cost O(n), and reserving a known count up front allocates
+ * just that. The macros evaluate their arguments more than once: pass plain lvalues.
+ *
+ * sk_vec_grow(): a block with room for at least @need elements of @elem bytes, *@cap of them:
+ * @v itself when it has room, else @v reallocated (and @v is no longer valid). On failure
+ * (SKIP_E_NOMEM in skip_errmsg(), or a size that overflows) NULL, with @v and *@cap unchanged.
+ * sk_vec_xgrow() aborts instead (CLI, analyzer and advisor only).
+ */
+SKIP_API void *sk_vec_grow(void *v, size_t *cap, size_t need, size_t elem);
+SKIP_API void *sk_vec_xgrow(void *v, size_t *cap, size_t need, size_t elem);
+
+/* Room for @need elements in the array @v of capacity @cap. Returns 0 or SKIP_E_NOMEM. */
+#define SK_VEC_RESERVE(v, cap, need)                                                               \
+	__extension__({                                                                            \
+		int sk_err_ = 0;                                                                   \
+		if ((size_t)(need) > (cap)) {                                                      \
+			void *sk_p_ = sk_vec_grow((v), &(cap), (size_t)(need), sizeof(*(v)));      \
+			if (sk_p_)                                                                 \
+				(v) = sk_p_;                                                       \
+			else                                                                       \
+				sk_err_ = SKIP_E_NOMEM;                                            \
+		}                                                                                  \
+		sk_err_;                                                                           \
+	})
+/* Append the element given after @cap (an expression of the element type) as @v[@n] and
+ * count it in @n. Returns 0 or SKIP_E_NOMEM (@v, @n and @cap unchanged). */
+#define SK_VEC_PUSH(v, n, cap, ...)                                                                \
+	__extension__({                                                                            \
+		int sk_perr_ = SK_VEC_RESERVE(v, cap, (size_t)(n) + 1);                            \
+		if (!sk_perr_)                                                                     \
+			(v)[(n)++] = (__VA_ARGS__);                                                \
+		sk_perr_;                                                                          \
+	})
+/* The same for the CLI, analyzer and advisor: abort on exhaustion, return nothing. */
+#define SK_VEC_XRESERVE(v, cap, need)                                                              \
+	do {                                                                                       \
+		if ((size_t)(need) > (cap))                                                        \
+			(v) = sk_vec_xgrow((v), &(cap), (size_t)(need), sizeof(*(v)));             \
+	} while (0)
+#define SK_VEC_XPUSH(v, n, cap, ...)                                                               \
+	do {                                                                                       \
+		SK_VEC_XRESERVE(v, cap, (size_t)(n) + 1);                                          \
+		(v)[(n)++] = (__VA_ARGS__);                                                        \
+	} while (0)
+
+/*
+ * The median. skip_median() is the one definition: the middle value of the sorted values, or
+ * the mean of the middle two for an even count; 0 for none. It sorts @v in place (callers may
+ * use the order: v[0] is the minimum). skip_median_low_i64() is the lower median, the
+ * ((n - 1) / 2)-th smallest value, for the places that need one of the values themselves (an
+ * integer, a duration that occurred), each saying why; it reorders @v (selection in O(n), not
+ * a sort) and returns 0 for none.
+ */
+SKIP_API double skip_median(double *v, size_t n);
+SKIP_API int64_t skip_median_low_i64(int64_t *v, size_t n);
+
+/* qsort() comparisons, ascending: doubles (a NaN compares equal to everything: keep NaNs out)
+ * and int64_t. */
+SKIP_API int sk_cmp_double(const void *a, const void *b);
+SKIP_API int sk_cmp_i64(const void *a, const void *b);
+
+/*
+ * Read the whole file at @path (a regular file, or a pipe or device read to its end) into one
+ * malloc'ed block with a NUL after the last byte: *@text is the caller's to free(), and *@len
+ * (when @len is not NULL) the bytes read without that NUL (the file may hold NULs of its own).
+ * A file of more than @max_bytes is refused (SIZE_MAX: any size). Returns 0, or, with *@text
+ * NULL, errno saying why and skip_errmsg() "PATH: REASON":
+ *   SKIP_E_NOTFOUND: no such file (ENOENT; the reason is strerror's);
+ *   SKIP_E_IO: any other reason it cannot be read, a directory included (EISDIR);
+ *   SKIP_E_INVAL: larger than @max_bytes ("PATH: larger than N bytes"; EFBIG);
+ *   SKIP_E_NOMEM: "PATH: out of memory" (ENOMEM).
+ * Thread-safe.
+ */
+SKIP_API int skip_read_file(const char *path, size_t max_bytes, char **text, size_t *len);
 
 #endif /* SKIP_COMMON_H */

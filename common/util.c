@@ -135,18 +135,3 @@ const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits)
 	snprintf(buf, n, "%.*f %s", decimals, ns < 0 ? -v : v, units[u]);
 	return buf;
 }
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double skip_median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}

@@ -1,8 +1,8 @@
 /*
- * strtab.c: string interning for StringIds (content -> id, FNV-1a, open addressing) and the
- * kernel-name helpers: demangling through the C++ runtime's __cxa_demangle and the "short
- * name" nsys shows (the bare function name, without return type, scope, template arguments or
- * parameters).
+ * kernel_names.c: the names the collector stores for a kernel besides CUPTI's mangled one:
+ * the demangled name, through the C++ runtime's __cxa_demangle, and the "short name" nsys
+ * shows (the bare function name, without return type, scope, template arguments or
+ * parameters). The sink (records.c) caches their StringIds ids per name pointer.
  */
 #define SK_LOG_DOMAIN "collector"
 #include <stdlib.h>
@@ -12,68 +12,6 @@
 
 /* From the C++ ABI (libstdc++ / libc++abi); declared here so the collector stays C. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ull;
-	}
-	return h ? h : 1;
-}
-
-static int grow(struct sk_strtab *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 1024;
-	struct sk_strslot *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return SKIP_E_NOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		struct sk_strslot *o = &t->slots[i];
-		size_t j;
-
-		if (!o->id)
-			continue;
-		for (j = o->hash & (cap - 1); slots[j].id; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = *o;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
-}
-
-int64_t sk_strtab_intern(struct sk_strtab *t, const char *s, int *is_new)
-{
-	uint64_t h = fnv1a(s);
-	size_t i;
-
-	*is_new = 0;
-	if ((t->n + 1) * 2 > t->cap && grow(t))
-		return SKIP_E_NOMEM;
-	for (i = h & (t->cap - 1); t->slots[i].id; i = (i + 1) & (t->cap - 1))
-		if (t->slots[i].hash == h && strcmp(t->slots[i].s, s) == 0)
-			return t->slots[i].id;
-	t->slots[i].s = strdup(s);
-	if (!t->slots[i].s)
-		return SKIP_E_NOMEM;
-	t->slots[i].hash = h;
-	t->slots[i].id = (int64_t)++t->n;
-	*is_new = 1;
-	return t->slots[i].id;
-}
-
-void sk_strtab_fini(struct sk_strtab *t)
-{
-	for (size_t i = 0; i < t->cap; i++)
-		free(t->slots[i].s);
-	free(t->slots);
-	memset(t, 0, sizeof(*t));
-}
 
 char *sk_demangle(const char *mangled)
 {

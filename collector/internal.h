@@ -84,8 +84,7 @@ enum sk_kind {
 };
 extern const char *const sk_kind_names[SK_K_COUNT];
 
-struct sk_kname {	 /* cached ids of one kernel name, keyed by CUPTI's name pointer */
-	const char *ptr; /* NULL: empty slot */
+struct sk_kname { /* the StringIds ids of one kernel name */
 	int64_t demangled, shortname, mangled;
 };
 
@@ -102,12 +101,16 @@ struct sk_sink {
 	uint32_t pid;
 	int64_t global_pid; /* pid << 24, as nsys packs it */
 	sqlite3_stmt *st[SK_INS_COUNT];
-	struct sk_strtab strings; /* StringIds: what was written, content -> id */
-	struct sk_kname *knames; /* open addressing on the name pointer */
-	size_t knames_cap, knames_n;
+	struct sk_strtab strings;	    /* StringIds: what was written, content -> id */
+	struct sk_hash kname_index;	    /* CUPTI's kernel name pointer -> index in knames */
+	struct sk_kname *knames;	    /* the ids of each name pointer seen */
+	size_t nknames, knames_cap;
 	int64_t api_names[2][4096]; /* [runtime, driver][cbid] -> StringIds id (0: unknown) */
-	struct sk_pending_marker *markers; /* open addressing on the CUPTI marker id */
-	size_t markers_cap, markers_n;
+	struct sk_hash marker_index;	    /* CUPTI marker id -> index in markers */
+	struct sk_pending_marker *markers; /* NVTX ranges waiting for their other half; an entry
+					      with id 0 is free, on the list from free_marker */
+	size_t nmarkers, markers_cap;
+	size_t free_marker;		    /* index + 1 of the first free entry; 0: none */
 	char *domains[64]; /* NVTX domain names; domainId = index + 1 */
 	int ndomains;
 	uint32_t ctx_dev[256][2]; /* contextId -> deviceId, from CONTEXT records */

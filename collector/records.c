@@ -74,7 +74,8 @@ static const char *const stmt_sql[SK_INS_COUNT] = {
 };
 
 struct sk_pending_marker {
-	uint32_t id;	   /* CUPTI marker id; 0 = empty slot (CUPTI ids start at 1) */
+	uint32_t id;	   /* CUPTI marker id (from 1); 0: a free entry */
+	size_t next_free;  /* free entries: index + 1 of the next free one, 0 for none */
 	int have_start;
 	int have_end;
 	uint64_t start_ns;
@@ -293,68 +294,44 @@ void sk_sink_close(struct sk_sink *sink, int standalone)
 	sqlite3_close(sink->db);
 	sink->db = NULL;
 	sk_strtab_fini(&sink->strings);
-	for (size_t i = 0; i < sink->markers_cap; i++)
+	for (size_t i = 0; i < sink->nmarkers; i++)
 		free(sink->markers[i].text);
 	free(sink->markers);
+	sk_hash_fini(&sink->marker_index);
+	sk_hash_fini(&sink->kname_index);
 	free(sink->knames);
 	for (int i = 0; i < sink->ndomains; i++)
 		free(sink->domains[i]);
 	sink->markers = NULL;
+	sink->nmarkers = sink->markers_cap = sink->free_marker = 0;
 	sink->knames = NULL;
+	sink->nknames = sink->knames_cap = 0;
 	sink->ndomains = 0;
 }
 
 /* ---- kernels -------------------------------------------------------------------------------- */
 
-static struct sk_kname *kname_slot(struct sk_sink *sink, const char *ptr)
-{
-	size_t i, h = ((uintptr_t)ptr >> 3) * 11400714819323198485ull;
-
-	if ((sink->knames_n + 1) * 2 > sink->knames_cap) {
-		size_t cap = sink->knames_cap ? sink->knames_cap * 2 : 256;
-		struct sk_kname *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t j = 0; j < sink->knames_cap; j++) {
-			struct sk_kname *o = &sink->knames[j];
-			size_t k;
-
-			if (!o->ptr)
-				continue;
-			k = (((uintptr_t)o->ptr >> 3) * 11400714819323198485ull) & (cap - 1);
-			while (t[k].ptr)
-				k = (k + 1) & (cap - 1);
-			t[k] = *o;
-		}
-		free(sink->knames);
-		sink->knames = t;
-		sink->knames_cap = cap;
-	}
-	for (i = h & (sink->knames_cap - 1); sink->knames[i].ptr;
-	     i = (i + 1) & (sink->knames_cap - 1))
-		if (sink->knames[i].ptr == ptr)
-			return &sink->knames[i];
-	return &sink->knames[i];
-}
-
+/* The StringIds ids of the kernel name CUPTI hands over as @name. CUPTI keeps one pointer per
+ * name, so the ids are cached by pointer: a kernel record costs one lookup, and the name is
+ * demangled and interned once. When the cache cannot grow the ids are still right, only not
+ * kept. */
 static const struct sk_kname *kernel_names(struct sk_sink *sink, const char *name)
 {
 	static struct sk_kname fallback;
-	struct sk_kname *k;
+	struct sk_kname *k = &fallback;
+	const uint64_t *idx;
 	char shortbuf[512];
 	char *dem;
 	const char *full;
 
 	if (!name)
 		name = "<unknown>";
-	k = kname_slot(sink, name);
-	if (!k) {
-		k = &fallback;
-		k->ptr = NULL;
-	} else if (k->ptr) {
-		return k;
-	}
+	idx = sk_hash_get(&sink->kname_index, (uintptr_t)name);
+	if (idx)
+		return &sink->knames[*idx];
+	if (!SK_VEC_RESERVE(sink->knames, sink->knames_cap, sink->nknames + 1) &&
+	    !sk_hash_reserve(&sink->kname_index, 1))
+		k = &sink->knames[sink->nknames];
 	dem = sk_demangle(name);
 	full = dem ? dem : name;
 	sk_short_name(full, shortbuf, sizeof(shortbuf));
@@ -362,10 +339,8 @@ static const struct sk_kname *kernel_names(struct sk_sink *sink, const char *nam
 	k->shortname = intern(sink, shortbuf);
 	k->mangled = intern(sink, name);
 	free(dem);
-	if (k != &fallback) {
-		k->ptr = name;
-		sink->knames_n++;
-	}
+	if (k != &fallback) /* cannot fail: room reserved */
+		sk_hash_put(&sink->kname_index, (uintptr_t)name, sink->nknames++);
 	return k;
 }
 
@@ -659,63 +634,43 @@ static int put_device(struct sk_sink *sink, const CUpti_ActivityDevice5 *d)
 
 /* ---- NVTX ---------------------------------------------------------------------------------- */
 
-static struct sk_pending_marker *marker_slot(struct sk_sink *sink, uint32_t id, int create)
+/* The pending range of marker @id; with @create a new one when there is none (NULL when
+ * memory runs out). The pointer is valid until the next call with @create. */
+static struct sk_pending_marker *marker_get(struct sk_sink *sink, uint32_t id, int create)
 {
+	const uint64_t *v = sk_hash_get(&sink->marker_index, id);
+	struct sk_pending_marker *m;
 	size_t i;
 
-	if (create && (sink->markers_n + 1) * 2 > sink->markers_cap) {
-		size_t cap = sink->markers_cap ? sink->markers_cap * 2 : 256;
-		struct sk_pending_marker *t = calloc(cap, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t j = 0; j < sink->markers_cap; j++) {
-			size_t k;
-
-			if (!sink->markers[j].id)
-				continue;
-			for (k = (sink->markers[j].id * 2654435761u) & (cap - 1); t[k].id;
-			     k = (k + 1) & (cap - 1))
-				;
-			t[k] = sink->markers[j];
-		}
-		free(sink->markers);
-		sink->markers = t;
-		sink->markers_cap = cap;
+	if (v)
+		return &sink->markers[*v];
+	if (!create || !id || sk_hash_reserve(&sink->marker_index, 1))
+		return NULL;
+	if (sink->free_marker) {
+		i = sink->free_marker - 1;
+		sink->free_marker = sink->markers[i].next_free;
+	} else if (!SK_VEC_RESERVE(sink->markers, sink->markers_cap, sink->nmarkers + 1)) {
+		i = sink->nmarkers++;
+	} else {
+		return NULL;
 	}
-	if (!sink->markers_cap)
-		return NULL;
-	for (i = (id * 2654435761u) & (sink->markers_cap - 1); sink->markers[i].id;
-	     i = (i + 1) & (sink->markers_cap - 1))
-		if (sink->markers[i].id == id)
-			return &sink->markers[i];
-	if (!create)
-		return NULL;
-	memset(&sink->markers[i], 0, sizeof(sink->markers[i]));
-	sink->markers[i].id = id;
-	sink->markers[i].payload_kind = -1;
-	sink->markers_n++;
-	return &sink->markers[i];
+	sk_hash_add(&sink->marker_index, id, i); /* cannot fail: room reserved, id not 0 */
+	m = &sink->markers[i];
+	memset(m, 0, sizeof(*m));
+	m->id = id;
+	m->payload_kind = -1;
+	return m;
 }
 
-/* Remove a slot from the open-addressing table, re-seating the entries after it. */
+/* Forget a range that was written: its entry goes on the free list. */
 static void marker_remove(struct sk_sink *sink, struct sk_pending_marker *m)
 {
-	size_t i = (size_t)(m - sink->markers), cap = sink->markers_cap;
-
+	sk_hash_del(&sink->marker_index, m->id);
 	free(m->text);
-	memset(m, 0, sizeof(*m));
-	sink->markers_n--;
-	for (size_t j = (i + 1) & (cap - 1); sink->markers[j].id; j = (j + 1) & (cap - 1)) {
-		struct sk_pending_marker tmp = sink->markers[j];
-		size_t k;
-
-		memset(&sink->markers[j], 0, sizeof(tmp));
-		for (k = (tmp.id * 2654435761u) & (cap - 1); sink->markers[k].id;
-		     k = (k + 1) & (cap - 1))
-			;
-		sink->markers[k] = tmp;
-	}
+	m->text = NULL;
+	m->id = 0;
+	m->next_free = sink->free_marker;
+	sink->free_marker = (size_t)(m - sink->markers) + 1;
 }
 
 static int domain_id(struct sk_sink *sink, const char *domain)
@@ -822,7 +777,7 @@ static int put_marker(struct sk_sink *sink, const CUpti_ActivityMarker2 *mk)
 	}
 	if (!(mk->flags & (CUPTI_ACTIVITY_FLAG_MARKER_START | CUPTI_ACTIVITY_FLAG_MARKER_END)))
 		return 0; /* sync-object markers: not recorded */
-	m = marker_slot(sink, mk->id, 1);
+	m = marker_get(sink, mk->id, 1);
 	if (!m) {
 		sink->lost[SK_K_NVTX]++;
 		return 0;
@@ -844,7 +799,7 @@ static int put_marker(struct sk_sink *sink, const CUpti_ActivityMarker2 *mk)
 
 static void put_marker_data(struct sk_sink *sink, const CUpti_ActivityMarkerData2 *d)
 {
-	struct sk_pending_marker *m = marker_slot(sink, d->id, 0);
+	struct sk_pending_marker *m = marker_get(sink, d->id, 0);
 
 	if (!m)
 		return; /* an instantaneous mark's data, or one already written */
@@ -861,7 +816,7 @@ static void put_marker_data(struct sk_sink *sink, const CUpti_ActivityMarkerData
 
 static void flush_open_markers(struct sk_sink *sink)
 {
-	for (size_t i = 0; i < sink->markers_cap; i++) {
+	for (size_t i = 0; i < sink->nmarkers; i++) {
 		struct sk_pending_marker *m = &sink->markers[i];
 
 		if (!m->id)

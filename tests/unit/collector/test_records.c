@@ -1,7 +1,7 @@
 /*
  * test_records.c: the sink fed with synthetic CUPTI records of every kind it stores, checked
  * row by row; names interned once into StringIds; NVTX pairing (out of order, across threads,
- * never closed); write errors counted, not fatal.
+ * never closed, thousands open at once); write errors counted, not fatal.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -318,6 +318,46 @@ Test(collector_records, nvtx_starts_and_ends_pair_into_ranges_in_any_order)
 	cr_expect_eq(q("SELECT count(*) FROM NVTX_EVENTS WHERE text = 'never-closed' AND end IS "
 		       "NULL"),
 		     1, "ranges still open at exit are written with a NULL end");
+	sqlite3_close(sink.db);
+	sink.db = NULL;
+}
+
+/* Thousands of ranges open at once, closed in a scrambled order, then as many again reusing
+ * the freed entries: each pairs with its own start, and the ones never closed are written at
+ * exit. */
+Test(collector_records, many_ranges_open_at_once_pair_up_and_entries_are_reused)
+{
+	enum { N = 3000 };
+	char text[32];
+
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 1; i <= N; i++) {
+			CUpti_ActivityMarker2 m;
+
+			snprintf(text, sizeof(text), "r%u", round * N + i);
+			m = marker(CUPTI_ACTIVITY_FLAG_MARKER_START, round * N + i, 1000 * i, 11,
+				   text, NULL);
+			cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&m), 0);
+		}
+		for (uint32_t k = 0; k < N; k++) {
+			uint32_t i = 1 + (k * 7919) % N; /* 7919 is prime: a permutation of 1..N */
+			CUpti_ActivityMarker2 m;
+
+			if (i > N - 10)
+				continue; /* the last ten of each round stay open */
+			m = marker(CUPTI_ACTIVITY_FLAG_MARKER_END, round * N + i, 1000 * i + i, 11,
+				   NULL, NULL);
+			cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&m), 0);
+		}
+	}
+	cr_expect_eq(q("SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59"), 2 * (N - 10));
+	cr_expect_eq(q("SELECT count(*) FROM NVTX_EVENTS WHERE end - start = "
+		       "(CAST(substr(text, 2) AS INTEGER) - 1) % 3000 + 1"),
+		     2 * (N - 10), "each range lasts as many ns as its number in its round");
+	cr_expect_eq(sink.nmarkers, N + 10, "the second round reuses the entries the first freed");
+	sk_sink_close(&sink, 0);
+	cr_assert_eq(skip_store_open(path, 0, &sink.db), 0);
+	cr_expect_eq(q("SELECT count(*) FROM NVTX_EVENTS WHERE end IS NULL"), 20);
 	sqlite3_close(sink.db);
 	sink.db = NULL;
 }

@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-/* Totals per kernel name (indexed by StringIds id) and per operator (by sk_names id). */
+/* Totals per kernel name (indexed by StringIds id) and per operator (by texts id). */
 struct totals {
 	struct skip_name_stat *kern;
 	size_t nkern;
@@ -65,10 +65,7 @@ static void push_region(struct skip_report *r, size_t *cap, int64_t run_id, cons
 {
 	struct skip_region *g;
 
-	if (r->nregions == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		r->regions = sk_xrealloc(r->regions, *cap * sizeof(*r->regions));
-	}
+	SK_VEC_XRESERVE(r->regions, *cap, r->nregions + 1);
 	g = &r->regions[r->nregions++];
 	g->run_id = run_id;
 	g->name = name ? sk_xstrdup(name) : NULL;
@@ -138,7 +135,7 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 		push_region(r, cap, run_id, NULL, 1, &m);
 		*found = 1;
 	} else {
-		uint32_t text = sk_names_find(&t->texts, o->region);
+		uint32_t text = (uint32_t)sk_strtab_find(&t->texts, o->region);
 		struct sk_range *win = NULL;
 		size_t nw = text ? sk_run_regions(&run, text, &win) : 0, *off = NULL;
 		uint32_t *members = group_by_region(&run, nw, &off);
@@ -239,15 +236,8 @@ const char *skip_verdict_name(enum skip_verdict v)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Mean, median (mean of the two middle values for an even count), min, max and sample
- * standard deviation of @v. */
+/* Mean, median (skip_median(): the mean of the two middle values for an even count), min, max
+ * and sample standard deviation of @v. */
 static void describe(double *v, int n, struct skip_stat *s)
 {
 	double sum = 0, sq = 0;
@@ -256,7 +246,7 @@ static void describe(double *v, int n, struct skip_stat *s)
 	s->n = n;
 	if (!n)
 		return;
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	s->median = skip_median(v, (size_t)n); /* sorts v */
 	for (int i = 0; i < n; i++)
 		sum += v[i];
 	s->mean = sum / n;
@@ -265,7 +255,6 @@ static void describe(double *v, int n, struct skip_stat *s)
 	s->stdev = n > 1 ? sqrt(sq / (n - 1)) : 0;
 	s->min = v[0];
 	s->max = v[n - 1];
-	s->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void compute_stats(struct skip_report *r)
@@ -339,14 +328,6 @@ static void make_tops(struct skip_trace *t, struct skip_report *r, struct totals
 }
 
 /* ---- sweeps ------------------------------------------------------------------------------------ */
-
-static double median_of(double *v, int n)
-{
-	struct skip_stat st;
-
-	describe(v, n, &st);
-	return st.median;
-}
 
 /* The swept parameter: the one asked for, or the first numeric one with two values or more. */
 static char *sweep_param(struct skip_trace *t, const char *want)
@@ -423,7 +404,7 @@ static void sweep_point(const struct skip_report *r, const int64_t *ids, const d
 				v[n++] = skip_metric_value(&rg->m, ms[m]);
 		}
 		p->regions = n;
-		*out[m] = median_of(v, n);
+		*out[m] = skip_median(v, (size_t)n);
 	}
 	p->verdict = !p->regions ? SKIP_VERDICT_EMPTY
 		     : p->host_share >= r->threshold ? SKIP_VERDICT_CPU_BOUND
@@ -458,7 +439,7 @@ static void build_sweep(struct skip_trace *t, const struct skip_analysis_opts *o
 		if (k == n)
 			x[n++] = vals[i];
 	}
-	qsort(x, n, sizeof(double), cmp_double);
+	qsort(x, n, sizeof(double), sk_cmp_double);
 	for (size_t k = 0; k < n; k++) {
 		sweep_point(r, ids, vals, nruns, x[k], &s->pts[s->npts]);
 		if (s->pts[s->npts].regions) {

@@ -22,32 +22,14 @@
 
 #define SK_NONE INT64_MIN /* a timestamp that is not known */
 
-/* Interned strings (owned copies), for NVTX range texts: text -> id >= 1. */
-struct sk_names {
-	char **s;     /* [id] -> text; s[0] unused */
-	size_t n;     /* ids in use are 1..n */
-	size_t cap;
-	struct sk_name_slot {
-		uint64_t hash;
-		uint32_t id;
-	} *slots;     /* open addressing, power-of-two size */
-	size_t nslots;
-};
-uint32_t sk_names_intern(struct sk_names *t, const char *s);
-/* 0 when @s was never interned. */
-uint32_t sk_names_find(const struct sk_names *t, const char *s);
-void sk_names_fini(struct sk_names *t);
-
-/* Operator stacks: trie nodes (parent, text); id 0 is the empty stack. */
+/* Operator stacks: trie nodes (parent, text); id 0 is the empty stack (stacks.c). */
 struct sk_stacks {
 	struct sk_stack_node {
 		uint32_t parent;
-		uint32_t text; /* sk_names id */
+		uint32_t text; /* texts id (struct skip_trace), >= 1 */
 	} *nodes;	       /* [id]; nodes[0] is the root */
 	size_t n, cap;
-	uint64_t *slots;       /* open addressing on (parent, text): (key << 32 | id) ... */
-	uint32_t *slot_ids;
-	size_t nslots;
+	struct sk_hash index;  /* (parent << 32 | text) -> id */
 };
 uint32_t sk_stacks_child(struct sk_stacks *s, uint32_t parent, uint32_t text);
 void sk_stacks_fini(struct sk_stacks *s);
@@ -57,7 +39,7 @@ struct skip_trace {
 	char *path;
 	char **strings;	      /* StringIds: [id] -> value (NULL where no such id) */
 	int64_t nstrings;     /* ids 0 .. nstrings - 1 */
-	struct sk_names texts;	/* NVTX range texts, interned across runs */
+	struct sk_strtab texts;	/* NVTX range texts, interned across runs (ids >= 1) */
 	struct sk_stacks stacks; /* operator stacks, across runs */
 	int64_t nruns;	      /* runs in the file (1: tables are scanned whole) */
 };
@@ -101,7 +83,7 @@ struct sk_span {
 struct sk_range {
 	int64_t start, end; /* end INT64_MAX when never closed */
 	uint32_t pid, tid;  /* where it started */
-	uint32_t text;	    /* sk_names id */
+	uint32_t text;	    /* texts id */
 };
 
 struct sk_loaded_run {
@@ -137,7 +119,7 @@ int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
 /* nvtx.c: operator stacks for every launched operation (from the ranges sk_run_load() read),
  * and the run's t0. */
 void sk_run_operators(struct skip_trace *t, struct sk_loaded_run *run);
-/* Regions: each occurrence of the range @text (sk_names id) becomes a window; ops whose launch
+/* Regions: each occurrence of the range @text (texts id) becomes a window; ops whose launch
  * call started inside it (same process) get its index. Returns the windows (malloc'ed,
  * caller frees) and their count; 0 windows when the run has no such range. */
 size_t sk_run_regions(struct sk_loaded_run *run, uint32_t text, struct sk_range **windows);
@@ -164,8 +146,5 @@ void sk_region_metrics(const struct sk_loaded_run *run, const struct sk_dev_orde
 
 /* sort.c: sort @vals by @keys (both reordered), ascending; stable. */
 void sk_radix_sort(uint64_t *keys, uint32_t *vals, size_t n);
-
-/* Small helpers. */
-int64_t sk_median_i64(int64_t *v, size_t n); /* reorders v */
 
 #endif /* SKIP_ANALYZER_INTERNAL_H */

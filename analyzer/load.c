@@ -24,53 +24,10 @@ struct sk_api {
 	int32_t name;
 };
 
-struct api_hash {
-	uint64_t *keys; /* (pid << 32 | corr) + 1; 0 = empty */
-	uint32_t *vals; /* index into the api array */
-	size_t mask;
-};
-
-static uint64_t mix(uint64_t k)
+/* The key of a launch in a join table: (process, correlation id), + 1 so it is never 0. */
+static uint64_t launch_key(uint32_t pid, uint32_t corr)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdull;
-	k ^= k >> 33;
-	return k;
-}
-
-static void hash_init(struct api_hash *h, size_t n)
-{
-	size_t cap = 16;
-
-	while (cap < n * 2)
-		cap *= 2;
-	h->keys = sk_xcalloc(cap, sizeof(uint64_t));
-	h->vals = sk_xmalloc(cap * sizeof(uint32_t));
-	h->mask = cap - 1;
-}
-
-static void hash_put(struct api_hash *h, uint32_t pid, uint32_t corr, uint32_t idx)
-{
-	uint64_t key = (((uint64_t)pid << 32) | corr) + 1;
-	size_t i = mix(key) & h->mask;
-
-	while (h->keys[i] && h->keys[i] != key)
-		i = (i + 1) & h->mask;
-	h->keys[i] = key;
-	h->vals[i] = idx;
-}
-
-static int64_t hash_get(const struct api_hash *h, uint32_t pid, uint32_t corr)
-{
-	uint64_t key = (((uint64_t)pid << 32) | corr) + 1;
-	size_t i = mix(key) & h->mask;
-
-	while (h->keys[i]) {
-		if (h->keys[i] == key)
-			return h->vals[i];
-		i = (i + 1) & h->mask;
-	}
-	return -1;
+	return (((uint64_t)pid << 32) | corr) + 1;
 }
 
 /* The run's rows, and the malformed ones that belong to no run. */
@@ -304,10 +261,7 @@ int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st)
 
 static struct sk_rec *op_push(struct sk_loaded_run *run, size_t *cap)
 {
-	if (run->nops == *cap) {
-		*cap = *cap ? *cap * 2 : 4096;
-		run->ops = sk_xrealloc(run->ops, *cap * sizeof(*run->ops));
-	}
+	SK_VEC_XRESERVE(run->ops, *cap, run->nops + 1);
 	memset(&run->ops[run->nops], 0, sizeof(run->ops[0]));
 	return &run->ops[run->nops++];
 }
@@ -402,7 +356,7 @@ static int load_ranges(struct skip_trace *t, struct sk_loaded_run *run)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct sk_range *r;
 		int type = sqlite3_column_int(st, 4), why;
-		int64_t gtid = sqlite3_column_int64(st, 2);
+		int64_t gtid = sqlite3_column_int64(st, 2), id;
 		const char *text = (const char *)sqlite3_column_text(st, 3);
 
 		if (type != 59 && type != 60)
@@ -411,17 +365,18 @@ static int load_ranges(struct skip_trace *t, struct sk_loaded_run *run)
 			count_bad(&run->bad, SKIP_TABLE_NVTX, why);
 			continue;
 		}
-		if (run->nranges == cap) {
-			cap = cap ? cap * 2 : 256;
-			run->ranges = sk_xrealloc(run->ranges, cap * sizeof(*run->ranges));
+		if ((id = sk_strtab_intern(&t->texts, text ? text : "", NULL)) < 0) {
+			sqlite3_finalize(st);
+			return (int)id;
 		}
+		SK_VEC_XRESERVE(run->ranges, cap, run->nranges + 1);
 		r = &run->ranges[run->nranges++];
 		r->start = sqlite3_column_int64(st, 0);
 		r->end = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MAX
 								    : sqlite3_column_int64(st, 1);
 		r->pid = (uint32_t)(gtid >> 24);
 		r->tid = (uint32_t)(gtid & 0xFFFFFF);
-		r->text = sk_names_intern(&t->texts, text ? text : "");
+		r->text = (uint32_t)id;
 	}
 	return sk_scan_done(t, st);
 }
@@ -453,11 +408,8 @@ struct api_job {
 
 static void add_sync(struct api_job *j, const struct sk_api *a, size_t *cap)
 {
-	if (j->nsyncs == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		j->syncs = sk_xrealloc(j->syncs, *cap * sizeof(*j->syncs));
-	}
-	j->syncs[j->nsyncs++] = (struct sk_span){ a->start, a->end, a->pid, a->tid };
+	SK_VEC_XPUSH(j->syncs, j->nsyncs, *cap,
+		     (struct sk_span){ a->start, a->end, a->pid, a->tid });
 }
 
 static int load_api_table(struct api_job *j, enum skip_table table, size_t *cap, size_t *scap)
@@ -486,10 +438,7 @@ static int load_api_table(struct api_job *j, enum skip_table table, size_t *cap,
 			count_bad(&j->bad, table, why);
 			continue;
 		}
-		if (j->n == *cap) {
-			*cap = *cap ? *cap * 2 : 4096;
-			j->apis = sk_xrealloc(j->apis, *cap * sizeof(*j->apis));
-		}
+		SK_VEC_XRESERVE(j->apis, *cap, j->n + 1);
 		a = &j->apis[j->n++];
 		a->start = sqlite3_column_int64(st, 0);
 		a->end = sqlite3_column_int64(st, 1);
@@ -538,19 +487,18 @@ static void link_op(struct sk_rec *op, const struct sk_api *a, int driver)
 static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis,
 		      size_t nrt)
 {
-	struct api_hash h;
+	struct sk_hash h = { 0 };
 
-	hash_init(&h, napis);
+	sk_hash_xreserve(&h, napis); /* so the puts below cannot fail */
 	for (size_t i = 0; i < napis; i++)
-		hash_put(&h, apis[i].pid, apis[i].corr, (uint32_t)i);
+		sk_hash_put(&h, launch_key(apis[i].pid, apis[i].corr), i);
 	for (size_t i = 0; i < run->nops; i++) {
-		int64_t j = hash_get(&h, run->ops[i].pid, run->ops[i].corr);
+		const uint64_t *j = sk_hash_get(&h, launch_key(run->ops[i].pid, run->ops[i].corr));
 
-		if (j >= 0)
-			link_op(&run->ops[i], &apis[j], (size_t)j >= nrt);
+		if (j)
+			link_op(&run->ops[i], &apis[*j], *j >= nrt);
 	}
-	free(h.keys);
-	free(h.vals);
+	sk_hash_fini(&h);
 }
 
 /*
@@ -590,29 +538,31 @@ static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t na
 /* Mark the first kernel (by start) of each graph launch. */
 static void mark_graph_firsts(struct sk_loaded_run *run)
 {
-	struct api_hash h;
+	struct sk_hash h = { 0 };
 	size_t n = 0;
 
 	for (size_t i = 0; i < run->nops; i++)
 		n += (run->ops[i].flags & SK_F_GRAPH) != 0;
 	if (!n)
 		return;
-	hash_init(&h, n);
+	sk_hash_xreserve(&h, n); /* so the puts below cannot fail */
 	for (size_t i = 0; i < run->nops; i++) {
 		struct sk_rec *op = &run->ops[i];
-		int64_t j;
+		uint64_t key = launch_key(op->pid, op->corr);
+		uint64_t *j;
 
 		if (!(op->flags & SK_F_GRAPH) || op->kind != SKIP_OP_KERNEL)
 			continue;
-		j = hash_get(&h, op->pid, op->corr);
-		if (j < 0 || op->start < run->ops[j].start)
-			hash_put(&h, op->pid, op->corr, (uint32_t)i);
+		j = sk_hash_get(&h, key);
+		if (!j)
+			sk_hash_put(&h, key, i);
+		else if (op->start < run->ops[*j].start)
+			*j = i;
 	}
-	for (size_t i = 0; i <= h.mask; i++)
-		if (h.keys[i])
-			run->ops[h.vals[i]].flags |= SK_F_GRAPH_FIRST;
-	free(h.keys);
-	free(h.vals);
+	for (size_t i = 0; i < h.cap; i++)
+		if (h.slots[i].key)
+			run->ops[h.slots[i].val].flags |= SK_F_GRAPH_FIRST;
+	sk_hash_fini(&h);
 }
 
 int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_loaded_run *run)

@@ -32,12 +32,11 @@ static int cmp_dev_start(const void *a, const void *b, void *ops)
 
 void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *ord)
 {
-	size_t n = run->nops, cap = 4;
+	size_t n = run->nops, cap = 0;
 
 	memset(ord, 0, sizeof(*ord));
 	ord->idx = sk_xmalloc((n + 1) * sizeof(uint32_t));
 	ord->pmax = sk_xmalloc((n + 1) * sizeof(int64_t));
-	ord->seg = sk_xmalloc(cap * sizeof(*ord->seg));
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++) {
@@ -60,9 +59,8 @@ void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *or
 		const struct sk_rec *op = &run->ops[ord->idx[i]];
 
 		if (!ord->nseg || ord->seg[ord->nseg - 1].device != op->device) {
-			if (ord->nseg == cap)
-				ord->seg = sk_xrealloc(ord->seg, (cap *= 2) * sizeof(*ord->seg));
-			ord->seg[ord->nseg++] = (struct sk_segment){ op->device, i, i };
+			SK_VEC_XPUSH(ord->seg, ord->nseg, cap,
+				     (struct sk_segment){ op->device, i, i });
 			ord->pmax[i] = op->end;
 		} else {
 			ord->pmax[i] = op->end > ord->pmax[i - 1] ? op->end : ord->pmax[i - 1];
@@ -205,7 +203,8 @@ static void launch_side(const struct sk_loaded_run *run, const uint32_t *members
 			tapi[nt++] = t_api;
 		}
 	}
-	m->median_t_api_ns = nt ? sk_median_i64(tapi, nt) : 0;
+	/* The lower median: the threshold is one of the launches' own t_api, an integer in ns. */
+	m->median_t_api_ns = skip_median_low_i64(tapi, nt);
 	for (size_t k = 0; nt && k < n; k++) {
 		const struct sk_rec *op = &run->ops[members[k]];
 

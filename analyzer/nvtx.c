@@ -55,77 +55,44 @@ static int cmp_op_process(const void *a, const void *b, void *ops)
 }
 
 /* Dense ranks of the threads (or processes, @by_thread 0) of the launched operations, in
- * (pid, tid) order, through a small open-addressing map; returns the map for rank_of(). */
-struct ranks {
-	uint64_t *keys; /* key + 1; 0 = empty */
-	uint32_t *rank;
-	size_t mask;
-};
-
+ * (pid, tid) order: @ranks maps owner_key() + 1 to the rank. */
 static uint64_t owner_key(const struct sk_rec *op, int by_thread)
 {
 	return by_thread ? ((uint64_t)op->pid << 24) | op->tid : op->pid;
 }
 
-static size_t rank_slot(const struct ranks *r, uint64_t key)
+static void ranks_build(const struct sk_loaded_run *run, int by_thread, struct sk_hash *ranks)
 {
-	size_t i = (size_t)((key + 1) * 0x9E3779B97F4A7C15ull >> 17) & r->mask;
+	uint64_t *distinct = NULL;
+	size_t n = 0, cap = 0;
 
-	while (r->keys[i] && r->keys[i] != key + 1)
-		i = (i + 1) & r->mask;
-	return i;
-}
-
-static void ranks_build(const struct sk_loaded_run *run, int by_thread, struct ranks *r)
-{
-	uint64_t *distinct;
-	size_t n = 0, cap = 1024;
-
-	r->keys = sk_xcalloc(cap, sizeof(uint64_t));
-	r->rank = sk_xcalloc(cap, sizeof(uint32_t));
-	r->mask = cap - 1;
-	distinct = sk_xmalloc(cap * sizeof(uint64_t));
 	for (size_t i = 0; i < run->nops; i++) {
 		uint64_t key = owner_key(&run->ops[i], by_thread);
-		size_t slot;
 
-		if (!(run->ops[i].flags & SK_F_API))
+		if (!(run->ops[i].flags & SK_F_API) || sk_hash_get(ranks, key + 1))
 			continue;
-		slot = rank_slot(r, key);
-		if (r->keys[slot])
-			continue;
-		if (n * 2 >= cap) { /* more than 512 threads: rebuild bigger */
-			struct ranks big = { sk_xcalloc(cap * 2, sizeof(uint64_t)),
-					     sk_xcalloc(cap * 2, sizeof(uint32_t)), cap * 2 - 1 };
-
-			for (size_t j = 0; j < n; j++)
-				big.keys[rank_slot(&big, distinct[j])] = distinct[j] + 1;
-			free(r->keys);
-			free(r->rank);
-			*r = big;
-			cap *= 2;
-			distinct = sk_xrealloc(distinct, cap * sizeof(uint64_t));
-			slot = rank_slot(r, key);
-		}
-		r->keys[slot] = key + 1;
-		distinct[n++] = key;
+		sk_hash_xreserve(ranks, 1);
+		sk_hash_put(ranks, key + 1, 0); /* cannot fail: room reserved */
+		SK_VEC_XPUSH(distinct, n, cap, key);
 	}
-	qsort(distinct, n, sizeof(uint64_t), sk_cmp_i64);
+	if (n)
+		qsort(distinct, n, sizeof(uint64_t), sk_cmp_i64); /* keys < 2^56: signed order */
 	for (size_t j = 0; j < n; j++)
-		r->rank[rank_slot(r, distinct[j])] = (uint32_t)j;
+		*sk_hash_get(ranks, distinct[j] + 1) = j;
 	free(distinct);
 }
 
 /*
  * Indices of the operations that have a launch call, sorted by (thread, launch start), or by
  * (process, launch start) when @by_thread is 0: a radix sort on (owner rank << 44 | launch
- * offset), or qsort_r when the launches span more than 2^44 ns (4.9 hours) or 2^20 owners.
+ * offset), or qsort_r when the launches span more than 2^44 ns (4.9 hours) or there are more
+ * than 2^19 owners.
  */
 static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, size_t *n)
 {
 	uint32_t *idx = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	struct ranks r;
+	struct sk_hash r = { 0 };
 
 	*n = 0;
 	for (size_t i = 0; i < run->nops; i++) {
@@ -136,13 +103,13 @@ static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, si
 		hi = run->ops[i].launch > hi ? run->ops[i].launch : hi;
 	}
 	ranks_build(run, by_thread, &r);
-	if (*n && (uint64_t)(hi - lo) < (1ull << 44) && r.mask < (1u << 20)) {
+	if (*n && (uint64_t)(hi - lo) < (1ull << 44) && r.n <= (1u << 19)) {
 		uint64_t *keys = sk_xmalloc(*n * sizeof(uint64_t));
 
 		for (size_t k = 0; k < *n; k++) {
 			const struct sk_rec *op = &run->ops[idx[k]];
 
-			keys[k] = ((uint64_t)r.rank[rank_slot(&r, owner_key(op, by_thread))] << 44) |
+			keys[k] = (*sk_hash_get(&r, owner_key(op, by_thread) + 1) << 44) |
 				  (uint64_t)(op->launch - lo);
 		}
 		sk_radix_sort(keys, idx, *n);
@@ -151,8 +118,7 @@ static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, si
 		qsort_r(idx, *n, sizeof(uint32_t), by_thread ? cmp_op_thread : cmp_op_process,
 			run->ops);
 	}
-	free(r.keys);
-	free(r.rank);
+	sk_hash_fini(&r);
 	return idx;
 }
 
@@ -166,11 +132,7 @@ struct active {
 
 static void active_add(struct active *a, const struct sk_range *r)
 {
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->r = sk_xrealloc(a->r, a->cap * sizeof(*a->r));
-	}
-	a->r[a->n++] = r;
+	SK_VEC_XPUSH(a->r, a->n, a->cap, r);
 	a->dirty = 1;
 }
 

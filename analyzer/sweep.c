@@ -20,21 +20,6 @@
 
 #include "internal.h"
 
-static double median3(double *v, size_t n)
-{
-	double t[8];
-
-	memcpy(t, v, n * sizeof(double));
-	for (size_t i = 1; i < n; i++) /* insertion sort: n <= 3 */
-		for (size_t j = i; j > 0 && t[j - 1] > t[j]; j--) {
-			double x = t[j];
-
-			t[j] = t[j - 1];
-			t[j - 1] = x;
-		}
-	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-
 /* x where the segment (x0, y0)-(x1, y1) reaches y, on a log2 axis, clamped to [x0, x1]. */
 static double interp_log2(double x0, double y0, double x1, double y1, double y)
 {
@@ -69,6 +54,7 @@ static void tklqt_knee(const double *x, const double *t, size_t n, double eps,
 		       struct skip_crossing *c)
 {
 	size_t m = n >= 5 ? 3 : n >= 3 ? 2 : 0, i;
+	double plateau[3]; /* a copy: skip_median() sorts */
 
 	memset(c, 0, sizeof(*c));
 	c->lo = c->hi = -1;
@@ -76,7 +62,8 @@ static void tklqt_knee(const double *x, const double *t, size_t n, double eps,
 	c->plateau_points = (int)m;
 	if (!m)
 		return;
-	c->plateau = median3((double *)t, m);
+	memcpy(plateau, t, m * sizeof(double));
+	c->plateau = skip_median(plateau, m);
 	c->threshold = (1 + eps) * c->plateau;
 	/* The first index from which every value stays above the threshold. */
 	for (i = n; i > 0 && t[i - 1] > c->threshold; i--)

@@ -57,21 +57,17 @@ int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids)
 		"SELECT b.id FROM p a JOIN p b ON b.cmd = a.cmd AND b.params IS a.params "
 		"WHERE a.id = ?1 ORDER BY b.id";
 	sqlite3_stmt *st = NULL;
-	int64_t n = 0, cap = 8;
+	size_t n = 0, cap = 0;
 
-	*ids = sk_xmalloc((size_t)cap * sizeof(int64_t));
+	*ids = NULL;
+	SK_VEC_XRESERVE(*ids, cap, 1); /* never NULL, even for no runs */
 	if (sqlite3_prepare_v2(t->db, q, -1, &st, NULL) != SQLITE_OK) {
 		(*ids)[0] = run_id; /* a trace without SKIP_RUNS or SKIP_PARAMETERS */
 		return 1;
 	}
 	sqlite3_bind_int64(st, 1, run_id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (n == cap) {
-			cap *= 2;
-			*ids = sk_xrealloc(*ids, (size_t)cap * sizeof(int64_t));
-		}
-		(*ids)[n++] = sqlite3_column_int64(st, 0);
-	}
+	while (sqlite3_step(st) == SQLITE_ROW)
+		SK_VEC_XPUSH(*ids, n, cap, sqlite3_column_int64(st, 0));
 	sqlite3_finalize(st);
 	return n;
 }
@@ -156,7 +152,7 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 	tl->t0 = run.t0;
 	tl->malformed = run.bad;
 	if (region) {
-		uint32_t text = sk_names_find(&t->texts, region);
+		uint32_t text = (uint32_t)sk_strtab_find(&t->texts, region);
 
 		tl->nwindows = text ? sk_run_regions(&run, text, &win) : 0;
 		tl->windows = sk_xcalloc(tl->nwindows + 1, sizeof(*tl->windows));

@@ -66,7 +66,7 @@ void skip_trace_close(struct skip_trace *t)
 	for (int64_t i = 0; i < t->nstrings; i++)
 		free(t->strings[i]);
 	free(t->strings);
-	sk_names_fini(&t->texts);
+	sk_strtab_fini(&t->texts);
 	sk_stacks_fini(&t->stacks);
 	sqlite3_close(t->db);
 	free(t->path);
@@ -80,23 +80,19 @@ int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids)
 		"SELECT runId FROM SKIP_RUNS ORDER BY runId",
 		"SELECT DISTINCT runId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY runId",
 	};
-	int64_t n = 0, cap = 16;
+	size_t n = 0, cap = 0;
 
-	*ids = sk_xmalloc((size_t)cap * sizeof(int64_t));
+	*ids = NULL;
+	SK_VEC_XRESERVE(*ids, cap, 1); /* never NULL, even for no runs */
 	for (int q = 0; q < 2 && n == 0; q++) {
 		sqlite3_stmt *st = NULL;
 
 		if (sqlite3_prepare_v2(t->db, queries[q], -1, &st, NULL) != SQLITE_OK)
 			continue;
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			if (n == cap) {
-				cap *= 2;
-				*ids = sk_xrealloc(*ids, (size_t)cap * sizeof(int64_t));
-			}
-			(*ids)[n++] = sqlite3_column_int64(st, 0);
-		}
+		while (sqlite3_step(st) == SQLITE_ROW)
+			SK_VEC_XPUSH(*ids, n, cap, sqlite3_column_int64(st, 0));
 		sqlite3_finalize(st);
 	}
-	t->nruns = n;
-	return n;
+	t->nruns = (int64_t)n;
+	return (int64_t)n;
 }

@@ -155,21 +155,6 @@ Test(analyzer_json, the_validator_rejects_what_the_schema_forbids)
 	cJSON_Delete(schema);
 }
 
-Test(analyzer_internals, median_selects_the_lower_middle_like_a_sort)
-{
-	int64_t v[501], w[501];
-
-	srand(7);
-	for (int round = 0; round < 200; round++) {
-		size_t n = 1 + (size_t)(rand() % 500);
-
-		for (size_t i = 0; i < n; i++)
-			v[i] = w[i] = rand() % 50; /* many duplicates */
-		qsort(w, n, sizeof(int64_t), sk_cmp_i64);
-		cr_assert_eq(sk_median_i64(v, n), w[(n - 1) / 2], "n = %zu", n);
-	}
-}
-
 static int cmp_pair(const void *a, const void *b)
 {
 	const uint64_t *x = a, *y = b;

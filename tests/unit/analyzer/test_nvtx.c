@@ -55,6 +55,12 @@ static const struct sk_rec *kernel(uint32_t corr)
 	return NULL;
 }
 
+/* The texts id of the NVTX range text @s, 0 when no range has it. */
+static uint32_t text_id(const char *s)
+{
+	return (uint32_t)sk_strtab_find(&trace->texts, s);
+}
+
 /* An operator stack as "outer>mid>twin" (outermost first), "" for none. */
 static const char *stack_text(uint32_t stack)
 {
@@ -156,7 +162,7 @@ Test(analyzer_nvtx, an_occurrence_holds_the_launches_of_every_thread_of_its_proc
 	size_t nw;
 
 	load(1);
-	nw = sk_run_regions(&run, sk_names_find(&trace->texts, "outer"), &win);
+	nw = sk_run_regions(&run, text_id("outer"), &win);
 	cr_assert_eq(nw, 3, "two in process 100, one in process 101");
 	cr_expect_eq(win[0].start, 100);
 	cr_expect_eq(win[1].start, 600);
@@ -165,7 +171,7 @@ Test(analyzer_nvtx, an_occurrence_holds_the_launches_of_every_thread_of_its_proc
 		cr_expect_eq(kernel(want[i].corr)->region, want[i].region, "launch c%u",
 			     want[i].corr);
 	free(win);
-	cr_expect_eq(sk_run_regions(&run, sk_names_find(&trace->texts, "mark"), &win), 0);
+	cr_expect_eq(sk_run_regions(&run, text_id("mark"), &win), 0);
 	free(win);
 }
 
@@ -229,14 +235,14 @@ Test(analyzer_nvtx, launches_hours_apart_take_the_qsort_r_path_with_the_same_ans
 	expect_stack(20, "span");
 	expect_stack(21, "span>late");
 	expect_stack(22, "");
-	cr_assert_eq(sk_run_regions(&run, sk_names_find(&trace->texts, "span"), &win), 1);
+	cr_assert_eq(sk_run_regions(&run, text_id("span"), &win), 1);
 	cr_expect_eq(kernel(20)->region, 0);
 	cr_expect_eq(kernel(21)->region, 0);
 	cr_expect_eq(kernel(22)->region, 0, "thread 8, same process");
 	free(win);
 	for (size_t i = 0; i < run.nops; i++)
 		run.ops[i].region = -1;
-	cr_assert_eq(sk_run_regions(&run, sk_names_find(&trace->texts, "late"), &win), 1);
+	cr_assert_eq(sk_run_regions(&run, text_id("late"), &win), 1);
 	cr_expect_eq(kernel(20)->region, -1);
 	cr_expect_eq(kernel(21)->region, 0);
 	cr_expect_eq(kernel(22)->region, -1);

@@ -25,12 +25,14 @@ struct cuda_dev {
 	struct sk_dev d;       /* first: the executors' view */
 	struct skip_graph *g;  /* loaded */
 	cudaStream_t *streams; /* [d.nstreams] */
-	int capstreams;
+	size_t capstreams;
 	cudaEvent_t *events; /* [nevents] */
 	int *event_task;     /* [nevents] the task each marks */
-	int nevents, capevents;
+	int nevents;
+	size_t capevents, capevent_task;
 	struct cgraph *graphs; /* [ngraphs] */
-	int ngraphs, capgraphs;
+	int ngraphs;
+	size_t capgraphs;
 };
 
 static struct cuda_dev *cdev(struct sk_dev *d)
@@ -41,21 +43,6 @@ static struct cuda_dev *cdev(struct sk_dev *d)
 static const char *task_name(const struct cuda_dev *c, int task)
 {
 	return c->g->tasks[task].name;
-}
-
-/* Room for element @n of *@v (capacity *@cap, doubled when full). */
-static int room(void **v, int *cap, int n, size_t elem)
-{
-	int ncap = *cap ? *cap * 2 : 8;
-	void *nv;
-
-	if (n < *cap)
-		return 0;
-	if (!(nv = realloc(*v, (size_t)ncap * elem)))
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	*v = nv;
-	*cap = ncap;
-	return 0;
 }
 
 static int cuda_bind(struct sk_dev *d, int thread)
@@ -71,8 +58,7 @@ static int cuda_bind(struct sk_dev *d, int thread)
 static int cuda_stream_new(struct sk_dev *d)
 {
 	struct cuda_dev *c = cdev(d);
-	int s = d->nstreams,
-	    err = room((void **)&c->streams, &c->capstreams, s, sizeof(cudaStream_t));
+	int s = d->nstreams, err = SK_VEC_RESERVE(c->streams, c->capstreams, s + 1);
 	cudaError_t e;
 
 	if (err)
@@ -86,13 +72,11 @@ static int cuda_stream_new(struct sk_dev *d)
 static int cuda_event_new(struct sk_dev *d, int task)
 {
 	struct cuda_dev *c = cdev(d);
-	int i = c->nevents, cap = c->capevents, err;
+	int i = c->nevents, err;
 	cudaError_t e;
 
-	err = room((void **)&c->events, &cap, i, sizeof(cudaEvent_t));
-	if (!err)
-		err = room((void **)&c->event_task, &c->capevents, i, sizeof(int));
-	if (err)
+	if ((err = SK_VEC_RESERVE(c->events, c->capevents, i + 1)) ||
+	    (err = SK_VEC_RESERVE(c->event_task, c->capevent_task, i + 1)))
 		return err;
 	e = cudaEventCreateWithFlags(&c->events[i], cudaEventDisableTiming);
 	if (e != cudaSuccess)
@@ -104,8 +88,7 @@ static int cuda_event_new(struct sk_dev *d, int task)
 static int cuda_graph_new(struct sk_dev *d)
 {
 	struct cuda_dev *c = cdev(d);
-	int i = c->ngraphs,
-	    err = room((void **)&c->graphs, &c->capgraphs, i, sizeof(struct cgraph));
+	int i = c->ngraphs, err = SK_VEC_RESERVE(c->graphs, c->capgraphs, i + 1);
 	struct cgraph *cg;
 	cudaError_t e;
 

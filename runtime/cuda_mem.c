@@ -8,6 +8,8 @@
  * for skip_graph_compare().
  */
 #define SK_LOG_DOMAIN "runtime"
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,27 +17,6 @@
 #include "cuda_internal.h"
 
 /* ---- modules and kernels --------------------------------------------------------------------- */
-
-static int read_file(const char *path, char **out)
-{
-	FILE *f = fopen(path, "rb");
-	long len;
-	char *buf = NULL;
-
-	*out = NULL;
-	if (!f)
-		return sk_fail(SKIP_E_NOTFOUND, "%s: cannot open the module: %m", path);
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)len + 1)) || fread(buf, 1, (size_t)len, f) != (size_t)len) {
-		fclose(f);
-		free(buf);
-		return sk_fail(SKIP_E_IO, "%s: cannot read the module", path);
-	}
-	buf[len] = '\0'; /* PTX images must be NUL-terminated */
-	fclose(f);
-	*out = buf;
-	return 0;
-}
 
 static int load_modules(struct skip_graph *g, struct sk_cuda *c)
 {
@@ -51,11 +32,12 @@ static int load_modules(struct skip_graph *g, struct sk_cuda *c)
 	if (!c->mods)
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	for (int i = 0; i < g->nmodules; i++) {
-		char *image;
-		int err = read_file(g->modules[i], &image);
+		char *image; /* NUL-terminated, as PTX images must be */
+		int err = skip_read_file(g->modules[i], SIZE_MAX, &image, NULL);
 
 		if (err)
-			return err;
+			return sk_fail(err, "%s: cannot %s the module: %s", g->modules[i],
+				       err == SKIP_E_NOTFOUND ? "open" : "read", strerror(errno));
 		r = sk_drv.module_load_data(&c->mods[i], image);
 		free(image);
 		if (r != CUDA_SUCCESS)

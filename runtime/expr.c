@@ -23,20 +23,9 @@ int sk_params_set(struct sk_params *ps, const char *name, int64_t value)
 		*v = value;
 		return 0;
 	}
-	if (ps->n == ps->cap) {
-		int ncap = ps->cap ? ps->cap * 2 : 8;
-		char **nn = realloc(ps->names, (size_t)ncap * sizeof(*nn));
-		int64_t *nv;
-
-		if (!nn)
-			return sk_fail(SKIP_E_NOMEM, "out of memory");
-		ps->names = nn;
-		nv = realloc(ps->values, (size_t)ncap * sizeof(*nv));
-		if (!nv)
-			return sk_fail(SKIP_E_NOMEM, "out of memory");
-		ps->values = nv;
-		ps->cap = ncap;
-	}
+	if (SK_VEC_RESERVE(ps->names, ps->capnames, ps->n + 1) ||
+	    SK_VEC_RESERVE(ps->values, ps->capvalues, ps->n + 1))
+		return SKIP_E_NOMEM;
 	len = strlen(name) + 1;
 	ps->names[ps->n] = malloc(len);
 	if (!ps->names[ps->n])

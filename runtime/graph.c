@@ -20,24 +20,6 @@
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
-static int grow(void **v, int *cap, int need, size_t elem)
-{
-	int ncap;
-	void *nv;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	nv = realloc(*v, (size_t)ncap * elem);
-	if (!nv)
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	*v = nv;
-	*cap = ncap;
-	return 0;
-}
-
 static char *dupstr(const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -50,81 +32,30 @@ static char *dupstr(const char *s)
 
 /* ---- name index ------------------------------------------------------------------------------ */
 
-static uint64_t hash_name(const char *s)
+static const char *task_name(const struct skip_graph *g, int id)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return g->tasks[id].name;
 }
 
-/* The slot of @name, or the free slot where it would go. @ix has at least one free slot. */
-static int names_slot(const struct sk_names *ix, const char *name)
+static const char *buf_name(const struct skip_graph *g, int id)
 {
-	int mask = ix->cap - 1, i = (int)(hash_name(name) & (uint64_t)mask);
-
-	while (ix->names[i] && strcmp(ix->names[i], name))
-		i = (i + 1) & mask;
-	return i;
+	return g->bufs[id].name;
 }
 
-static int names_find(const struct sk_names *ix, const char *name)
+/* The id of @name in @ix, an index of the names that @name_of gives, or SKIP_E_NOTFOUND. Names
+ * whose hashes collide are entries with one key: each is compared. */
+static int names_find(const struct skip_graph *g, const struct sk_hash *ix,
+		      const char *(*name_of)(const struct skip_graph *, int), const char *name)
 {
-	int i;
+	uint64_t h;
 
-	if (!ix->cap || !name)
+	if (!name)
 		return SKIP_E_NOTFOUND;
-	i = names_slot(ix, name);
-	return ix->names[i] ? ix->ids[i] : SKIP_E_NOTFOUND;
-}
-
-/* Make room for one more entry (rehashing into twice the slots when half full). */
-static int names_reserve(struct sk_names *ix)
-{
-	struct sk_names nx = {0};
-
-	if (2 * (ix->n + 1) <= ix->cap)
-		return 0;
-	nx.cap = ix->cap ? 2 * ix->cap : 64;
-	nx.names = calloc((size_t)nx.cap, sizeof(*nx.names));
-	nx.ids = malloc((size_t)nx.cap * sizeof(*nx.ids));
-	if (!nx.names || !nx.ids) {
-		free(nx.names);
-		free(nx.ids);
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
-	}
-	for (int i = 0; i < ix->cap; i++)
-		if (ix->names[i]) {
-			int j = names_slot(&nx, ix->names[i]);
-
-			nx.names[j] = ix->names[i];
-			nx.ids[j] = ix->ids[i];
-		}
-	nx.n = ix->n;
-	free(ix->names);
-	free(ix->ids);
-	*ix = nx;
-	return 0;
-}
-
-/* Add @name (not yet there; borrowed, it must live as long as the index) after
- * names_reserve() made room: cannot fail. */
-static void names_add(struct sk_names *ix, const char *name, int id)
-{
-	int i = names_slot(ix, name);
-
-	assert(!ix->names[i] && 2 * (ix->n + 1) <= ix->cap);
-	ix->names[i] = name;
-	ix->ids[i] = id;
-	ix->n++;
-}
-
-static void names_fini(struct sk_names *ix)
-{
-	free(ix->names);
-	free(ix->ids);
-	memset(ix, 0, sizeof(*ix));
+	h = sk_hash_str(name);
+	for (size_t i = sk_hash_find(ix, h); i != SK_HASH_END; i = sk_hash_find_next(ix, h, i))
+		if (!strcmp(name_of(g, (int)ix->slots[i].val), name))
+			return (int)ix->slots[i].val;
+	return SKIP_E_NOTFOUND;
 }
 
 static int check_open(const struct skip_graph *g)
@@ -198,8 +129,8 @@ void skip_graph_free(struct skip_graph *g)
 	free(g->explicit_edges);
 	free(g->topo);
 	free(g->reach);
-	names_fini(&g->task_names);
-	names_fini(&g->buf_names);
+	sk_hash_fini(&g->task_names);
+	sk_hash_fini(&g->buf_names);
 	free(g);
 }
 
@@ -232,8 +163,7 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 		return sk_fail(SKIP_E_INVAL,
 			       "buffer '%s': %zu bytes is not a whole number of %zu-byte elements",
 			       name, size, sk_dtype_size(dt));
-	if (grow((void **)&g->bufs, &g->capbufs, g->nbufs + 1, sizeof(*b)) ||
-	    names_reserve(&g->buf_names))
+	if (SK_VEC_RESERVE(g->bufs, g->capbufs, g->nbufs + 1) || sk_hash_reserve(&g->buf_names, 1))
 		return SKIP_E_NOMEM;
 	b = &g->bufs[g->nbufs];
 	memset(b, 0, sizeof(*b));
@@ -253,7 +183,7 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 	b->atol = dt == SKIP_DT_F64 ? 1e-12 : 1e-6;
 	b->dptr = dptr;
 	b->registered = dptr != NULL;
-	names_add(&g->buf_names, b->name, g->nbufs);
+	sk_hash_add(&g->buf_names, sk_hash_str(b->name), (uint64_t)g->nbufs); /* room reserved */
 	return g->nbufs++;
 }
 
@@ -433,8 +363,8 @@ int skip_graph_add_task(struct skip_graph *g, const struct skip_task_desc *d)
 	if ((err = check_kernel(g, name, &d->kernel)) ||
 	    (err = check_shape(name, d->grid, d->block)))
 		return err;
-	if (grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof(*t)) ||
-	    names_reserve(&g->task_names))
+	if (SK_VEC_RESERVE(g->tasks, g->captasks, g->ntasks + 1) ||
+	    sk_hash_reserve(&g->task_names, 1))
 		return SKIP_E_NOMEM;
 	t = &g->tasks[g->ntasks];
 	memset(t, 0, sizeof(*t));
@@ -456,7 +386,7 @@ int skip_graph_add_task(struct skip_graph *g, const struct skip_task_desc *d)
 	for (int i = 0; i < t->naccess; i++)
 		if (t->access[i].mode & SKIP_WRITE)
 			g->bufs[t->access[i].buffer].written = 1;
-	names_add(&g->task_names, t->name, g->ntasks);
+	sk_hash_add(&g->task_names, sk_hash_str(t->name), (uint64_t)g->ntasks); /* room reserved */
 	return g->ntasks++;
 fail:
 	free_task(t);
@@ -473,11 +403,8 @@ int skip_graph_add_edge(struct skip_graph *g, int from, int to)
 		return sk_fail(SKIP_E_INVAL, "edge %d -> %d: no such task", from, to);
 	if (from == to)
 		return sk_fail(SKIP_E_INVAL, "edge from task '%s' to itself", g->tasks[from].name);
-	if (grow((void **)&g->explicit_edges, &g->capexplicit, g->nexplicit + 1,
-		 sizeof(struct sk_edge)))
-		return SKIP_E_NOMEM;
-	g->explicit_edges[g->nexplicit++] = (struct sk_edge){from, to};
-	return 0;
+	return SK_VEC_PUSH(g->explicit_edges, g->nexplicit, g->capexplicit,
+			   (struct sk_edge){from, to});
 }
 
 int sk_has_explicit_edge(const struct skip_graph *g, int from, int to)
@@ -536,20 +463,19 @@ struct acc_rec {
 
 struct acc_list {
 	struct acc_rec *all, *writes;
-	int nall, capall, nwrites, capwrites;
+	int nall, nwrites;
+	size_t capall, capwrites;
 };
 
 struct edge_vec {
 	struct sk_edge *v;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static int push_edge(struct edge_vec *e, int from, int to)
 {
-	if (grow((void **)&e->v, &e->cap, e->n + 1, sizeof(*e->v)))
-		return SKIP_E_NOMEM;
-	e->v[e->n++] = (struct sk_edge){from, to};
-	return 0;
+	return SK_VEC_PUSH(e->v, e->n, e->cap, (struct sk_edge){from, to});
 }
 
 /* Edges from the earlier accesses in @l that access @a of task @t conflicts with. */
@@ -578,15 +504,11 @@ static int record_access(struct acc_list *l, int t, const struct skip_access *a)
 {
 	struct acc_rec r = {t, a->offset, a->offset + a->size, a->mode};
 
-	if (grow((void **)&l->all, &l->capall, l->nall + 1, sizeof(r)))
+	if (SK_VEC_PUSH(l->all, l->nall, l->capall, r))
 		return SKIP_E_NOMEM;
-	l->all[l->nall++] = r;
 	if (!(a->mode & SKIP_WRITE))
 		return 0;
-	if (grow((void **)&l->writes, &l->capwrites, l->nwrites + 1, sizeof(r)))
-		return SKIP_E_NOMEM;
-	l->writes[l->nwrites++] = r;
-	return 0;
+	return SK_VEC_PUSH(l->writes, l->nwrites, l->capwrites, r);
 }
 
 static int derive_edges(const struct skip_graph *g, struct edge_vec *out)
@@ -704,12 +626,12 @@ size_t skip_graph_buffer_size(const struct skip_graph *g, int buffer)
 
 int skip_graph_find_task(const struct skip_graph *g, const char *name)
 {
-	return names_find(&g->task_names, name);
+	return names_find(g, &g->task_names, task_name, name);
 }
 
 int skip_graph_find_buffer(const struct skip_graph *g, const char *name)
 {
-	return names_find(&g->buf_names, name);
+	return names_find(g, &g->buf_names, buf_name, name);
 }
 
 int skip_graph_task_access(const struct skip_graph *g, int task, const struct skip_access **access)

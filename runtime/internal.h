@@ -68,31 +68,28 @@ struct sk_edge {
 	int from, to;
 };
 
-/* Names to ids (graph.c): open addressing with linear probing, at most half full, so that
- * adding and finding a task by name stay O(1) in graphs of 100,000 tasks. */
-struct sk_names {
-	const char **names; /* [cap] borrowed from the task or buffer that owns it; NULL: free */
-	int *ids;	    /* [cap] */
-	int n, cap;	    /* entries; slots (0 or a power of two) */
-};
-
 struct skip_graph {
 	struct sk_buffer *bufs;
-	int nbufs, capbufs;
+	int nbufs;
+	size_t capbufs;
 	struct sk_task *tasks;
-	int ntasks, captasks;
+	int ntasks;
+	size_t captasks;
 	char **modules; /* paths */
 	int nmodules;
 	struct sk_edge *explicit_edges;
-	int nexplicit, capexplicit;
+	int nexplicit;
+	size_t capexplicit;
 	int finalized;
 	int *topo;  /* [ntasks] a topological order (smallest id first among ready) */
 	int nedges; /* reduced */
 	int width;
 	uint64_t *reach; /* [ntasks * words] reach[v] bit u: u ->* v (u != v); NULL if too big */
 	int reach_words;
-	struct sk_names task_names;	      /* task name -> id */
-	struct sk_names buf_names;	      /* buffer name -> id */
+	struct sk_hash task_names;	      /* sk_hash_str(task name) -> task id, so that adding
+						 and finding a task by name stay O(1) in graphs of
+						 100,000 tasks */
+	struct sk_hash buf_names;	      /* sk_hash_str(buffer name) -> buffer id */
 	struct sk_cuda *cuda;		      /* device state (cuda_internal.h), NULL before load */
 	void (*unload)(struct skip_graph *g); /* releases cuda; set by skip_graph_load() */
 };
@@ -165,9 +162,10 @@ void sk_window_free(struct sk_window *w);
 /* ---- expr.c: integer expressions over workload parameters ------------------------------------ */
 
 struct sk_params {
-	char **names;
-	int64_t *values;
-	int n, cap;
+	char **names;	 /* [n] owned copies */
+	int64_t *values; /* [n] */
+	int n;
+	size_t capnames, capvalues;
 };
 int sk_params_set(struct sk_params *ps, const char *name, int64_t value);
 /* Pointer to the value, or NULL. */

@@ -38,10 +38,10 @@ struct recorder {
 	pthread_mutex_t mu;
 	struct skip_launches *l;
 	int running; /* 0: steps go to l->prepare; 1: to l->run */
-	int capprepare, caprun;
+	size_t capprepare, caprun;
 	int nevents, ngraphs;
 	int *event_task; /* [nevents] */
-	int capevents;
+	size_t capevents;
 	int maxthread;
 };
 
@@ -59,23 +59,12 @@ static int push(struct sk_dev *d, struct skip_step s)
 	struct recorder *r = rec(d);
 	struct skip_step **v = r->running ? &r->l->run : &r->l->prepare;
 	int *n = r->running ? &r->l->nrun : &r->l->nprepare;
-	int *cap = r->running ? &r->caprun : &r->capprepare, err = 0;
+	size_t *cap = r->running ? &r->caprun : &r->capprepare;
+	int err;
 
 	s.thread = rec_thread;
 	pthread_mutex_lock(&r->mu);
-	if (*n == *cap) {
-		int ncap = *cap ? *cap * 2 : 32;
-		struct skip_step *nv = realloc(*v, (size_t)ncap * sizeof(*nv));
-
-		if (nv) {
-			*v = nv;
-			*cap = ncap;
-		}
-	}
-	if (*n < *cap)
-		(*v)[(*n)++] = s;
-	else
-		err = sk_fail(SKIP_E_NOMEM, "out of memory");
+	err = SK_VEC_PUSH(*v, *n, *cap, s);
 	pthread_mutex_unlock(&r->mu);
 	return err;
 }
@@ -111,16 +100,8 @@ static int rec_event_new(struct sk_dev *d, int task)
 	struct recorder *r = rec(d);
 	int i = r->nevents, err;
 
-	if (i == r->capevents) {
-		int ncap = r->capevents ? r->capevents * 2 : 16;
-		int *nv = realloc(r->event_task, (size_t)ncap * sizeof(int));
-
-		if (!nv)
-			return sk_fail(SKIP_E_NOMEM, "out of memory");
-		r->event_task = nv;
-		r->capevents = ncap;
-	}
-	if ((err = push(d, step(SKIP_STEP_EVENT, -1, task, -1, i, -1, 0))))
+	if ((err = SK_VEC_RESERVE(r->event_task, r->capevents, i + 1)) ||
+	    (err = push(d, step(SKIP_STEP_EVENT, -1, task, -1, i, -1, 0))))
 		return err;
 	r->event_task[i] = task;
 	return r->nevents++;

@@ -161,24 +161,14 @@ struct event_state {
 	int *last; /* [S] step b: index of the kept predecessor per stream, for one task */
 	int *seen; /* [S * S] step c: seen[x*S + s] = latest position on s some task on x waited for
 		    */
-	int cap;   /* of p->events */
+	size_t cap; /* of p->events */
 };
 
 static int push_event(struct event_state *st, int from, int to)
 {
 	struct skip_plan *p = st->p;
 
-	if (p->nevents == st->cap) {
-		int ncap = st->cap ? st->cap * 2 : 16;
-		struct skip_plan_event *ne = realloc(p->events, (size_t)ncap * sizeof(*ne));
-
-		if (!ne)
-			return sk_fail(SKIP_E_NOMEM, "out of memory");
-		p->events = ne;
-		st->cap = ncap;
-	}
-	p->events[p->nevents++] = (struct skip_plan_event){from, to};
-	return 0;
+	return SK_VEC_PUSH(p->events, p->nevents, st->cap, (struct skip_plan_event){from, to});
 }
 
 /* Steps a-c for task @v; returns 0 or SKIP_E_NOMEM. */

@@ -6,7 +6,6 @@
  * docs/advise-model.md the models and their assumptions.
  */
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -185,35 +184,12 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 
 /* ---- calibration file ------------------------------------------------------------------------ */
 
-static int read_file(const char *path, char **text)
-{
-	FILE *f = fopen(path, "rb");
-	long n;
-
-	*text = NULL;
-	if (!f)
-		return sk_fail(SKIP_E_NOTFOUND, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    n > (1 << 20)) {
-		fclose(f);
-		return sk_fail(SKIP_E_IO, "%s: cannot read it (or larger than 1 MiB)", path);
-	}
-	*text = sk_xmalloc((size_t)n + 1);
-	if (fread(*text, 1, (size_t)n, f) != (size_t)n) {
-		fclose(f);
-		free(*text);
-		*text = NULL;
-		return sk_fail(SKIP_E_IO, "%s: read failed", path);
-	}
-	(*text)[n] = '\0';
-	fclose(f);
-	return 0;
-}
+#define CALIBRATION_MAX_BYTES (1 << 20) /* a calibration file is a few hundred bytes */
 
 static int load_calibration(const char *path, struct skip_calibration *cal)
 {
 	char *text;
-	int err = read_file(path, &text);
+	int err = skip_read_file(path, CALIBRATION_MAX_BYTES, &text, NULL);
 
 	if (err)
 		return err;

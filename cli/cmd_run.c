@@ -318,40 +318,17 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 
 /* ---- plans ----------------------------------------------------------------------------------- */
 
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	struct sk_strbuf sb = {0};
-	char buf[4096];
-	size_t n;
-
-	if (!f)
-		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sk_strbuf_append(&sb, buf, n);
-	if (ferror(f)) {
-		int saved = errno;
-
-		fclose(f);
-		free(sb.buf);
-		errno = saved;
-		return NULL;
-	}
-	fclose(f);
-	return sb.buf ? sb.buf : sk_xstrdup("");
-}
-
 /* Fill res[0..*nres) with the plans to run. Returns 0 or an exit code. */
 static int make_plans(const struct run_opts *o, const struct skip_graph *g, struct result *res,
 		      int *nres)
 {
 	*nres = 0;
 	if (o->plan_file) {
-		char *text = read_text(o->plan_file);
-		int err;
+		char *text;
+		int err = skip_read_file(o->plan_file, SIZE_MAX, &text, NULL);
 
-		if (!text) {
-			fprintf(stderr, "skip run: error: %s: %s\n", o->plan_file, strerror(errno));
+		if (err) {
+			fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
 			return EXIT_USAGE;
 		}
 		err = skip_plan_from_json(g, text, &res[0].plan);
@@ -403,22 +380,14 @@ static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 
 /* ---- running --------------------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void summarize(struct result *r, int n)
 {
 	double *s = sk_xmalloc((size_t)n * sizeof(double));
 
 	memcpy(s, r->ms, (size_t)n * sizeof(double));
-	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	r->median = skip_median(s, (size_t)n); /* sorts s */
 	r->min = s[0];
 	r->max = s[n - 1];
-	r->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	free(s);
 }
 

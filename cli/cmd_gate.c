@@ -57,8 +57,8 @@ static const char help[] =
     "                         (schemas/baseline.schema.json): kilobytes to keep in CI\n"
     "  -h, --help             show this help\n"
     "\n"
-    "Files given to --junit, --markdown and --save-baseline must not exist yet ('-' is\n"
-    "standard output); an output never replaces an input.\n"
+    "--junit, --markdown and --save-baseline replace only an empty file or one skip gate\n"
+    "wrote of that kind ('-' is standard output); an output never replaces an input.\n"
     "Exit status: 0 no regression; 1 a regression; 2 no decision (usage error, bad input, too\n"
     "few runs for the test, an output that could not be written). docs/skip-gate.md.\n";
 
@@ -234,9 +234,8 @@ static int parse(int argc, char **argv, struct gate_cli *o)
 /* ---- outputs --------------------------------------------------------------------------------- */
 
 /*
- * The files gate writes. common/outfile.c knows traces, HTML reports and plans; until it knows
- * baselines, JUnit and Markdown files too, these are opened with replace = 0: an existing file
- * is refused rather than replaced, so nothing skip did not write can be lost.
+ * The files gate writes, each of its own kind: an existing file is replaced only when it is
+ * empty or a file of that kind skip wrote, and never when it is one of the inputs.
  */
 struct outs {
 	struct skip_outfile junit, markdown, save;
@@ -246,13 +245,14 @@ static int open_outs(const struct gate_cli *o, struct outs *w)
 {
 	const char *inputs[] = {o->paths[0], o->paths[1]};
 	const char *names[] = {o->junit, o->markdown, o->save};
+	const enum skip_out_kind kinds[] = {SKIP_OUT_JUNIT, SKIP_OUT_MARKDOWN, SKIP_OUT_BASELINE};
 	struct skip_outfile *files[] = {&w->junit, &w->markdown, &w->save};
 	int err = 0;
 
 	memset(w, 0, sizeof(*w));
 	for (int i = 0; i < 3 && !err; i++)
 		if (names[i])
-			err = skip_outfile_open(files[i], names[i], SKIP_OUT_PLAN, 0, inputs,
+			err = skip_outfile_open(files[i], names[i], kinds[i], 1, inputs,
 						(size_t)o->npaths);
 	if (err) {
 		fprintf(stderr, "skip gate: error: %s\n", skip_errmsg());

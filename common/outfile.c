@@ -22,15 +22,30 @@ static const char *const kind_names[] = {
     [SKIP_OUT_TRACE] = "skip trace",
     [SKIP_OUT_HTML] = "skip HTML report",
     [SKIP_OUT_PLAN] = "skip plan",
+    [SKIP_OUT_BASELINE] = "skip baseline",
+    [SKIP_OUT_JUNIT] = "skip gate JUnit file",
+    [SKIP_OUT_MARKDOWN] = "skip gate Markdown summary",
 };
 
 /* The start of what skip writes for each text kind (notebooks-export/html.c, runtime's
- * skip_plan_to_json()); a file that starts this way was written by skip. */
+ * skip_plan_to_json(), gate/baseline.c and gate/report.c); a file that starts this way was
+ * written by skip. */
 static int text_is_ours(const char *head, enum skip_out_kind kind)
 {
-	if (kind == SKIP_OUT_HTML)
+	switch (kind) {
+	case SKIP_OUT_HTML:
 		return !strncmp(head, "<!DOCTYPE html>", 15) && strstr(head, "<title>skip report");
-	return head[0] == '{' && strstr(head, "\"skip_plan\"") != NULL;
+	case SKIP_OUT_PLAN:
+		return head[0] == '{' && strstr(head, "\"skip_plan\"") != NULL;
+	case SKIP_OUT_BASELINE:
+		return head[0] == '{' && strstr(head, "\"skip_baseline\"") != NULL;
+	case SKIP_OUT_JUNIT:
+		return !strncmp(head, "<?xml", 5) && strstr(head, "<testsuites name=\"skip gate\"");
+	case SKIP_OUT_MARKDOWN:
+		return !strncmp(head, "### skip gate:", 14);
+	default:
+		return 0;
+	}
 }
 
 static int trace_is_ours(const char *path)

@@ -173,6 +173,9 @@ enum skip_out_kind {
 	SKIP_OUT_TRACE, /* a trace: an SQLite file with skip's SKIP_RUNS table */
 	SKIP_OUT_HTML,	/* skip report --html: starts with skip's HTML header */
 	SKIP_OUT_PLAN,	/* a plan (schemas/plan.schema.json): JSON with "skip_plan" */
+	SKIP_OUT_BASELINE, /* skip gate --save-baseline: JSON with "skip_baseline" */
+	SKIP_OUT_JUNIT,	   /* skip gate --junit: XML with <testsuites name="skip gate" */
+	SKIP_OUT_MARKDOWN, /* skip gate --markdown: starts with "### skip gate:" */
 };
 
 struct skip_outfile {

@@ -119,8 +119,12 @@ expect_exit 2 "$SKIP" gate base.db slow.db --json --github
 expect_out "choose one"
 expect_exit 2 "$SKIP" gate base.db slow.db --junit base.db
 expect_out "base.db is also an input"
-expect_exit 2 "$SKIP" gate base.db slow.db --markdown gate.md
-expect_out "gate.md exists"
+expect_exit 1 "$SKIP" gate base.db slow.db --region step --markdown gate.md --junit gate.xml
+cmp -s gate.md "$GOLDEN/gate_hand_slow.md" || fail "gate.md was not replaced by the same summary"
+echo "my notes" > notes.md
+expect_exit 2 "$SKIP" gate base.db slow.db --markdown notes.md
+expect_out "notes.md exists and is not a skip gate Markdown summary"
+[ "$(cat notes.md)" = "my notes" ] || fail "notes.md changed"
 expect_exit 0 "$SKIP" help gate
 expect_out "usage: skip gate BASELINE CANDIDATE"
 expect_out "kernel:NAME"

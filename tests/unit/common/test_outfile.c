@@ -243,3 +243,22 @@ Test(common_outfile, a_missing_directory_is_named)
 	cr_assert(strstr(skip_errmsg(), "does not exist"), "%s", skip_errmsg());
 	cr_assert(strstr(skip_errmsg(), "nodir"), "%s", skip_errmsg());
 }
+
+Test(common_outfile, skip_gates_outputs_replace_only_their_own_kind)
+{
+	struct skip_outfile of;
+
+	put("b.json", "{\n  \"skip_baseline\": 1,\n");
+	put("g.xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"skip gate\" x>");
+	put("g.md", "### skip gate: PASS\n");
+	cr_assert_eq(open_out(&of, "b.json", SKIP_OUT_BASELINE, NULL), 0, "%s", skip_errmsg());
+	skip_outfile_abort(&of);
+	cr_assert_eq(open_out(&of, "g.xml", SKIP_OUT_JUNIT, NULL), 0, "%s", skip_errmsg());
+	skip_outfile_abort(&of);
+	cr_assert_eq(open_out(&of, "g.md", SKIP_OUT_MARKDOWN, NULL), 0, "%s", skip_errmsg());
+	skip_outfile_abort(&of);
+	cr_expect_eq(open_out(&of, "g.md", SKIP_OUT_BASELINE, NULL), SKIP_E_EXISTS);
+	cr_expect_eq(open_out(&of, "b.json", SKIP_OUT_PLAN, NULL), SKIP_E_EXISTS);
+	cr_expect_eq(open_out(&of, "g.xml", SKIP_OUT_MARKDOWN, NULL), SKIP_E_EXISTS);
+	cr_expect_eq(nfiles(), 3);
+}

@@ -167,26 +167,26 @@ static int analyze_run(struct skip_trace *t, const struct skip_analysis_opts *o,
 static const struct {
 	const char *name, *unit;
 } metric_info[SKIP_M_COUNT] = {
-	[SKIP_M_IL] = { "il_ns", "ns" },
-	[SKIP_M_TKLQT] = { "tklqt_ns", "ns" },
-	[SKIP_M_T_API] = { "t_api_ns", "ns" },
-	[SKIP_M_T_QUEUE] = { "t_queue_ns", "ns" },
-	[SKIP_M_TKLQT_PER_KERNEL] = { "tklqt_per_kernel_ns", "ns" },
-	[SKIP_M_AKD] = { "akd_ns", "ns" },
-	[SKIP_M_BUSY] = { "busy_ns", "ns" },
-	[SKIP_M_IDLE] = { "idle_ns", "ns" },
-	[SKIP_M_IL_MINUS_KERNEL] = { "il_minus_kernel_ns", "ns" },
-	[SKIP_M_HOST_WAIT] = { "host_wait_ns", "ns" },
-	[SKIP_M_SYNC_STALL] = { "sync_stall_ns", "ns" },
-	[SKIP_M_DEVICE_LATENCY] = { "device_latency_ns", "ns" },
-	[SKIP_M_LAUNCH_LATENCY] = { "launch_latency_ns", "ns" },
-	[SKIP_M_HOST_SHARE] = { "host_share", "ratio" },
-	[SKIP_M_KERNELS] = { "kernels", "count" },
-	[SKIP_M_LAUNCHES_PER_S] = { "launches_per_s", "1/s" },
-	[SKIP_M_SHORT_KERNELS] = { "short_kernels", "count" },
-	[SKIP_M_NEG_QUEUE] = { "negative_t_queue", "count" },
-	[SKIP_M_NEG_LAUNCH] = { "negative_t_launch", "count" },
-	[SKIP_M_NO_API] = { "kernels_without_launch_call", "count" },
+    [SKIP_M_IL] = {"il_ns", "ns"},
+    [SKIP_M_TKLQT] = {"tklqt_ns", "ns"},
+    [SKIP_M_T_API] = {"t_api_ns", "ns"},
+    [SKIP_M_T_QUEUE] = {"t_queue_ns", "ns"},
+    [SKIP_M_TKLQT_PER_KERNEL] = {"tklqt_per_kernel_ns", "ns"},
+    [SKIP_M_AKD] = {"akd_ns", "ns"},
+    [SKIP_M_BUSY] = {"busy_ns", "ns"},
+    [SKIP_M_IDLE] = {"idle_ns", "ns"},
+    [SKIP_M_IL_MINUS_KERNEL] = {"il_minus_kernel_ns", "ns"},
+    [SKIP_M_HOST_WAIT] = {"host_wait_ns", "ns"},
+    [SKIP_M_SYNC_STALL] = {"sync_stall_ns", "ns"},
+    [SKIP_M_DEVICE_LATENCY] = {"device_latency_ns", "ns"},
+    [SKIP_M_LAUNCH_LATENCY] = {"launch_latency_ns", "ns"},
+    [SKIP_M_HOST_SHARE] = {"host_share", "ratio"},
+    [SKIP_M_KERNELS] = {"kernels", "count"},
+    [SKIP_M_LAUNCHES_PER_S] = {"launches_per_s", "1/s"},
+    [SKIP_M_SHORT_KERNELS] = {"short_kernels", "count"},
+    [SKIP_M_NEG_QUEUE] = {"negative_t_queue", "count"},
+    [SKIP_M_NEG_LAUNCH] = {"negative_t_launch", "count"},
+    [SKIP_M_NO_API] = {"kernels_without_launch_call", "count"},
 };
 
 const char *skip_metric_name(enum skip_metric_id id)
@@ -202,37 +202,60 @@ const char *skip_metric_unit(enum skip_metric_id id)
 double skip_metric_value(const struct skip_metrics *m, enum skip_metric_id id)
 {
 	switch (id) {
-	case SKIP_M_IL: return (double)m->il_ns;
-	case SKIP_M_TKLQT: return (double)m->tklqt_ns;
-	case SKIP_M_T_API: return (double)m->t_api_ns;
-	case SKIP_M_T_QUEUE: return (double)m->t_queue_ns;
+	case SKIP_M_IL:
+		return (double)m->il_ns;
+	case SKIP_M_TKLQT:
+		return (double)m->tklqt_ns;
+	case SKIP_M_T_API:
+		return (double)m->t_api_ns;
+	case SKIP_M_T_QUEUE:
+		return (double)m->t_queue_ns;
 	case SKIP_M_TKLQT_PER_KERNEL:
 		return m->launched ? (double)m->tklqt_ns / (double)m->launched : 0;
-	case SKIP_M_AKD: return m->akd_ns;
-	case SKIP_M_BUSY: return (double)m->busy_ns;
-	case SKIP_M_IDLE: return (double)m->idle_ns;
-	case SKIP_M_IL_MINUS_KERNEL: return (double)m->il_minus_kernel_ns;
-	case SKIP_M_HOST_WAIT: return (double)m->host_wait_ns;
-	case SKIP_M_SYNC_STALL: return (double)m->sync_stall_ns;
-	case SKIP_M_DEVICE_LATENCY: return (double)m->device_latency_ns;
-	case SKIP_M_LAUNCH_LATENCY: return (double)m->launch_latency_ns;
-	case SKIP_M_HOST_SHARE: return m->host_share;
-	case SKIP_M_KERNELS: return (double)m->kernels;
-	case SKIP_M_LAUNCHES_PER_S: return m->launches_per_s;
-	case SKIP_M_SHORT_KERNELS: return (double)m->short_kernels;
-	case SKIP_M_NEG_QUEUE: return (double)m->neg_queue;
-	case SKIP_M_NEG_LAUNCH: return (double)m->neg_launch;
-	case SKIP_M_NO_API: return (double)m->no_api;
-	default: return 0;
+	case SKIP_M_AKD:
+		return m->akd_ns;
+	case SKIP_M_BUSY:
+		return (double)m->busy_ns;
+	case SKIP_M_IDLE:
+		return (double)m->idle_ns;
+	case SKIP_M_IL_MINUS_KERNEL:
+		return (double)m->il_minus_kernel_ns;
+	case SKIP_M_HOST_WAIT:
+		return (double)m->host_wait_ns;
+	case SKIP_M_SYNC_STALL:
+		return (double)m->sync_stall_ns;
+	case SKIP_M_DEVICE_LATENCY:
+		return (double)m->device_latency_ns;
+	case SKIP_M_LAUNCH_LATENCY:
+		return (double)m->launch_latency_ns;
+	case SKIP_M_HOST_SHARE:
+		return m->host_share;
+	case SKIP_M_KERNELS:
+		return (double)m->kernels;
+	case SKIP_M_LAUNCHES_PER_S:
+		return m->launches_per_s;
+	case SKIP_M_SHORT_KERNELS:
+		return (double)m->short_kernels;
+	case SKIP_M_NEG_QUEUE:
+		return (double)m->neg_queue;
+	case SKIP_M_NEG_LAUNCH:
+		return (double)m->neg_launch;
+	case SKIP_M_NO_API:
+		return (double)m->no_api;
+	default:
+		return 0;
 	}
 }
 
 const char *skip_verdict_name(enum skip_verdict v)
 {
 	switch (v) {
-	case SKIP_VERDICT_CPU_BOUND: return "CPU-bound";
-	case SKIP_VERDICT_GPU_BOUND: return "GPU-bound";
-	default: return "empty";
+	case SKIP_VERDICT_CPU_BOUND:
+		return "CPU-bound";
+	case SKIP_VERDICT_GPU_BOUND:
+		return "GPU-bound";
+	default:
+		return "empty";
 	}
 }
 
@@ -266,13 +289,14 @@ static void compute_stats(struct skip_report *r)
 
 		for (size_t i = 0; i < r->nregions; i++)
 			if (r->regions[i].m.verdict != SKIP_VERDICT_EMPTY)
-				v[n++] = skip_metric_value(&r->regions[i].m, (enum skip_metric_id)id);
+				v[n++] =
+				    skip_metric_value(&r->regions[i].m, (enum skip_metric_id)id);
 		describe(v, n, &r->stats[id]);
 	}
 	free(v);
-	r->verdict = r->stats[SKIP_M_HOST_SHARE].n == 0		      ? SKIP_VERDICT_EMPTY
+	r->verdict = r->stats[SKIP_M_HOST_SHARE].n == 0			  ? SKIP_VERDICT_EMPTY
 		     : r->stats[SKIP_M_HOST_SHARE].median >= r->threshold ? SKIP_VERDICT_CPU_BOUND
-									   : SKIP_VERDICT_GPU_BOUND;
+									  : SKIP_VERDICT_GPU_BOUND;
 }
 
 static int cmp_by_time(const void *a, const void *b)
@@ -319,15 +343,16 @@ static void make_tops(struct skip_trace *t, struct skip_report *r, struct totals
 	r->distinct_kernels = 0;
 	for (size_t i = 0; i < tot->nkern; i++)
 		r->distinct_kernels += tot->kern[i].count > 0;
-	r->top_by_time = top(tot->kern, tot->nkern, t->strings, cmp_by_time, (size_t)k,
-			     &r->ntop_time);
-	r->top_by_count = top(tot->kern, tot->nkern, t->strings, cmp_by_count, (size_t)k,
-			      &r->ntop_count);
+	r->top_by_time =
+	    top(tot->kern, tot->nkern, t->strings, cmp_by_time, (size_t)k, &r->ntop_time);
+	r->top_by_count =
+	    top(tot->kern, tot->nkern, t->strings, cmp_by_count, (size_t)k, &r->ntop_count);
 	r->top_ops = top(tot->ops, tot->nops, t->texts.s, cmp_by_time, (size_t)k, &r->ntop_ops);
 	r->kernels_with_operator = tot->with_operator;
 }
 
-/* ---- sweeps ------------------------------------------------------------------------------------ */
+/* ---- sweeps ------------------------------------------------------------------------------------
+ */
 
 /* The swept parameter: the one asked for, or the first numeric one with two values or more. */
 static char *sweep_param(struct skip_trace *t, const char *want)
@@ -335,11 +360,12 @@ static char *sweep_param(struct skip_trace *t, const char *want)
 	sqlite3_stmt *st = NULL;
 	char *name = NULL;
 
-	if (sqlite3_prepare_v2(t->db,
-			       "SELECT name FROM SKIP_PARAMETERS WHERE numericValue IS NOT NULL "
-			       "AND numericValue > 0 AND (?1 IS NULL OR name = ?1) GROUP BY name "
-			       "HAVING count(DISTINCT numericValue) >= 2 ORDER BY min(runId) LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		t->db,
+		"SELECT name FROM SKIP_PARAMETERS WHERE numericValue IS NOT NULL "
+		"AND numericValue > 0 AND (?1 IS NULL OR name = ?1) GROUP BY name "
+		"HAVING count(DISTINCT numericValue) >= 2 ORDER BY min(runId) LIMIT 1",
+		-1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	if (want)
 		sqlite3_bind_text(st, 1, want, -1, SQLITE_STATIC);
@@ -355,9 +381,9 @@ static double *run_values(struct skip_trace *t, const char *param, const int64_t
 	double *vals = sk_xcalloc((size_t)n + 1, sizeof(double));
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(t->db,
-			       "SELECT numericValue FROM SKIP_PARAMETERS WHERE runId = ? AND name = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		t->db, "SELECT numericValue FROM SKIP_PARAMETERS WHERE runId = ? AND name = ?", -1,
+		&st, NULL) != SQLITE_OK)
 		return vals;
 	for (int64_t i = 0; i < n; i++) {
 		sqlite3_bind_int64(st, 1, ids[i]);
@@ -373,14 +399,13 @@ static double *run_values(struct skip_trace *t, const char *param, const int64_t
 static void sweep_point(const struct skip_report *r, const int64_t *ids, const double *vals,
 			int64_t nruns, double value, struct skip_sweep_point *p)
 {
-	static const enum skip_metric_id ms[] = { SKIP_M_IL,	     SKIP_M_TKLQT,
-						  SKIP_M_TKLQT_PER_KERNEL, SKIP_M_AKD,
-						  SKIP_M_BUSY,	     SKIP_M_IDLE,
-						  SKIP_M_HOST_SHARE, SKIP_M_KERNELS,
-						  SKIP_M_LAUNCHES_PER_S };
-	double *out[] = { &p->il_ns,   &p->tklqt_ns,   &p->tklqt_per_kernel_ns,
-			  &p->akd_ns,  &p->busy_ns,    &p->idle_ns,
-			  &p->host_share, &p->kernels, &p->launches_per_s };
+	static const enum skip_metric_id ms[] = {
+	    SKIP_M_IL,	       SKIP_M_TKLQT,   SKIP_M_TKLQT_PER_KERNEL,
+	    SKIP_M_AKD,	       SKIP_M_BUSY,    SKIP_M_IDLE,
+	    SKIP_M_HOST_SHARE, SKIP_M_KERNELS, SKIP_M_LAUNCHES_PER_S};
+	double *out[] = {&p->il_ns,	 &p->tklqt_ns, &p->tklqt_per_kernel_ns,
+			 &p->akd_ns,	 &p->busy_ns,  &p->idle_ns,
+			 &p->host_share, &p->kernels,  &p->launches_per_s};
 	double *v = sk_xmalloc((r->nregions + 1) * sizeof(double));
 
 	memset(p, 0, sizeof(*p));
@@ -406,9 +431,9 @@ static void sweep_point(const struct skip_report *r, const int64_t *ids, const d
 		p->regions = n;
 		*out[m] = skip_median(v, (size_t)n);
 	}
-	p->verdict = !p->regions ? SKIP_VERDICT_EMPTY
+	p->verdict = !p->regions		     ? SKIP_VERDICT_EMPTY
 		     : p->host_share >= r->threshold ? SKIP_VERDICT_CPU_BOUND
-						    : SKIP_VERDICT_GPU_BOUND;
+						     : SKIP_VERDICT_GPU_BOUND;
 	free(v);
 }
 
@@ -504,8 +529,10 @@ static int no_regions(struct skip_trace *t, const struct skip_analysis_opts *o, 
 	if (o->region && !found) {
 		list_ranges(t, names, sizeof(names));
 		return sk_fail(SKIP_E_NOTFOUND, "%s: no NVTX range named '%s'%s%s", t->path,
-			       o->region, names[0] ? "; ranges present: " : " (the trace has no "
-									  "NVTX ranges)",
+			       o->region,
+			       names[0] ? "; ranges present: "
+					: " (the trace has no "
+					  "NVTX ranges)",
 			       names);
 	}
 	if (o->region)
@@ -542,8 +569,8 @@ static void report_header(struct skip_trace *t, struct skip_report *r, const int
 		r->dropped += sk_db_int(t->db, 0, q);
 	}
 	if (sqlite3_prepare_v2(t->db,
-			       "SELECT value FROM SKIP_METADATA WHERE key = 'torch_ops' LIMIT 1", -1,
-			       &st, NULL) == SQLITE_OK) {
+			       "SELECT value FROM SKIP_METADATA WHERE key = 'torch_ops' LIMIT 1",
+			       -1, &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			snprintf(r->torch_ops, sizeof(r->torch_ops), "%s",
 				 (const char *)sqlite3_column_text(st, 0));
@@ -558,11 +585,10 @@ static void report_header(struct skip_trace *t, struct skip_report *r, const int
 	}
 }
 
-int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o,
-		 struct skip_report **out)
+int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o, struct skip_report **out)
 {
 	struct skip_report *r = sk_xcalloc(1, sizeof(*r));
-	struct totals tot = { 0 };
+	struct totals tot = {0};
 	int64_t *ids = NULL, nruns = 0;
 	size_t cap = 0;
 	int err, any_found = 0;
@@ -587,15 +613,17 @@ int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o,
 		make_tops(t, r, &tot, o->top_k > 0 ? o->top_k : 10);
 		build_sweep(t, o, r, ids, nruns);
 		if (o->param && !r->sweep && o->run_id > 0)
-			err = sk_fail(SKIP_E_INVAL,
-				      "%s: --run %lld reads one run, so '%s' has one value there: a "
-				      "sweep needs all the runs (leave --run out)",
-				      t->path, (long long)o->run_id, o->param);
+			err =
+			    sk_fail(SKIP_E_INVAL,
+				    "%s: --run %lld reads one run, so '%s' has one value there: a "
+				    "sweep needs all the runs (leave --run out)",
+				    t->path, (long long)o->run_id, o->param);
 		else if (o->param && !r->sweep)
-			err = sk_fail(SKIP_E_NOTFOUND,
-				      "%s: no numeric parameter '%s' with two values or more across "
-				      "the runs (record a sweep with 'skip record --sweep %s=V1,V2')",
-				      t->path, o->param, o->param);
+			err =
+			    sk_fail(SKIP_E_NOTFOUND,
+				    "%s: no numeric parameter '%s' with two values or more across "
+				    "the runs (record a sweep with 'skip record --sweep %s=V1,V2')",
+				    t->path, o->param, o->param);
 	}
 	free(ids);
 	free(tot.kern);

@@ -27,9 +27,9 @@ struct sk_stacks {
 	struct sk_stack_node {
 		uint32_t parent;
 		uint32_t text; /* texts id (struct skip_trace), >= 1 */
-	} *nodes;	       /* [id]; nodes[0] is the root */
+	} * nodes;	       /* [id]; nodes[0] is the root */
 	size_t n, cap;
-	struct sk_hash index;  /* (parent << 32 | text) -> id */
+	struct sk_hash index; /* (parent << 32 | text) -> id */
 };
 uint32_t sk_stacks_child(struct sk_stacks *s, uint32_t parent, uint32_t text);
 void sk_stacks_fini(struct sk_stacks *s);
@@ -37,11 +37,11 @@ void sk_stacks_fini(struct sk_stacks *s);
 struct skip_trace {
 	sqlite3 *db;
 	char *path;
-	char **strings;	      /* StringIds: [id] -> value (NULL where no such id) */
-	int64_t nstrings;     /* ids 0 .. nstrings - 1 */
-	struct sk_strtab texts;	/* NVTX range texts, interned across runs (ids >= 1) */
+	char **strings;		 /* StringIds: [id] -> value (NULL where no such id) */
+	int64_t nstrings;	 /* ids 0 .. nstrings - 1 */
+	struct sk_strtab texts;	 /* NVTX range texts, interned across runs (ids >= 1) */
 	struct sk_stacks stacks; /* operator stacks, across runs */
-	int64_t nruns;	      /* runs in the file (1: tables are scanned whole) */
+	int64_t nruns;		 /* runs in the file (1: tables are scanned whole) */
 };
 
 enum sk_rec_flags {
@@ -61,16 +61,16 @@ struct sk_rec {
 			       recorded, else api_end; SK_NONE when unknown */
 	uint32_t pid, tid;  /* launching process and thread (tid 0 when unknown) */
 	uint32_t corr;
-	int32_t name;	    /* StringIds id of the kernel's shortName; -1 for memcpy/memset */
-	int32_t fullname;   /* StringIds id of the demangled name; -1 for memcpy/memset */
-	uint32_t blocks;    /* grid size in blocks (kernels), 0 otherwise */
+	int32_t name;	  /* StringIds id of the kernel's shortName; -1 for memcpy/memset */
+	int32_t fullname; /* StringIds id of the demangled name; -1 for memcpy/memset */
+	uint32_t blocks;  /* grid size in blocks (kernels), 0 otherwise */
 	uint32_t stream;
-	uint32_t stack;	    /* operator stack (sk_stacks id), 0 when none */
-	int32_t region;	    /* region index within the run, -1 when in none */
+	uint32_t stack; /* operator stack (sk_stacks id), 0 when none */
+	int32_t region; /* region index within the run, -1 when in none */
 	uint16_t device;
-	uint8_t kind;	    /* enum skip_op_kind */
-	uint8_t flags;	    /* enum sk_rec_flags */
-	uint8_t per_sm;	    /* kernels, timeline only: blocks resident per SM (1..32) */
+	uint8_t kind;	/* enum skip_op_kind */
+	uint8_t flags;	/* enum sk_rec_flags */
+	uint8_t per_sm; /* kernels, timeline only: blocks resident per SM (1..32) */
 };
 
 /* A host synchronization (an API call that waited for the GPU). */
@@ -94,7 +94,7 @@ struct sk_loaded_run {
 	size_t nsyncs;
 	struct sk_range *ranges; /* sorted by (pid, tid, start) */
 	size_t nranges;
-	int64_t t0;	       /* start of the first operator or launch call (the run's IL start) */
+	int64_t t0; /* start of the first operator or launch call (the run's IL start) */
 	struct skip_malformed bad; /* records left out as malformed (load.c checks each one) */
 };
 
@@ -127,12 +127,12 @@ size_t sk_run_regions(struct sk_loaded_run *run, uint32_t text, struct sk_range 
 /* metrics.c: the run's operations per device in start order, with the running maximum of
  * their ends (so a window can find what was already running when it opened). */
 struct sk_dev_order {
-	uint32_t *idx;	/* op indices sorted by (device, start) */
-	int64_t *pmax;	/* pmax[i] = max end over idx[seg.b .. i] */
+	uint32_t *idx; /* op indices sorted by (device, start) */
+	int64_t *pmax; /* pmax[i] = max end over idx[seg.b .. i] */
 	struct sk_segment {
 		uint16_t device;
 		size_t b, e; /* idx[b .. e) */
-	} *seg;
+	} * seg;
 	size_t nseg;
 };
 void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *ord);

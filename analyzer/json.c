@@ -99,8 +99,7 @@ static cJSON *summary_json(const struct skip_report *r)
 	return o;
 }
 
-static cJSON *crossing_json(const struct skip_sweep *s, const struct skip_crossing *c,
-			    int knee)
+static cJSON *crossing_json(const struct skip_sweep *s, const struct skip_crossing *c, int knee)
 {
 	cJSON *o = cJSON_CreateObject();
 

@@ -38,21 +38,21 @@ static uint64_t launch_key(uint32_t pid, uint32_t corr)
 #define SK_GLOBAL_ID_MAX (((int64_t)1 << 56) - 1) /* globalPid, globalTid: (pid << 24) | tid */
 
 static const char *const table_names[SKIP_TABLE_COUNT] = {
-	[SKIP_TABLE_KERNEL] = "CUPTI_ACTIVITY_KIND_KERNEL",
-	[SKIP_TABLE_MEMCPY] = "CUPTI_ACTIVITY_KIND_MEMCPY",
-	[SKIP_TABLE_MEMSET] = "CUPTI_ACTIVITY_KIND_MEMSET",
-	[SKIP_TABLE_RUNTIME] = "CUPTI_ACTIVITY_KIND_RUNTIME",
-	[SKIP_TABLE_DRIVER] = "CUPTI_ACTIVITY_KIND_DRIVER",
-	[SKIP_TABLE_NVTX] = "NVTX_EVENTS",
+    [SKIP_TABLE_KERNEL] = "CUPTI_ACTIVITY_KIND_KERNEL",
+    [SKIP_TABLE_MEMCPY] = "CUPTI_ACTIVITY_KIND_MEMCPY",
+    [SKIP_TABLE_MEMSET] = "CUPTI_ACTIVITY_KIND_MEMSET",
+    [SKIP_TABLE_RUNTIME] = "CUPTI_ACTIVITY_KIND_RUNTIME",
+    [SKIP_TABLE_DRIVER] = "CUPTI_ACTIVITY_KIND_DRIVER",
+    [SKIP_TABLE_NVTX] = "NVTX_EVENTS",
 };
 
 static const struct {
 	const char *name, *text;
 } bad_info[SKIP_BAD_COUNT] = {
-	[SKIP_BAD_RUN_ID] = { "run_id", "runId not an integer" },
-	[SKIP_BAD_TIME] = { "time_out_of_range", "time not in [0, 2^62) ns" },
-	[SKIP_BAD_ORDER] = { "end_before_start", "end before start" },
-	[SKIP_BAD_ID] = { "id_out_of_range", "id out of range" },
+    [SKIP_BAD_RUN_ID] = {"run_id", "runId not an integer"},
+    [SKIP_BAD_TIME] = {"time_out_of_range", "time not in [0, 2^62) ns"},
+    [SKIP_BAD_ORDER] = {"end_before_start", "end before start"},
+    [SKIP_BAD_ID] = {"id_out_of_range", "id out of range"},
 };
 
 const char *skip_table_name(enum skip_table t)
@@ -76,8 +76,9 @@ void skip_malformed_print(FILE *out, const struct skip_malformed *m)
 
 	if (!m->total)
 		return;
-	fprintf(out, "left out %lld malformed record%s (docs/trace-format.md): ",
-		(long long)m->total, m->total == 1 ? "" : "s");
+	fprintf(out,
+		"left out %lld malformed record%s (docs/trace-format.md): ", (long long)m->total,
+		m->total == 1 ? "" : "s");
 	for (int t = 0; t < SKIP_TABLE_COUNT; t++)
 		for (int b = 0; b < SKIP_BAD_COUNT; b++) {
 			if (!m->count[t][b])
@@ -202,8 +203,8 @@ static int64_t first_rowid(sqlite3 *db, const char *table, int64_t run, int64_t 
  * into random lookups). With several, the run's rowid range, found by binary search. The rows
  * whose runId is not an integer come too, for the caller to count as malformed (RUN_WHERE).
  */
-static sqlite3_stmt *scan_db(struct skip_trace *t, sqlite3 *db, const char *table,
-			     const char *cols, int64_t run_id, size_t *estimate)
+static sqlite3_stmt *scan_db(struct skip_trace *t, sqlite3 *db, const char *table, const char *cols,
+			     int64_t run_id, size_t *estimate)
 {
 	char sql[1024];
 	sqlite3_stmt *st = NULL;
@@ -239,8 +240,7 @@ static sqlite3_stmt *scan_db(struct skip_trace *t, sqlite3 *db, const char *tabl
 	return st;
 }
 
-sqlite3_stmt *sk_run_scan(struct skip_trace *t, const char *table, const char *cols,
-			  int64_t run_id)
+sqlite3_stmt *sk_run_scan(struct skip_trace *t, const char *table, const char *cols, int64_t run_id)
 {
 	size_t estimate;
 
@@ -254,8 +254,8 @@ int sk_scan_done(struct skip_trace *t, sqlite3_stmt *st)
 	if (rc == SQLITE_OK)
 		return 0;
 	return sk_fail((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB
-			       ? SKIP_E_CORRUPT
-			       : SKIP_E_DB,
+			   ? SKIP_E_CORRUPT
+			   : SKIP_E_DB,
 		       "%s: reading the trace failed: %s", t->path, sqlite3_errstr(rc));
 }
 
@@ -272,22 +272,22 @@ static struct sk_rec *op_push(struct sk_loaded_run *run, size_t *cap)
 #define SK_BLOCKS_PER_SM                                                                           \
 	"MAX(1, MIN(32, 2048 / MAX(1, blockX * blockY * blockZ), "                                 \
 	"65536 / MAX(1, registersPerThread * blockX * blockY * blockZ), "                          \
-	"CASE WHEN staticSharedMemory + dynamicSharedMemory > 0 "                                   \
+	"CASE WHEN staticSharedMemory + dynamicSharedMemory > 0 "                                  \
 	"THEN 233472 / (staticSharedMemory + dynamicSharedMemory) ELSE 32 END))"
 
 static int load_ops(struct skip_trace *t, struct sk_loaded_run *run, int kind, int detail,
 		    size_t *cap)
 {
-	static const char *const tables[] = { "CUPTI_ACTIVITY_KIND_KERNEL",
-					      "CUPTI_ACTIVITY_KIND_MEMCPY",
-					      "CUPTI_ACTIVITY_KIND_MEMSET" };
-	static const enum skip_table table_ids[] = { SKIP_TABLE_KERNEL, SKIP_TABLE_MEMCPY,
-						     SKIP_TABLE_MEMSET };
+	static const char *const tables[] = {"CUPTI_ACTIVITY_KIND_KERNEL",
+					     "CUPTI_ACTIVITY_KIND_MEMCPY",
+					     "CUPTI_ACTIVITY_KIND_MEMSET"};
+	static const enum skip_table table_ids[] = {SKIP_TABLE_KERNEL, SKIP_TABLE_MEMCPY,
+						    SKIP_TABLE_MEMSET};
 	/* The columns after submitted only for the timeline (the advisor): reading them costs a
 	 * fifth of a 10-million-kernel report's time. runId comes last. */
 	const char *cols = kind != SKIP_OP_KERNEL
-				   ? "start, end, deviceId, correlationId, globalPid, -1, graphId, "
-				     "NULL, streamId, -1, 0, 0, runId"
+			       ? "start, end, deviceId, correlationId, globalPid, -1, graphId, "
+				 "NULL, streamId, -1, 0, 0, runId"
 			   : detail ? "start, end, deviceId, correlationId, globalPid, shortName, "
 				      "graphId, submitted, streamId, demangledName, "
 				      "gridX * gridY * gridZ, " SK_BLOCKS_PER_SM ", runId"
@@ -295,8 +295,8 @@ static int load_ops(struct skip_trace *t, struct sk_loaded_run *run, int kind, i
 				      "graphId, submitted, runId";
 	int wide = kind != SKIP_OP_KERNEL || detail;
 	/* runId, start, end; deviceId (uint16_t), correlationId (uint32_t), globalPid */
-	const int c[] = { wide ? 12 : 8, 0, 1 }, ids[] = { 2, 3, 4 };
-	static const int64_t max[] = { UINT16_MAX, UINT32_MAX, SK_GLOBAL_ID_MAX };
+	const int c[] = {wide ? 12 : 8, 0, 1}, ids[] = {2, 3, 4};
+	static const int64_t max[] = {UINT16_MAX, UINT32_MAX, SK_GLOBAL_ID_MAX};
 	size_t estimate;
 	sqlite3_stmt *st = scan_db(t, t->db, tables[kind], cols, run->run_id, &estimate);
 
@@ -345,8 +345,8 @@ static int load_ops(struct skip_trace *t, struct sk_loaded_run *run, int kind, i
 static int load_ranges(struct skip_trace *t, struct sk_loaded_run *run)
 {
 	/* runId, start, end (NULL: never closed); globalTid */
-	static const int c[] = { 5, 0, 1 }, ids[] = { 2 };
-	static const int64_t max[] = { SK_GLOBAL_ID_MAX };
+	static const int c[] = {5, 0, 1}, ids[] = {2};
+	static const int64_t max[] = {SK_GLOBAL_ID_MAX};
 	const char *cols = "start, end, globalTid, text, eventType, runId";
 	sqlite3_stmt *st = sk_run_scan(t, "NVTX_EVENTS", cols, run->run_id);
 	size_t cap = 0;
@@ -373,7 +373,7 @@ static int load_ranges(struct skip_trace *t, struct sk_loaded_run *run)
 		r = &run->ranges[run->nranges++];
 		r->start = sqlite3_column_int64(st, 0);
 		r->end = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MAX
-								    : sqlite3_column_int64(st, 1);
+								   : sqlite3_column_int64(st, 1);
 		r->pid = (uint32_t)(gtid >> 24);
 		r->tid = (uint32_t)(gtid & 0xFFFFFF);
 		r->text = (uint32_t)id;
@@ -384,10 +384,10 @@ static int load_ranges(struct skip_trace *t, struct sk_loaded_run *run)
 /* Calls that make the host wait for the GPU. */
 static int is_sync_call(const char *name)
 {
-	return name && (strstr(name, "Synchronize") ||
-			((strncmp(name, "cudaMemcpy", 10) == 0 || strncmp(name, "cuMemcpy", 8) == 0 ||
-			  strncmp(name, "cudaMemset", 10) == 0) &&
-			 !strstr(name, "Async")));
+	return name && (strstr(name, "Synchronize") || ((strncmp(name, "cudaMemcpy", 10) == 0 ||
+							 strncmp(name, "cuMemcpy", 8) == 0 ||
+							 strncmp(name, "cudaMemset", 10) == 0) &&
+							!strstr(name, "Async")));
 }
 
 /* Reading the launch calls: on its own thread and SQLite connection while the main thread
@@ -408,19 +408,18 @@ struct api_job {
 
 static void add_sync(struct api_job *j, const struct sk_api *a, size_t *cap)
 {
-	SK_VEC_XPUSH(j->syncs, j->nsyncs, *cap,
-		     (struct sk_span){ a->start, a->end, a->pid, a->tid });
+	SK_VEC_XPUSH(j->syncs, j->nsyncs, *cap, (struct sk_span){a->start, a->end, a->pid, a->tid});
 }
 
 static int load_api_table(struct api_job *j, enum skip_table table, size_t *cap, size_t *scap)
 {
 	/* runId, start, end; correlationId (uint32_t), globalTid */
-	static const int c[] = { 5, 0, 1 }, ids[] = { 2, 3 };
-	static const int64_t max[] = { UINT32_MAX, SK_GLOBAL_ID_MAX };
+	static const int c[] = {5, 0, 1}, ids[] = {2, 3};
+	static const int64_t max[] = {UINT32_MAX, SK_GLOBAL_ID_MAX};
 	size_t estimate;
-	sqlite3_stmt *st = scan_db(j->t, j->db, skip_table_name(table),
-				   "start, end, correlationId, globalTid, nameId, runId", j->run_id,
-				   &estimate);
+	sqlite3_stmt *st =
+	    scan_db(j->t, j->db, skip_table_name(table),
+		    "start, end, correlationId, globalTid, nameId, runId", j->run_id, &estimate);
 
 	if (!st)
 		return SKIP_E_DB;
@@ -487,7 +486,7 @@ static void link_op(struct sk_rec *op, const struct sk_api *a, int driver)
 static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis,
 		      size_t nrt)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 
 	sk_hash_xreserve(&h, napis); /* so the puts below cannot fail */
 	for (size_t i = 0; i < napis; i++)
@@ -530,7 +529,8 @@ static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t na
 
 		if (op->pid == apis[0].pid && op->corr >= lo && op->corr <= hi &&
 		    table[op->corr - lo])
-			link_op(op, &apis[table[op->corr - lo] - 1], table[op->corr - lo] - 1 >= nrt);
+			link_op(op, &apis[table[op->corr - lo] - 1],
+				table[op->corr - lo] - 1 >= nrt);
 	}
 	free(table);
 }
@@ -538,7 +538,7 @@ static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t na
 /* Mark the first kernel (by start) of each graph launch. */
 static void mark_graph_firsts(struct sk_loaded_run *run)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 	size_t n = 0;
 
 	for (size_t i = 0; i < run->nops; i++)
@@ -567,7 +567,7 @@ static void mark_graph_firsts(struct sk_loaded_run *run)
 
 int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_loaded_run *run)
 {
-	struct api_job job = { .t = t, .run_id = run_id };
+	struct api_job job = {.t = t, .run_id = run_id};
 	pthread_t th;
 	int threaded = 0, err;
 	size_t cap = 0;
@@ -576,7 +576,7 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_load
 	run->run_id = run_id;
 	/* A second read-only connection lets the launch calls load in parallel. */
 	if (sqlite3_open_v2(t->path, &job.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
-		    SQLITE_OK &&
+		SQLITE_OK &&
 	    pthread_create(&th, NULL, load_apis, &job) == 0) {
 		threaded = 1;
 	} else {

@@ -60,7 +60,7 @@ void sk_dev_order_build(const struct sk_loaded_run *run, struct sk_dev_order *or
 
 		if (!ord->nseg || ord->seg[ord->nseg - 1].device != op->device) {
 			SK_VEC_XPUSH(ord->seg, ord->nseg, cap,
-				     (struct sk_segment){ op->device, i, i });
+				     (struct sk_segment){op->device, i, i});
 			ord->pmax[i] = op->end;
 		} else {
 			ord->pmax[i] = op->end > ord->pmax[i - 1] ? op->end : ord->pmax[i - 1];
@@ -220,7 +220,7 @@ void sk_region_metrics(const struct sk_loaded_run *run, const struct sk_dev_orde
 		       const uint32_t *members, size_t nmembers, int64_t window_start,
 		       double threshold, struct skip_metrics *m)
 {
-	struct idle best = { -1, 0, 0, 0, 0 };
+	struct idle best = {-1, 0, 0, 0, 0};
 	uint64_t devices;
 
 	memset(m, 0, sizeof(*m));
@@ -253,7 +253,7 @@ void sk_region_metrics(const struct sk_loaded_run *run, const struct sk_dev_orde
 	m->akd_ns = m->kernels ? (double)m->kernel_ns / (double)m->kernels : 0;
 	m->host_share = m->il_ns > 0 ? ((double)m->host_wait_ns + (double)m->sync_stall_ns +
 					(double)m->launch_latency_ns) /
-					       (double)m->il_ns
+					   (double)m->il_ns
 				     : 0;
 	m->launches_per_s = m->il_ns > 0 ? (double)m->kernels * 1e9 / (double)m->il_ns : 0;
 	m->verdict = m->host_share >= threshold ? SKIP_VERDICT_CPU_BOUND : SKIP_VERDICT_GPU_BOUND;

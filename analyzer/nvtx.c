@@ -92,7 +92,7 @@ static uint32_t *launched_ops(const struct sk_loaded_run *run, int by_thread, si
 {
 	uint32_t *idx = sk_xmalloc((run->nops + 1) * sizeof(uint32_t));
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	struct sk_hash r = { 0 };
+	struct sk_hash r = {0};
 
 	*n = 0;
 	for (size_t i = 0; i < run->nops; i++) {
@@ -161,7 +161,7 @@ static uint32_t active_stack(struct active *a, struct sk_stacks *stacks)
 
 void sk_run_operators(struct skip_trace *t, struct sk_loaded_run *run)
 {
-	struct active act = { 0 };
+	struct active act = {0};
 	size_t n, ri = 0;
 	uint32_t *idx;
 	int64_t t0 = INT64_MAX;
@@ -178,9 +178,10 @@ void sk_run_operators(struct skip_trace *t, struct sk_loaded_run *run)
 			act.dirty = 1;
 		}
 		while (ri < run->nranges &&
-		       cmp_range(&run->ranges[ri],
-				 &(struct sk_range){ .pid = op->pid, .tid = op->tid,
-						     .start = op->launch, .end = INT64_MIN }) <= 0) {
+		       cmp_range(&run->ranges[ri], &(struct sk_range){.pid = op->pid,
+								      .tid = op->tid,
+								      .start = op->launch,
+								      .end = INT64_MIN}) <= 0) {
 			const struct sk_range *r = &run->ranges[ri++];
 
 			if (r->pid == op->pid && r->tid == op->tid)
@@ -212,7 +213,7 @@ static int cmp_window(const void *a, const void *b)
 
 size_t sk_run_regions(struct sk_loaded_run *run, uint32_t text, struct sk_range **windows)
 {
-	struct active act = { 0 };
+	struct active act = {0};
 	size_t nw = 0, n, wi = 0;
 	uint32_t *idx;
 
@@ -229,9 +230,9 @@ size_t sk_run_regions(struct sk_loaded_run *run, uint32_t text, struct sk_range 
 
 		if (k == 0 || op->pid != run->ops[idx[k - 1]].pid)
 			act.n = 0;
-		while (wi < nw && ((*windows)[wi].pid < op->pid ||
-				   ((*windows)[wi].pid == op->pid &&
-				    (*windows)[wi].start <= op->launch))) {
+		while (wi < nw &&
+		       ((*windows)[wi].pid < op->pid ||
+			((*windows)[wi].pid == op->pid && (*windows)[wi].start <= op->launch))) {
 			if ((*windows)[wi].pid == op->pid)
 				active_add(&act, &(*windows)[wi]);
 			wi++;

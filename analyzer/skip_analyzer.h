@@ -62,12 +62,12 @@ enum skip_table {
 	SKIP_TABLE_COUNT
 };
 enum skip_bad {
-	SKIP_BAD_RUN_ID,     /* runId is not an integer: the record belongs to no run */
-	SKIP_BAD_TIME,	     /* start, end (or a kernel's submitted) not an integer in
-				[0, SKIP_TIME_MAX) */
-	SKIP_BAD_ORDER,	     /* end < start */
-	SKIP_BAD_ID,	     /* correlationId, globalPid / globalTid or deviceId not an integer
-				of its range */
+	SKIP_BAD_RUN_ID, /* runId is not an integer: the record belongs to no run */
+	SKIP_BAD_TIME,	 /* start, end (or a kernel's submitted) not an integer in
+			    [0, SKIP_TIME_MAX) */
+	SKIP_BAD_ORDER,	 /* end < start */
+	SKIP_BAD_ID,	 /* correlationId, globalPid / globalTid or deviceId not an integer
+			    of its range */
 	SKIP_BAD_COUNT
 };
 struct skip_malformed {
@@ -107,46 +107,46 @@ SKIP_API const char *skip_verdict_name(enum skip_verdict v);
 
 /* The metrics of one region. Times in ns on the trace clock. */
 struct skip_metrics {
-	int64_t start_ns;	   /* region start: first operator or launch call, or the range */
-	int64_t end_ns;		   /* end of the region's last GPU operation */
-	int64_t il_ns;		   /* IL = end_ns - start_ns */
-	int64_t kernels;	   /* kernels in the region */
-	int64_t memcpys, memsets;  /* other GPU operations in the region */
-	int64_t launched;	   /* kernels whose t_launch counts in TKLQT (see graph_nodes) */
-	int64_t graph_nodes;	   /* kernels from graph launches after the first of each launch */
-	int64_t no_api;		   /* kernels with no launch call recorded (counted, not dropped) */
-	int64_t tklqt_ns;	   /* sum of t_launch = k.start - l.start */
-	int64_t t_api_ns;	   /* sum of t_api = l.end - l.start over the same kernels */
-	int64_t t_queue_ns;	   /* sum of t_queue = k.start - l.end (tklqt = t_api + t_queue) */
-	int64_t queue_pos_ns;	   /* sum of max(0, t_queue): nsys Queue Dur / HTA launch delay */
-	int64_t neg_queue;	   /* kernels with t_queue < 0 */
-	int64_t neg_launch;	   /* kernels with t_launch < 0 */
-	int64_t kernel_ns;	   /* sum of kernel durations */
-	double akd_ns;		   /* AKD = kernel_ns / kernels */
-	int64_t median_t_api_ns;   /* median t_api of the region's launched kernels */
-	int64_t short_kernels;	   /* kernels shorter than median_t_api_ns */
-	int64_t short_kernel_ns;   /* their summed duration */
-	int64_t busy_ns;	   /* union of kernel, memcpy, memset intervals in the region */
-	int64_t idle_ns;	   /* il_ns - busy_ns */
-	int64_t il_minus_kernel_ns;/* il_ns - kernel_ns: the SKIP paper's idle */
-	int64_t host_wait_ns;	   /* idle while the next operation's launch had not arrived */
-	int64_t sync_stall_ns;	   /* host wait in gaps where the host came back from a sync */
-	int64_t device_latency_ns; /* idle after the launch had arrived */
-	int64_t launch_latency_ns; /* of which: after a launch that arrived when the GPU was
-				      already idle (exposed launch latency) */
-	double host_share;	   /* host-side share: (host_wait + sync_stall +
-				      launch_latency) / il; the verdict's input */
-	double launches_per_s;	   /* kernels / il */
-	int ndevices;		   /* devices with GPU work in the region; busy/idle are the
-				      device with the most busy time (docs/skip-report.md) */
+	int64_t start_ns;	  /* region start: first operator or launch call, or the range */
+	int64_t end_ns;		  /* end of the region's last GPU operation */
+	int64_t il_ns;		  /* IL = end_ns - start_ns */
+	int64_t kernels;	  /* kernels in the region */
+	int64_t memcpys, memsets; /* other GPU operations in the region */
+	int64_t launched;	  /* kernels whose t_launch counts in TKLQT (see graph_nodes) */
+	int64_t graph_nodes;	  /* kernels from graph launches after the first of each launch */
+	int64_t no_api;		  /* kernels with no launch call recorded (counted, not dropped) */
+	int64_t tklqt_ns;	  /* sum of t_launch = k.start - l.start */
+	int64_t t_api_ns;	  /* sum of t_api = l.end - l.start over the same kernels */
+	int64_t t_queue_ns;	  /* sum of t_queue = k.start - l.end (tklqt = t_api + t_queue) */
+	int64_t queue_pos_ns;	  /* sum of max(0, t_queue): nsys Queue Dur / HTA launch delay */
+	int64_t neg_queue;	  /* kernels with t_queue < 0 */
+	int64_t neg_launch;	  /* kernels with t_launch < 0 */
+	int64_t kernel_ns;	  /* sum of kernel durations */
+	double akd_ns;		  /* AKD = kernel_ns / kernels */
+	int64_t median_t_api_ns;  /* median t_api of the region's launched kernels */
+	int64_t short_kernels;	  /* kernels shorter than median_t_api_ns */
+	int64_t short_kernel_ns;  /* their summed duration */
+	int64_t busy_ns;	  /* union of kernel, memcpy, memset intervals in the region */
+	int64_t idle_ns;	  /* il_ns - busy_ns */
+	int64_t il_minus_kernel_ns; /* il_ns - kernel_ns: the SKIP paper's idle */
+	int64_t host_wait_ns;	    /* idle while the next operation's launch had not arrived */
+	int64_t sync_stall_ns;	    /* host wait in gaps where the host came back from a sync */
+	int64_t device_latency_ns;  /* idle after the launch had arrived */
+	int64_t launch_latency_ns;  /* of which: after a launch that arrived when the GPU was
+				       already idle (exposed launch latency) */
+	double host_share;	    /* host-side share: (host_wait + sync_stall +
+				       launch_latency) / il; the verdict's input */
+	double launches_per_s;	    /* kernels / il */
+	int ndevices;		    /* devices with GPU work in the region; busy/idle are the
+				       device with the most busy time (docs/skip-report.md) */
 	enum skip_verdict verdict;
 };
 
 /* One region: a run (name NULL) or one occurrence of an NVTX range. */
 struct skip_region {
 	int64_t run_id;
-	char *name;	 /* NVTX range text, or NULL for the whole run */
-	int occurrence;	 /* 1-based within the run */
+	char *name;	/* NVTX range text, or NULL for the whole run */
+	int occurrence; /* 1-based within the run */
 	struct skip_metrics m;
 };
 
@@ -159,8 +159,8 @@ struct skip_stat {
 /* Per kernel name (shortName) or per operator (innermost NVTX range text). */
 struct skip_name_stat {
 	char *name;
-	int64_t count;	   /* kernels */
-	int64_t total_ns;  /* summed kernel duration */
+	int64_t count;	  /* kernels */
+	int64_t total_ns; /* summed kernel duration */
 	int64_t min_ns, max_ns;
 	int64_t launch_ns; /* summed t_launch (operators) */
 };
@@ -244,12 +244,12 @@ struct skip_graph_gains {
 };
 
 struct skip_sweep {
-	char *param;		     /* the swept parameter (SKIP_PARAMETERS.name) */
+	char *param;		      /* the swept parameter (SKIP_PARAMETERS.name) */
 	struct skip_sweep_point *pts; /* by value, ascending */
 	size_t npts;
-	struct skip_crossing flip;   /* where the verdict flips from CPU- to GPU-bound */
-	struct skip_crossing knee;   /* the TKLQT knee */
-	int agree;		     /* both absent, or both within a factor of 2 */
+	struct skip_crossing flip;	/* where the verdict flips from CPU- to GPU-bound */
+	struct skip_crossing knee;	/* the TKLQT knee */
+	int agree;			/* both absent, or both within a factor of 2 */
 	struct skip_graph_gains *graph; /* NULL unless skip_report_add_graph_gain() filled it;
 					   it and its rows are malloc'ed and belong to the report
 					   (skip_report_free() frees them) */
@@ -261,9 +261,8 @@ struct skip_sweep {
  * The two crossover rules over @n sweep points (ascending @x, each > 0) with their median
  * host-side shares and TKLQTs; fills s->flip, s->knee and s->agree. Pure; exposed for tests.
  */
-SKIP_API void skip_sweep_crossover(const double *x, const double *host_share,
-				   const double *tklqt, size_t n, double threshold, double eps,
-				   struct skip_sweep *s);
+SKIP_API void skip_sweep_crossover(const double *x, const double *host_share, const double *tklqt,
+				   size_t n, double threshold, double eps, struct skip_sweep *s);
 
 struct skip_analysis_opts {
 	int64_t run_id;	    /* 0: every run in the file */
@@ -279,22 +278,22 @@ struct skip_report {
 	double threshold;
 	struct skip_region *regions; /* in run, then time order */
 	size_t nregions;
-	size_t nempty;		     /* regions without GPU work (excluded from stats) */
+	size_t nempty; /* regions without GPU work (excluded from stats) */
 	struct skip_stat stats[SKIP_M_COUNT];
-	enum skip_verdict verdict;   /* from the median host_share */
-	int64_t runs;		     /* runs analyzed */
-	int64_t failed_runs;	     /* of those, runs whose program failed */
+	enum skip_verdict verdict; /* from the median host_share */
+	int64_t runs;		   /* runs analyzed */
+	int64_t failed_runs;	   /* of those, runs whose program failed */
 	char gpu[128];
 	struct skip_name_stat *top_by_time, *top_by_count; /* kernels, top_k each */
 	size_t ntop_time, ntop_count;
 	struct skip_name_stat *top_ops; /* operators by GPU time, top_k */
 	size_t ntop_ops;
-	int64_t kernels_with_operator;	/* kernels launched inside some NVTX range */
-	int64_t distinct_kernels;	/* distinct kernel names */
-	int64_t dropped;		/* SKIP_DROPS total of the analyzed runs */
+	int64_t kernels_with_operator;	 /* kernels launched inside some NVTX range */
+	int64_t distinct_kernels;	 /* distinct kernel names */
+	int64_t dropped;		 /* SKIP_DROPS total of the analyzed runs */
 	struct skip_malformed malformed; /* records of the analyzed runs left out as malformed */
-	struct skip_sweep *sweep;	/* NULL unless the runs sweep a numeric parameter */
-	char torch_ops[16];		/* "on" when recorded with --torch-ops, else "" */
+	struct skip_sweep *sweep;	 /* NULL unless the runs sweep a numeric parameter */
+	char torch_ops[16];		 /* "on" when recorded with --torch-ops, else "" */
 };
 
 /*
@@ -320,23 +319,23 @@ enum skip_op_kind { SKIP_OP_KERNEL, SKIP_OP_MEMCPY, SKIP_OP_MEMSET };
 /* One GPU operation of a run, joined to the API call that launched it. Times in ns, each in
  * [0, SKIP_TIME_MAX) (but INT64_MIN for none), end >= start, api_end >= launch. */
 struct skip_op {
-	int64_t start, end;  /* on the GPU */
-	int64_t launch;	     /* the launch call's start; INT64_MIN when it has none */
-	int64_t api_end;     /* the launch call's end; INT64_MIN when none */
-	int64_t submit;	     /* hardware `submitted` when recorded, else api_end */
-	uint32_t pid, tid;   /* launching process and thread */
-	uint32_t corr;	     /* correlation id (shared by the kernels of one graph launch) */
+	int64_t start, end; /* on the GPU */
+	int64_t launch;	    /* the launch call's start; INT64_MIN when it has none */
+	int64_t api_end;    /* the launch call's end; INT64_MIN when none */
+	int64_t submit;	    /* hardware `submitted` when recorded, else api_end */
+	uint32_t pid, tid;  /* launching process and thread */
+	uint32_t corr;	    /* correlation id (shared by the kernels of one graph launch) */
 	uint32_t stream;
-	int32_t name;	     /* StringIds id of the short name; -1 for memcpy/memset */
-	int32_t fullname;    /* StringIds id of the demangled name; -1 for memcpy/memset */
-	uint32_t blocks;     /* grid size in blocks (kernels) */
-	uint32_t per_sm;     /* blocks of it one multiprocessor holds at once (1..32; 0 unknown) */
-	uint32_t stack;	     /* operator stack (skip_timeline_stack_text), 0 when none */
-	int32_t window;	     /* index of the region occurrence it belongs to, -1 when none */
+	int32_t name;	  /* StringIds id of the short name; -1 for memcpy/memset */
+	int32_t fullname; /* StringIds id of the demangled name; -1 for memcpy/memset */
+	uint32_t blocks;  /* grid size in blocks (kernels) */
+	uint32_t per_sm;  /* blocks of it one multiprocessor holds at once (1..32; 0 unknown) */
+	uint32_t stack;	  /* operator stack (skip_timeline_stack_text), 0 when none */
+	int32_t window;	  /* index of the region occurrence it belongs to, -1 when none */
 	uint16_t device;
-	uint8_t kind;	     /* enum skip_op_kind */
-	uint8_t graph;	     /* 0, or 1 from a graph launch, 2 the first kernel of it */
-	uint8_t driver;	     /* launched by a driver API call (cuLaunchKernel...), not runtime */
+	uint8_t kind;	/* enum skip_op_kind */
+	uint8_t graph;	/* 0, or 1 from a graph launch, 2 the first kernel of it */
+	uint8_t driver; /* launched by a driver API call (cuLaunchKernel...), not runtime */
 };
 
 /* A host call that waited for the GPU (synchronize, a synchronous memcpy/memset). */
@@ -353,14 +352,14 @@ struct skip_window {
 
 struct skip_timeline {
 	int64_t run_id;
-	struct skip_op *ops;	  /* in launch order (operations with no launch call by start) */
+	struct skip_op *ops; /* in launch order (operations with no launch call by start) */
 	size_t nops;
-	struct skip_sync *syncs;  /* by start */
+	struct skip_sync *syncs; /* by start */
 	size_t nsyncs;
 	struct skip_window *windows; /* occurrences of the region asked for, by start */
 	size_t nwindows;
-	int64_t t0;		  /* the run's IL start (first operator or launch call) */
-	int sm_count;		  /* multiprocessors of the GPU, 0 when unknown */
+	int64_t t0;			 /* the run's IL start (first operator or launch call) */
+	int sm_count;			 /* multiprocessors of the GPU, 0 when unknown */
 	struct skip_malformed malformed; /* the run's records left out as malformed */
 };
 

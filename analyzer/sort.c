@@ -16,7 +16,8 @@ void sk_radix_sort(uint64_t *keys, uint32_t *vals, size_t n)
 	uint64_t *k2;
 	size_t i = 1;
 
-	while (i < n && keys[i - 1] <= keys[i]) /* already in order: the common case of one stream */
+	while (i < n &&
+	       keys[i - 1] <= keys[i]) /* already in order: the common case of one stream */
 		i++;
 	if (i >= n)
 		return;

@@ -17,12 +17,12 @@ uint32_t sk_stacks_child(struct sk_stacks *s, uint32_t parent, uint32_t text)
 
 	assert(text != 0);
 	if (!s->n) /* the root, the empty stack */
-		SK_VEC_XPUSH(s->nodes, s->n, s->cap, (struct sk_stack_node){ 0, 0 });
+		SK_VEC_XPUSH(s->nodes, s->n, s->cap, (struct sk_stack_node){0, 0});
 	id = sk_hash_get(&s->index, key);
 	if (id)
 		return (uint32_t)*id;
 	sk_hash_xreserve(&s->index, 1);
-	SK_VEC_XPUSH(s->nodes, s->n, s->cap, (struct sk_stack_node){ parent, text });
+	SK_VEC_XPUSH(s->nodes, s->n, s->cap, (struct sk_stack_node){parent, text});
 	sk_hash_add(&s->index, key, s->n - 1); /* cannot fail: room reserved */
 	return (uint32_t)(s->n - 1);
 }

@@ -78,8 +78,8 @@ static void tklqt_knee(const double *x, const double *t, size_t n, double eps,
 	c->value = interp_log2(x[i - 1], t[i - 1], x[i], t[i], c->threshold);
 }
 
-void skip_sweep_crossover(const double *x, const double *host_share, const double *tklqt,
-			  size_t n, double threshold, double eps, struct skip_sweep *s)
+void skip_sweep_crossover(const double *x, const double *host_share, const double *tklqt, size_t n,
+			  double threshold, double eps, struct skip_sweep *s)
 {
 	verdict_flip(x, host_share, n, threshold, &s->flip);
 	tklqt_knee(x, tklqt, n, eps, &s->knee);

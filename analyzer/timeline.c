@@ -21,18 +21,19 @@ const char *skip_trace_operator(const struct skip_trace *t, uint32_t stack)
 	return t->texts.s[t->stacks.nodes[stack].text];
 }
 
-size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_count,
-				  size_t max, char ***names)
+size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_count, size_t max,
+				  char ***names)
 {
 	sqlite3_stmt *st = NULL;
 	size_t n = 0;
 
 	*names = sk_xcalloc(max + 1, sizeof(char *));
-	if (sqlite3_prepare_v2(t->db,
-			       "SELECT text FROM NVTX_EVENTS WHERE runId = ? AND eventType IN (59, 60) "
-			       "AND text IS NOT NULL AND text != '' GROUP BY text HAVING count(*) >= ? "
-			       "ORDER BY count(*) DESC, text LIMIT ?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		t->db,
+		"SELECT text FROM NVTX_EVENTS WHERE runId = ? AND eventType IN (59, 60) "
+		"AND text IS NOT NULL AND text != '' GROUP BY text HAVING count(*) >= ? "
+		"ORDER BY count(*) DESC, text LIMIT ?",
+		-1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int(st, 2, min_count);
@@ -51,11 +52,11 @@ int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids)
 int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids)
 {
 	static const char q[] =
-		"WITH p AS (SELECT r.runId AS id, r.commandLine AS cmd, (SELECT group_concat(x, "
-		"char(31)) FROM (SELECT s.name || '=' || s.value AS x FROM SKIP_PARAMETERS s WHERE "
-		"s.runId = r.runId ORDER BY s.name)) AS params FROM SKIP_RUNS r) "
-		"SELECT b.id FROM p a JOIN p b ON b.cmd = a.cmd AND b.params IS a.params "
-		"WHERE a.id = ?1 ORDER BY b.id";
+	    "WITH p AS (SELECT r.runId AS id, r.commandLine AS cmd, (SELECT group_concat(x, "
+	    "char(31)) FROM (SELECT s.name || '=' || s.value AS x FROM SKIP_PARAMETERS s WHERE "
+	    "s.runId = r.runId ORDER BY s.name)) AS params FROM SKIP_RUNS r) "
+	    "SELECT b.id FROM p a JOIN p b ON b.cmd = a.cmd AND b.params IS a.params "
+	    "WHERE a.id = ?1 ORDER BY b.id";
 	sqlite3_stmt *st = NULL;
 	size_t n = 0, cap = 0;
 
@@ -157,20 +158,21 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 		tl->nwindows = text ? sk_run_regions(&run, text, &win) : 0;
 		tl->windows = sk_xcalloc(tl->nwindows + 1, sizeof(*tl->windows));
 		for (size_t i = 0; i < tl->nwindows; i++)
-			tl->windows[i] = (struct skip_window){ win[i].start, win[i].end, win[i].pid,
-							       win[i].tid };
+			tl->windows[i] =
+			    (struct skip_window){win[i].start, win[i].end, win[i].pid, win[i].tid};
 		free(win);
 	}
 	order_ops(&run, tl);
 	tl->syncs = sk_xcalloc(run.nsyncs + 1, sizeof(*tl->syncs));
 	for (size_t i = 0; i < run.nsyncs; i++)
-		tl->syncs[i] = (struct skip_sync){ run.syncs[i].start, run.syncs[i].end,
-						   run.syncs[i].pid, run.syncs[i].tid };
+		tl->syncs[i] = (struct skip_sync){run.syncs[i].start, run.syncs[i].end,
+						  run.syncs[i].pid, run.syncs[i].tid};
 	tl->nsyncs = run.nsyncs;
 	if (tl->nsyncs)
 		qsort(tl->syncs, tl->nsyncs, sizeof(*tl->syncs), cmp_sync_start);
-	tl->sm_count = (int)sk_db_int(t->db, 0, "SELECT smCount FROM TARGET_INFO_GPU ORDER BY "
-						"runId, id LIMIT 1");
+	tl->sm_count = (int)sk_db_int(t->db, 0,
+				      "SELECT smCount FROM TARGET_INFO_GPU ORDER BY "
+				      "runId, id LIMIT 1");
 	sk_run_free(&run);
 	*out = tl;
 	return 0;

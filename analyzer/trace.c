@@ -18,7 +18,8 @@ static int load_strings(struct skip_trace *t)
 		return sk_fail(SKIP_E_CORRUPT, "%s: StringIds ids out of range", t->path);
 	t->nstrings = max + 1;
 	t->strings = sk_xcalloc((size_t)t->nstrings, sizeof(char *));
-	if (sqlite3_prepare_v2(t->db, "SELECT id, value FROM StringIds", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(t->db, "SELECT id, value FROM StringIds", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return sk_fail(SKIP_E_DB, "%s: %s", t->path, sqlite3_errmsg(t->db));
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -77,8 +78,8 @@ void skip_trace_close(struct skip_trace *t)
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids)
 {
 	static const char *const queries[] = {
-		"SELECT runId FROM SKIP_RUNS ORDER BY runId",
-		"SELECT DISTINCT runId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY runId",
+	    "SELECT runId FROM SKIP_RUNS ORDER BY runId",
+	    "SELECT DISTINCT runId FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY runId",
 	};
 	size_t n = 0, cap = 0;
 

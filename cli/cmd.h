@@ -41,8 +41,8 @@ int cli_int(const char *cmd, const char *opt, const char *s, long long lo, long 
 int cli_int32(const char *cmd, const char *opt, const char *s, int lo, int hi, int *out);
 /* Checked real number in (@lo, @hi), or (@lo, @hi] with @hi_included; the error says
  * "@opt takes @what". */
-int cli_real(const char *cmd, const char *opt, const char *s, double lo, double hi,
-	     int hi_included, const char *what, double *out);
+int cli_real(const char *cmd, const char *opt, const char *s, double lo, double hi, int hi_included,
+	     const char *what, double *out);
 
 /* What report and advise read of a trace: -r/--run N (0: all or the first) and -R/--region
  * NAME (NULL: the whole run). */
@@ -50,7 +50,11 @@ struct cli_pick {
 	int64_t run_id;
 	const char *region; /* borrowed from argv */
 };
-#define CLI_PICK_LONGOPTS                                                                          	{ "run", required_argument, NULL, 'r' }, { "region", required_argument, NULL, 'R' }
+#define CLI_PICK_LONGOPTS                                                                          \
+	{"run", required_argument, NULL, 'r'},                                                     \
+	{                                                                                          \
+		"region", required_argument, NULL, 'R'                                             \
+	}
 /* Handle getopt's @c when it is 'r' or 'R': returns 1 with *@rc = 0 or a usage error;
  * returns 0 for any other option. */
 int cli_pick_opt(const char *cmd, int c, const char *arg, struct cli_pick *p, int *rc);

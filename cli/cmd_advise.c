@@ -16,53 +16,53 @@
 #include "skip_advisor.h"
 
 static const char help[] =
-	"usage: skip advise TRACE [--workload W.json [--size NAME]] [--region NAME] [--run N]\n"
-	"                   [--lengths A-B] [--min-ps X] [--top K] [-o PLAN.json] [--json]\n"
-	"                   [--profiled] [--calibration FILE.json] [--starts FILE.json]\n"
-	"\n"
-	"What to change in the recorded program, each with a predicted gain: a discrete-event\n"
-	"model replays the recording (each thread's calls and the gaps between them, each stream\n"
-	"in order, kernels as measured), checks that it reproduces the recorded time (the\n"
-	"calibration error, printed with every answer), then replays it transformed: a region\n"
-	"replayed as one CUDA graph, a chain of kernels fused (SKIP's proximity score), or, for a\n"
-	"recording of `skip run W.json --executor serial`, W's task graph on several streams (E2)\n"
-	"or as one CUDA graph (E3), whose plan `skip run --plan` executes.\n"
-	"\n"
-	"  -w, --workload W.json  the trace is `skip run W.json --executor serial`: model W's\n"
-	"                         executors and write the best as a plan (-o)\n"
-	"  -s, --size NAME        W's size preset, as given to skip run --size\n"
-	"  -R, --region NAME      model each occurrence of the NVTX range NAME (default: the\n"
-	"                         whole run; graph candidates are then the NVTX ranges that\n"
-	"                         repeat and the kernel sequence repeated between synchronizes)\n"
-	"  -r, --run N            the run to advise on (default: the first; with --workload or\n"
-	"                         --region, every run that holds the workload's iterations or\n"
-	"                         the region, pooled: record with skip record --repeat N for\n"
-	"                         steadier figures)\n"
-	"  -l, --lengths A-B      fusion chain lengths (default 2-8; 2 to 16)\n"
-	"  -m, --min-ps X         keep chains whose proximity score is at least X (default 1.0)\n"
-	"  -k, --top K            chains to model and list (default 5)\n"
-	"  -o, --output FILE      write the best executable plan (schemas/plan.schema.json);\n"
-	"                         needs --workload\n"
-	"  -j, --json             the advice as JSON\n"
-	"      --profiled         predict a profiled run like the recording (default: the\n"
-	"                         profiler's cost per launch is taken out)\n"
-	"      --calibration FILE costs measured on this machine (JSON: graph_launch_ns, ...;\n"
-	"                         docs/skip-advise.md), replacing the built-in H100 figures\n"
-	"      --starts FILE      with --workload: what another kernel's start costs each task\n"
-	"                         while it runs, as `skip run W --probe-starts --json` writes it\n"
-	"                         (default: nothing)\n"
-	"  -h, --help             show this help\n"
-	"\n"
-	"Exit status: 0 ok; 2 for a usage error or input that cannot be advised on (not a skip\n"
-	"trace, a damaged one, no kernels, an unknown run or region, a workload the trace is not a\n"
-	"run of, a bad calibration or start-cost file); 1 when out of memory or the plan cannot\n"
-	"be written.\n"
-	"\n"
-	"Examples:\n"
-	"  skip advise trace.skip.db --region step\n"
-	"  skip record -o m1.db -- skip run bench/dags/m1.json --size small --executor serial\n"
-	"  skip advise m1.db --workload bench/dags/m1.json --size small -o m1.plan.json\n"
-	"  skip run bench/dags/m1.json --size small --plan m1.plan.json\n";
+    "usage: skip advise TRACE [--workload W.json [--size NAME]] [--region NAME] [--run N]\n"
+    "                   [--lengths A-B] [--min-ps X] [--top K] [-o PLAN.json] [--json]\n"
+    "                   [--profiled] [--calibration FILE.json] [--starts FILE.json]\n"
+    "\n"
+    "What to change in the recorded program, each with a predicted gain: a discrete-event\n"
+    "model replays the recording (each thread's calls and the gaps between them, each stream\n"
+    "in order, kernels as measured), checks that it reproduces the recorded time (the\n"
+    "calibration error, printed with every answer), then replays it transformed: a region\n"
+    "replayed as one CUDA graph, a chain of kernels fused (SKIP's proximity score), or, for a\n"
+    "recording of `skip run W.json --executor serial`, W's task graph on several streams (E2)\n"
+    "or as one CUDA graph (E3), whose plan `skip run --plan` executes.\n"
+    "\n"
+    "  -w, --workload W.json  the trace is `skip run W.json --executor serial`: model W's\n"
+    "                         executors and write the best as a plan (-o)\n"
+    "  -s, --size NAME        W's size preset, as given to skip run --size\n"
+    "  -R, --region NAME      model each occurrence of the NVTX range NAME (default: the\n"
+    "                         whole run; graph candidates are then the NVTX ranges that\n"
+    "                         repeat and the kernel sequence repeated between synchronizes)\n"
+    "  -r, --run N            the run to advise on (default: the first; with --workload or\n"
+    "                         --region, every run that holds the workload's iterations or\n"
+    "                         the region, pooled: record with skip record --repeat N for\n"
+    "                         steadier figures)\n"
+    "  -l, --lengths A-B      fusion chain lengths (default 2-8; 2 to 16)\n"
+    "  -m, --min-ps X         keep chains whose proximity score is at least X (default 1.0)\n"
+    "  -k, --top K            chains to model and list (default 5)\n"
+    "  -o, --output FILE      write the best executable plan (schemas/plan.schema.json);\n"
+    "                         needs --workload\n"
+    "  -j, --json             the advice as JSON\n"
+    "      --profiled         predict a profiled run like the recording (default: the\n"
+    "                         profiler's cost per launch is taken out)\n"
+    "      --calibration FILE costs measured on this machine (JSON: graph_launch_ns, ...;\n"
+    "                         docs/skip-advise.md), replacing the built-in H100 figures\n"
+    "      --starts FILE      with --workload: what another kernel's start costs each task\n"
+    "                         while it runs, as `skip run W --probe-starts --json` writes it\n"
+    "                         (default: nothing)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: 0 ok; 2 for a usage error or input that cannot be advised on (not a skip\n"
+    "trace, a damaged one, no kernels, an unknown run or region, a workload the trace is not a\n"
+    "run of, a bad calibration or start-cost file); 1 when out of memory or the plan cannot\n"
+    "be written.\n"
+    "\n"
+    "Examples:\n"
+    "  skip advise trace.skip.db --region step\n"
+    "  skip record -o m1.db -- skip run bench/dags/m1.json --size small --executor serial\n"
+    "  skip advise m1.db --workload bench/dags/m1.json --size small -o m1.plan.json\n"
+    "  skip run bench/dags/m1.json --size small --plan m1.plan.json\n";
 
 struct advise_opts {
 	struct skip_advise_opts a;
@@ -84,8 +84,9 @@ static int parse_lengths(struct advise_opts *o, const char *s)
 		return cli_usage_error("advise", "--lengths takes A-B or A (2 to 16); got '%s'", s);
 	}
 	if (a < 2 || b > 16 || a > b)
-		return cli_usage_error("advise", "--lengths takes A-B with 2 <= A <= B <= 16; got "
-						 "'%s'",
+		return cli_usage_error("advise",
+				       "--lengths takes A-B with 2 <= A <= B <= 16; got "
+				       "'%s'",
 				       s);
 	o->a.min_len = a;
 	o->a.max_len = b;
@@ -96,21 +97,21 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 {
 	enum { OPT_PROFILED = 256, OPT_CALIBRATION, OPT_STARTS };
 	static const struct option opts[] = {
-		{ "workload", required_argument, NULL, 'w' },
-		{ "size", required_argument, NULL, 's' },
-		CLI_PICK_LONGOPTS,
-		{ "lengths", required_argument, NULL, 'l' },
-		{ "min-ps", required_argument, NULL, 'm' },
-		{ "top", required_argument, NULL, 'k' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "profiled", no_argument, NULL, OPT_PROFILED },
-		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
-		{ "starts", required_argument, NULL, OPT_STARTS },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"workload", required_argument, NULL, 'w'},
+	    {"size", required_argument, NULL, 's'},
+	    CLI_PICK_LONGOPTS,
+	    {"lengths", required_argument, NULL, 'l'},
+	    {"min-ps", required_argument, NULL, 'm'},
+	    {"top", required_argument, NULL, 'k'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"profiled", no_argument, NULL, OPT_PROFILED},
+	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
+	    {"starts", required_argument, NULL, OPT_STARTS},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	struct cli_pick pick = { 0 };
+	struct cli_pick pick = {0};
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -155,7 +156,8 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 			fputs(help, stdout);
 			return -1;
 		case ':':
-			return cli_usage_error("advise", "option '%s' needs a value", argv[optind - 1]);
+			return cli_usage_error("advise", "option '%s' needs a value",
+					       argv[optind - 1]);
 		default:
 			return cli_usage_error("advise", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -165,17 +167,20 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	o->a.run_id = pick.run_id;
 	o->a.region = pick.region;
 	if (optind != argc - 1)
-		return cli_usage_error("advise", optind >= argc ? "no trace file given"
-								: "one trace file only; got '%s' too",
+		return cli_usage_error("advise",
+				       optind >= argc ? "no trace file given"
+						      : "one trace file only; got '%s' too",
 				       argv[optind + 1 < argc ? optind + 1 : optind]);
 	o->path = argv[optind];
 	if (o->a.size && !o->a.workload)
 		return cli_usage_error("advise", "--size needs --workload");
 	if (o->output && !o->a.workload)
-		return cli_usage_error("advise", "-o needs --workload: only a workload's task graph "
-						 "becomes a plan that skip run executes");
+		return cli_usage_error("advise",
+				       "-o needs --workload: only a workload's task graph "
+				       "becomes a plan that skip run executes");
 	if (o->starts && !o->a.workload)
-		return cli_usage_error("advise", "--starts needs --workload (the costs are per task)");
+		return cli_usage_error("advise",
+				       "--starts needs --workload (the costs are per task)");
 	if (o->a.workload && o->a.region)
 		return cli_usage_error("advise", "--region and --workload do not go together (a "
 						 "workload run is cut into its iterations)");
@@ -211,8 +216,10 @@ static int load_starts(const char *path, struct advise_opts *o)
 	w = cJSON_GetObjectItemCaseSensitive(root, "workload");
 	if (!cJSON_IsArray(arr) || !cJSON_IsString(w)) {
 		cJSON_Delete(root);
-		return sk_fail(SKIP_E_INVAL, "%s: not the output of skip run --probe-starts --json "
-				       "(no \"workload\" and \"start_costs\")", path);
+		return sk_fail(SKIP_E_INVAL,
+			       "%s: not the output of skip run --probe-starts --json "
+			       "(no \"workload\" and \"start_costs\")",
+			       path);
 	}
 	o->starts_workload = sk_xstrdup(w->valuestring);
 	o->start_tasks = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
@@ -223,8 +230,10 @@ static int load_starts(const char *path, struct advise_opts *o)
 		      *c = cJSON_GetObjectItemCaseSensitive(it, "start_cost_ns");
 
 		if (!cJSON_IsString(t) || !cJSON_IsNumber(c) || c->valuedouble < 0) {
-			err = sk_fail(SKIP_E_INVAL, "%s: start_costs[%d]: needs \"task\" (a name) "
-					      "and \"start_cost_ns\" (a number >= 0)", path, n);
+			err = sk_fail(SKIP_E_INVAL,
+				      "%s: start_costs[%d]: needs \"task\" (a name) "
+				      "and \"start_cost_ns\" (a number >= 0)",
+				      path, n);
 			break;
 		}
 		o->start_tasks[n] = sk_xstrdup(t->valuestring);
@@ -293,13 +302,15 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	printf("\n\nmodel check: recorded %s, model %s: calibration error %.1f%%%s\n",
 	       cli_dur(a, sizeof(a), r->recorded_il_ns), cli_dur(b, sizeof(b), r->replay_il_ns),
 	       100 * r->calibration_error,
-	       r->workload ? " (of the median iteration)"
-	       : r->regions > 1 ? " (medians over the regions)" : "");
+	       r->workload	? " (of the median iteration)"
+	       : r->regions > 1 ? " (medians over the regions)"
+				: "");
 	if (!r->profiled && !r->workload && r->profiler_launch_ns >= 0)
-		printf("predictions are for an unprofiled run (the profiler's cost per launch taken "
-		       "out:\n%.0f ns per runtime launch, estimated from the recording's launch "
-		       "loop)\n",
-		       r->profiler_launch_ns);
+		printf(
+		    "predictions are for an unprofiled run (the profiler's cost per launch taken "
+		    "out:\n%.0f ns per runtime launch, estimated from the recording's launch "
+		    "loop)\n",
+		    r->profiler_launch_ns);
 	else
 		printf("predictions are for %s run\n",
 		       r->profiled ? "a profiled"
@@ -335,17 +346,18 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	if (r->nchains) {
 		size_t top = o->a.top ? (size_t)o->a.top : 5;
 
-		printf("\nfusion candidates (PS >= %.2f, by recoverable launch time): %s%zu of %zu\n",
-		       o->a.min_ps > 0 ? o->a.min_ps : 1.0, top < r->nchains ? "the top " : "",
-		       top < r->nchains ? top : r->nchains, r->nchains);
+		printf(
+		    "\nfusion candidates (PS >= %.2f, by recoverable launch time): %s%zu of %zu\n",
+		    o->a.min_ps > 0 ? o->a.min_ps : 1.0, top < r->nchains ? "the top " : "",
+		    top < r->nchains ? top : r->nchains, r->nchains);
 		printf("  %5s %4s %8s %6s %12s  kernels (short names; a chain is of full names)\n",
 		       "chain", "len", "count", "PS", "recoverable");
 	}
 	for (size_t i = 0; i < r->nchains && (int)i < (o->a.top ? o->a.top : 5); i++) {
 		const struct skip_chain *ch = &r->chains[i];
 
-		printf("  %5zu %4d %8lld %6.2f %12s  ", i + 1, ch->len, (long long)ch->count, ch->ps,
-		       cli_dur(a, sizeof(a), ch->recoverable_ns));
+		printf("  %5zu %4d %8lld %6.2f %12s  ", i + 1, ch->len, (long long)ch->count,
+		       ch->ps, cli_dur(a, sizeof(a), ch->recoverable_ns));
 		for (int k = 0; k < ch->len; k++)
 			printf("%s%s", k ? " -> " : "", ch->names[k]);
 		printf("\n");
@@ -370,8 +382,9 @@ static int write_plan(const struct advise_opts *o, const struct skip_advice_repo
 		return EXIT_ERR;
 	}
 	if (strcmp(path, "-"))
-		fprintf(stderr, "skip advise: plan (%s, predicted %.2fx) written to %s; run it with "
-				"`skip run %s%s%s --plan %s`\n",
+		fprintf(stderr,
+			"skip advise: plan (%s, predicted %.2fx) written to %s; run it with "
+			"`skip run %s%s%s --plan %s`\n",
 			skip_advice_kind_name(r->items[r->best_plan].kind),
 			r->items[r->best_plan].speedup, path, o->a.workload,
 			o->a.size ? " --size " : "", o->a.size ? o->a.size : "", path);
@@ -383,13 +396,13 @@ int cmd_advise(int argc, char **argv)
 	struct advise_opts o;
 	struct skip_trace *t = NULL;
 	struct skip_advice_report *r = NULL;
-	struct skip_outfile out = { 0 };
+	struct skip_outfile out = {0};
 	int err = parse(argc, argv, &o);
 
 	if (err)
 		return err < 0 ? EXIT_OK : err;
 	if (o.output) {
-		const char *inputs[] = { o.path, o.a.workload, o.calibration, o.starts };
+		const char *inputs[] = {o.path, o.a.workload, o.calibration, o.starts};
 
 		err = skip_outfile_open(&out, o.output, SKIP_OUT_PLAN, 1, inputs, 4);
 		if (err)

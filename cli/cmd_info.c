@@ -11,19 +11,19 @@
 #include "skip_analyzer.h"
 
 static const char help[] =
-	"usage: skip info FILE\n"
-	"\n"
-	"Summarize a trace: runs (and how many failed), processes, kernels, API calls, NVTX\n"
-	"ranges, memcpys, memsets, synchronizations, dropped records, GPU, file size.\n"
-	"\n"
-	"  -h, --help   show this help\n"
-	"\n"
-	"Exit status: 0 ok, 2 for a usage error or when FILE is missing, not a skip trace or\n"
-	"damaged (as skip report would reject it).\n";
+    "usage: skip info FILE\n"
+    "\n"
+    "Summarize a trace: runs (and how many failed), processes, kernels, API calls, NVTX\n"
+    "ranges, memcpys, memsets, synchronizations, dropped records, GPU, file size.\n"
+    "\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "Exit status: 0 ok, 2 for a usage error or when FILE is missing, not a skip trace or\n"
+    "damaged (as skip report would reject it).\n";
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0}};
 	struct skip_trace *t = NULL;
 	int c, err;
 

@@ -29,47 +29,47 @@
 #define MAX_VALUES 256
 
 static const char help[] =
-	"usage: skip record [options] [--] PROGRAM [ARGS...]\n"
-	"\n"
-	"Run PROGRAM under the CUDA collector and write every kernel, launch call, memcpy,\n"
-	"memset, synchronization and NVTX range into one SQLite trace. No code change needed.\n"
-	"\n"
-	"  -o, --output FILE        trace to write (default: trace.skip.db)\n"
-	"  -f, --force-overwrite    replace FILE if it exists and is a skip trace (or empty)\n"
-	"  -t, --trace LIST         what to record, comma-separated (default:\n"
-	"                           cuda,nvtx,sync,overhead). Kinds named replace the default\n"
-	"                           kinds; options add to them:\n"
-	"                             cuda        kernels, memcpy, memset and their launch calls\n"
-	"                             nvtx        NVTX ranges and marks\n"
-	"                             sync        synchronizations and the sync/event calls\n"
-	"                             overhead    CUPTI's own overhead records\n"
-	"                             all-apis    every runtime and driver API call (costly)\n"
-	"                             graph-level one record per CUDA graph launch, not per node\n"
-	"                             latency     per-kernel queued/submitted timestamps\n"
-	"      --latency-timestamps same as adding 'latency' to --trace\n"
-	"  -r, --repeat N           run the program N times, each its own run (default 1)\n"
-	"  -s, --sweep NAME=V1,V2   run once per value: {NAME} in ARGS is replaced by the value\n"
-	"                           and SKIP_PARAM_NAME (upper case) is set in the environment.\n"
-	"                           Up to 4 --sweep options make a grid. With --repeat, the\n"
-	"                           repetitions are interleaved: A B C A B C ...\n"
-	"  -l, --label TEXT         a label stored with every run\n"
-	"      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
-	"                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
-	"                           change), so kernels get their operators; it slows small-op\n"
-	"                           loops by 10-40% (docs/BENCHMARKS.md)\n"
-	"  -q, --quiet              no progress lines, only the summary\n"
-	"  -h, --help               show this help\n"
-	"\n"
-	"Every process the program starts that uses CUDA is recorded (fork+exec, multi-process\n"
-	"apps); each writes FILE.parts/p<pid>-r<run>.skip.db, merged into FILE after each run.\n"
-	"\n"
-	"Exit status: the program's (the last failing run's, when several fail); 128+N when it\n"
-	"died of signal N; 127 (126) when PROGRAM is not found (cannot be executed); 2 for a\n"
-	"usage error, 1 when skip itself failed.\n"
-	"\n"
-	"Examples:\n"
-	"  skip record -o mlp.skip.db -- python3 train.py --steps 50\n"
-	"  skip record --repeat 3 --sweep batch=1,2,4,8 -- python3 prefill.py --batch {batch}\n";
+    "usage: skip record [options] [--] PROGRAM [ARGS...]\n"
+    "\n"
+    "Run PROGRAM under the CUDA collector and write every kernel, launch call, memcpy,\n"
+    "memset, synchronization and NVTX range into one SQLite trace. No code change needed.\n"
+    "\n"
+    "  -o, --output FILE        trace to write (default: trace.skip.db)\n"
+    "  -f, --force-overwrite    replace FILE if it exists and is a skip trace (or empty)\n"
+    "  -t, --trace LIST         what to record, comma-separated (default:\n"
+    "                           cuda,nvtx,sync,overhead). Kinds named replace the default\n"
+    "                           kinds; options add to them:\n"
+    "                             cuda        kernels, memcpy, memset and their launch calls\n"
+    "                             nvtx        NVTX ranges and marks\n"
+    "                             sync        synchronizations and the sync/event calls\n"
+    "                             overhead    CUPTI's own overhead records\n"
+    "                             all-apis    every runtime and driver API call (costly)\n"
+    "                             graph-level one record per CUDA graph launch, not per node\n"
+    "                             latency     per-kernel queued/submitted timestamps\n"
+    "      --latency-timestamps same as adding 'latency' to --trace\n"
+    "  -r, --repeat N           run the program N times, each its own run (default 1)\n"
+    "  -s, --sweep NAME=V1,V2   run once per value: {NAME} in ARGS is replaced by the value\n"
+    "                           and SKIP_PARAM_NAME (upper case) is set in the environment.\n"
+    "                           Up to 4 --sweep options make a grid. With --repeat, the\n"
+    "                           repetitions are interleaved: A B C A B C ...\n"
+    "  -l, --label TEXT         a label stored with every run\n"
+    "      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
+    "                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
+    "                           change), so kernels get their operators; it slows small-op\n"
+    "                           loops by 10-40% (docs/BENCHMARKS.md)\n"
+    "  -q, --quiet              no progress lines, only the summary\n"
+    "  -h, --help               show this help\n"
+    "\n"
+    "Every process the program starts that uses CUDA is recorded (fork+exec, multi-process\n"
+    "apps); each writes FILE.parts/p<pid>-r<run>.skip.db, merged into FILE after each run.\n"
+    "\n"
+    "Exit status: the program's (the last failing run's, when several fail); 128+N when it\n"
+    "died of signal N; 127 (126) when PROGRAM is not found (cannot be executed); 2 for a\n"
+    "usage error, 1 when skip itself failed.\n"
+    "\n"
+    "Examples:\n"
+    "  skip record -o mlp.skip.db -- python3 train.py --steps 50\n"
+    "  skip record --repeat 3 --sweep batch=1,2,4,8 -- python3 prefill.py --batch {batch}\n";
 
 struct sweep {
 	char name[64];
@@ -89,7 +89,7 @@ struct record_opts {
 	int quiet;
 	int torch_ops;
 	char python_dir[4096]; /* the --torch-ops shim (sitecustomize.py) */
-	char **argv; /* the program and its arguments */
+	char **argv;	       /* the program and its arguments */
 	int argc;
 };
 
@@ -114,9 +114,8 @@ static int parse_sweep(struct record_opts *o, char *spec)
 	s->name[eq - spec] = '\0';
 	for (char *p = s->name; *p; p++)
 		if (!isalnum((unsigned char)*p) && *p != '_')
-			return cli_usage_error("record",
-					       "--sweep name '%s': use letters, digits and _",
-					       s->name);
+			return cli_usage_error(
+			    "record", "--sweep name '%s': use letters, digits and _", s->name);
 	for (int i = 0; i < o->nsweeps; i++)
 		if (!strcmp(o->sweeps[i].name, s->name))
 			return cli_usage_error("record", "--sweep %s given twice", s->name);
@@ -136,22 +135,22 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	enum { OPT_LATENCY = 256, OPT_TORCH_OPS };
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force-overwrite", no_argument, NULL, 'f' },
-		{ "trace", required_argument, NULL, 't' },
-		{ "latency-timestamps", no_argument, NULL, OPT_LATENCY },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "sweep", required_argument, NULL, 's' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "torch-ops", no_argument, NULL, OPT_TORCH_OPS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    {"output", required_argument, NULL, 'o'},
+	    {"force-overwrite", no_argument, NULL, 'f'},
+	    {"trace", required_argument, NULL, 't'},
+	    {"latency-timestamps", no_argument, NULL, OPT_LATENCY},
+	    {"repeat", required_argument, NULL, 'r'},
+	    {"sweep", required_argument, NULL, 's'},
+	    {"label", required_argument, NULL, 'l'},
+	    {"torch-ops", no_argument, NULL, OPT_TORCH_OPS},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	int c, latency = 0;
 
-	*o = (struct record_opts){ .output = "trace.skip.db", .repeat = 1,
-				   .trace = SKIP_TRACE_DEFAULT };
+	*o = (struct record_opts){
+	    .output = "trace.skip.db", .repeat = 1, .trace = SKIP_TRACE_DEFAULT};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:ft:r:s:l:qh", opts, NULL)) != -1) {
@@ -224,8 +223,9 @@ static int find_python_shim(const char *collector, char *buf, size_t n)
 	snprintf(buf, n, "%s/python", dirname(tmp));
 	if (access(buf, R_OK) == 0)
 		return 0;
-	fprintf(stderr, "skip record: error: --torch-ops: %s/sitecustomize.py not found (a broken "
-			"install?)\n",
+	fprintf(stderr,
+		"skip record: error: --torch-ops: %s/sitecustomize.py not found (a broken "
+		"install?)\n",
 		buf);
 	return -1;
 }
@@ -246,7 +246,8 @@ static int find_collector(char *buf, size_t n)
 	}
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
-		const char *cand[] = { "%s/libskip_collector.so", "%s/../lib/skip/libskip_collector.so" };
+		const char *cand[] = {"%s/libskip_collector.so",
+				      "%s/../lib/skip/libskip_collector.so"};
 		const char *dir;
 
 		exe[len] = '\0';
@@ -260,13 +261,15 @@ static int find_collector(char *buf, size_t n)
 		}
 	}
 	(void)n;
-	fprintf(stderr, "skip record: error: libskip_collector.so not found next to skip or in "
-			"../lib/skip/ (was skip built with the CUDA toolkit? 'make' says when the "
-			"collector is skipped); set SKIP_COLLECTOR=/path/to/libskip_collector.so\n");
+	fprintf(stderr,
+		"skip record: error: libskip_collector.so not found next to skip or in "
+		"../lib/skip/ (was skip built with the CUDA toolkit? 'make' says when the "
+		"collector is skipped); set SKIP_COLLECTOR=/path/to/libskip_collector.so\n");
 	return -1;
 }
 
-/* ---- one run ---------------------------------------------------------------------------------- */
+/* ---- one run ----------------------------------------------------------------------------------
+ */
 
 struct point {
 	int idx[MAX_SWEEPS]; /* value index per sweep */
@@ -276,7 +279,7 @@ struct point {
 /* Replace every {NAME} in @arg by its value at @pt. Returns a malloc'ed string. */
 static char *substitute(const struct record_opts *o, const struct point *pt, const char *arg)
 {
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 	const char *p = arg;
 
 	while (*p) {
@@ -303,7 +306,7 @@ static char *substitute(const struct record_opts *o, const struct point *pt, con
 
 static char *json_escape(const char *s)
 {
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
@@ -327,10 +330,10 @@ static void on_parent_signal(int sig)
 		kill(child_pid, sig);
 }
 
-static int insert_run(sqlite3 *db, const struct record_opts *o, int64_t run,
-		      const struct point *pt, char **argv)
+static int insert_run(sqlite3 *db, const struct record_opts *o, int64_t run, const struct point *pt,
+		      char **argv)
 {
-	struct sk_strbuf cmd = { 0 }, params = { 0 };
+	struct sk_strbuf cmd = {0}, params = {0};
 	sqlite3_stmt *st = NULL;
 	char host[256] = "";
 	int rc;
@@ -371,10 +374,11 @@ static int insert_run(sqlite3 *db, const struct record_opts *o, int64_t run,
 		char *end;
 		double num = strtod(v, &end);
 
-		rc = sqlite3_prepare_v2(db,
-					"INSERT INTO SKIP_PARAMETERS(runId, name, value, numericValue) "
-					"VALUES (?, ?, ?, ?)",
-					-1, &st, NULL);
+		rc = sqlite3_prepare_v2(
+		    db,
+		    "INSERT INTO SKIP_PARAMETERS(runId, name, value, numericValue) "
+		    "VALUES (?, ?, ?, ?)",
+		    -1, &st, NULL);
 		if (rc != SQLITE_OK)
 			break;
 		sqlite3_bind_int64(st, 1, run);
@@ -411,8 +415,7 @@ static void finish_run(sqlite3 *db, int64_t run, int status, pid_t pid)
 		sqlite3_bind_int(st, 1, code);
 	if (sig)
 		sqlite3_bind_int(st, 2, sig);
-	sqlite3_bind_text(st, 3, code == 0 ? "ok" : sig ? "signaled" : "failed", -1,
-			  SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, code == 0 ? "ok" : sig ? "signaled" : "failed", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)skip_clock_ns(CLOCK_REALTIME));
 	sqlite3_bind_int64(st, 5, (int64_t)skip_clock_ns(SKIP_TRACE_CLOCK));
 	sqlite3_bind_int64(st, 6, pid);
@@ -435,8 +438,8 @@ static void set_child_env(const struct record_opts *o, const struct point *pt,
 	unsetenv("SKIP_OUTPUT");
 	if (o->torch_ops) {
 		const char *pp = getenv("PYTHONPATH");
-		char *path = sk_xasprintf("%s%s%s", o->python_dir, pp && *pp ? ":" : "",
-					  pp ? pp : "");
+		char *path =
+		    sk_xasprintf("%s%s%s", o->python_dir, pp && *pp ? ":" : "", pp ? pp : "");
 
 		setenv("PYTHONPATH", path, 1);
 		setenv("SKIP_TORCH_OPS", "1", 1);
@@ -540,8 +543,7 @@ static long total_runs(const struct record_opts *o)
 	return n;
 }
 
-static void describe_point(const struct record_opts *o, const struct point *pt, char *buf,
-			   size_t n)
+static void describe_point(const struct record_opts *o, const struct point *pt, char *buf, size_t n)
 {
 	size_t used = 0;
 
@@ -554,12 +556,13 @@ static void describe_point(const struct record_opts *o, const struct point *pt, 
 			 pt->repetition + 1, o->repeat);
 }
 
-/* ---- the command ------------------------------------------------------------------------------- */
+/* ---- the command -------------------------------------------------------------------------------
+ */
 
 static int record_all(const struct record_opts *o, sqlite3 *db, const char *collector,
 		      const char *parts, int *last_failure)
 {
-	struct point pt = { { 0 }, 0 };
+	struct point pt = {{0}, 0};
 	long total = total_runs(o);
 	int64_t run = 0;
 	int kept_total = 0;
@@ -601,11 +604,13 @@ static int record_all(const struct record_opts *o, sqlite3 *db, const char *coll
 		if (!o->quiet || code) {
 			char t[64];
 
-			snprintf(t, sizeof(t), "%.1f s", (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+			snprintf(t, sizeof(t), "%.1f s",
+				 (double)(skip_clock_ns(CLOCK_MONOTONIC) - t0) / 1e9);
 			if (WIFSIGNALED(status))
-				fprintf(stderr, "skip: run %lld killed by signal %d (%s) after %s\n",
-					(long long)run, WTERMSIG(status), strsignal(WTERMSIG(status)),
-					t);
+				fprintf(stderr,
+					"skip: run %lld killed by signal %d (%s) after %s\n",
+					(long long)run, WTERMSIG(status),
+					strsignal(WTERMSIG(status)), t);
 			else
 				fprintf(stderr, "skip: run %lld exited %d after %s%s\n",
 					(long long)run, WEXITSTATUS(status), t,
@@ -613,9 +618,10 @@ static int record_all(const struct record_opts *o, sqlite3 *db, const char *coll
 							   : "; no CUDA activity was recorded");
 		}
 		if (!merged && !kept_total && !o->quiet)
-			fprintf(stderr,
-				"skip: note: the program did not initialize CUDA in any process, or "
-				"the collector could not load (see messages above)\n");
+			fprintf(
+			    stderr,
+			    "skip: note: the program did not initialize CUDA in any process, or "
+			    "the collector could not load (see messages above)\n");
 		if (interrupted) {
 			fprintf(stderr, "skip: interrupted; %lld of %ld runs recorded\n",
 				(long long)run, total);
@@ -629,7 +635,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	char collector[PATH_MAX], parts[PATH_MAX + 16];
-	struct sigaction sa = { 0 }, old_int, old_term, old_hup;
+	struct sigaction sa = {0}, old_int, old_term, old_hup;
 	struct skip_outfile out;
 	sqlite3 *db = NULL;
 	int err, kept, last_failure = 0;
@@ -643,8 +649,9 @@ int cmd_record(int argc, char **argv)
 		return EXIT_ERR;
 	err = skip_outfile_open(&out, o.output, SKIP_OUT_TRACE, o.force, NULL, 0);
 	if (err == SKIP_E_EXISTS && !o.force) {
-		fprintf(stderr, "skip record: error: %s exists; use -f to overwrite it or -o to "
-				"choose another file\n",
+		fprintf(stderr,
+			"skip record: error: %s exists; use -f to overwrite it or -o to "
+			"choose another file\n",
 			o.output);
 		return EXIT_USAGE;
 	}

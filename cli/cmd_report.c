@@ -20,35 +20,35 @@
 #include "skip_export.h"
 
 static const char help[] =
-	"usage: skip report FILE [--run N] [--region NAME] [--top K] [--threshold X]\n"
-	"                        [--param NAME] [--knee-eps X] [--json] [--html OUT.html]\n"
-	"                        [--no-color]\n"
-	"\n"
-	"Where the time between the CPU and the GPU goes: TKLQT and its launch (t_api) and queue\n"
-	"(t_queue) parts, AKD, IL, GPU busy and idle, idle split into host wait, sync stall and\n"
-	"device latency, and the CPU/GPU-bound verdict, per run or per NVTX range occurrence, with\n"
-	"median, mean, min, max and stdev across them; top kernels and operators (NVTX ranges).\n"
-	"\n"
-	"  -r, --run N          analyze run N only (default: every run, e.g. repetitions)\n"
-	"  -R, --region NAME    one region per occurrence of the NVTX range NAME (default: each\n"
-	"                       run is one region)\n"
-	"  -k, --top K          length of the top lists (default 10)\n"
-	"  -t, --threshold X    host-side share of IL at or above which a region is CPU-bound\n"
-	"                       (default 0.5)\n"
-	"  -p, --param NAME     the swept parameter (default: the first numeric --sweep\n"
-	"                       parameter with two values or more); a sweep adds a table per\n"
-	"                       value and the CPU/GPU-bound crossover, found two ways\n"
-	"  -e, --knee-eps X     TKLQT knee: the rise over the plateau that counts (default 0.2)\n"
-	"  -j, --json           the report as JSON (schemas/report.schema.json)\n"
-	"      --html OUT.html  also write the report as a self-contained HTML page, with SVG\n"
-	"                       charts (for a sweep: IL, TKLQT and host-side share against the\n"
-	"                       parameter, the crossover marked)\n"
-	"      --no-color       no colors (also when NO_COLOR is set or stdout is not a terminal)\n"
-	"  -h, --help           show this help\n"
-	"\n"
-	"Definitions: docs/skip-report.md. Exit status: 0 ok; 2 for a usage error or a file that\n"
-	"cannot be analyzed (missing, not a skip trace, newer, damaged, no such run or region,\n"
-	"nothing recorded); 1 on other errors.\n";
+    "usage: skip report FILE [--run N] [--region NAME] [--top K] [--threshold X]\n"
+    "                        [--param NAME] [--knee-eps X] [--json] [--html OUT.html]\n"
+    "                        [--no-color]\n"
+    "\n"
+    "Where the time between the CPU and the GPU goes: TKLQT and its launch (t_api) and queue\n"
+    "(t_queue) parts, AKD, IL, GPU busy and idle, idle split into host wait, sync stall and\n"
+    "device latency, and the CPU/GPU-bound verdict, per run or per NVTX range occurrence, with\n"
+    "median, mean, min, max and stdev across them; top kernels and operators (NVTX ranges).\n"
+    "\n"
+    "  -r, --run N          analyze run N only (default: every run, e.g. repetitions)\n"
+    "  -R, --region NAME    one region per occurrence of the NVTX range NAME (default: each\n"
+    "                       run is one region)\n"
+    "  -k, --top K          length of the top lists (default 10)\n"
+    "  -t, --threshold X    host-side share of IL at or above which a region is CPU-bound\n"
+    "                       (default 0.5)\n"
+    "  -p, --param NAME     the swept parameter (default: the first numeric --sweep\n"
+    "                       parameter with two values or more); a sweep adds a table per\n"
+    "                       value and the CPU/GPU-bound crossover, found two ways\n"
+    "  -e, --knee-eps X     TKLQT knee: the rise over the plateau that counts (default 0.2)\n"
+    "  -j, --json           the report as JSON (schemas/report.schema.json)\n"
+    "      --html OUT.html  also write the report as a self-contained HTML page, with SVG\n"
+    "                       charts (for a sweep: IL, TKLQT and host-side share against the\n"
+    "                       parameter, the crossover marked)\n"
+    "      --no-color       no colors (also when NO_COLOR is set or stdout is not a terminal)\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Definitions: docs/skip-report.md. Exit status: 0 ok; 2 for a usage error or a file that\n"
+    "cannot be analyzed (missing, not a skip trace, newer, damaged, no such run or region,\n"
+    "nothing recorded); 1 on other errors.\n";
 
 struct report_opts {
 	struct skip_analysis_opts a;
@@ -62,18 +62,18 @@ static int parse(int argc, char **argv, struct report_opts *o)
 {
 	enum { OPT_NO_COLOR = 256, OPT_HTML };
 	static const struct option opts[] = {
-		CLI_PICK_LONGOPTS,
-		{ "top", required_argument, NULL, 'k' },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "param", required_argument, NULL, 'p' },
-		{ "knee-eps", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-		{ "html", required_argument, NULL, OPT_HTML },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	    CLI_PICK_LONGOPTS,
+	    {"top", required_argument, NULL, 'k'},
+	    {"threshold", required_argument, NULL, 't'},
+	    {"param", required_argument, NULL, 'p'},
+	    {"knee-eps", required_argument, NULL, 'e'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+	    {"html", required_argument, NULL, OPT_HTML},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
-	struct cli_pick pick = { 0 };
+	struct cli_pick pick = {0};
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -111,7 +111,8 @@ static int parse(int argc, char **argv, struct report_opts *o)
 			fputs(help, stdout);
 			return -1;
 		case ':':
-			return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+			return cli_usage_error("report", "option '%s' needs a value",
+					       argv[optind - 1]);
 		default:
 			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -122,7 +123,7 @@ static int parse(int argc, char **argv, struct report_opts *o)
 	o->a.region = pick.region;
 	if (optind != argc - 1)
 		return cli_usage_error("report", optind >= argc ? "no trace file given"
-							       : "expected one trace file");
+								: "expected one trace file");
 	o->path = argv[optind];
 	return 0;
 }
@@ -138,8 +139,13 @@ static const char *fmt_value(char *buf, size_t n, enum skip_metric_id id, double
 	if (!strcmp(unit, "ratio"))
 		snprintf(buf, n, "%.1f%%", v * 100);
 	else if (!strcmp(unit, "1/s"))
-		snprintf(buf, n, v >= 1e6 ? "%.2f M" : v >= 1e3 ? "%.1f k" : "%.0f",
-			 v >= 1e6 ? v / 1e6 : v >= 1e3 ? v / 1e3 : v);
+		snprintf(buf, n,
+			 v >= 1e6   ? "%.2f M"
+			 : v >= 1e3 ? "%.1f k"
+				    : "%.0f",
+			 v >= 1e6   ? v / 1e6
+			 : v >= 1e3 ? v / 1e3
+				    : v);
 	else if (v == floor(v))
 		cli_group(buf, n, (long long)v);
 	else
@@ -152,26 +158,26 @@ static const struct {
 	const char *label;
 	const char *note;
 } rows[] = {
-	{ SKIP_M_IL, "IL", "first operator or launch call to last GPU end" },
-	{ SKIP_M_TKLQT, "TKLQT", "sum of t_launch = kernel start - launch call start" },
-	{ SKIP_M_T_API, "  sum t_api", "launch calls on the host" },
-	{ SKIP_M_T_QUEUE, "  sum t_queue", "launch call end to kernel start" },
-	{ SKIP_M_TKLQT_PER_KERNEL, "TKLQT per kernel", NULL },
-	{ SKIP_M_AKD, "AKD", "average kernel duration" },
-	{ SKIP_M_BUSY, "GPU busy", "union of kernel, memcpy, memset time" },
-	{ SKIP_M_IDLE, "GPU idle", "IL - busy" },
-	{ SKIP_M_HOST_WAIT, "  host wait", "launch not yet issued by the host" },
-	{ SKIP_M_SYNC_STALL, "  sync stall", "host wait right after a synchronization" },
-	{ SKIP_M_DEVICE_LATENCY, "  device latency", "launch issued, GPU not started yet" },
-	{ SKIP_M_LAUNCH_LATENCY, "    of late launches", "issued after the GPU went idle" },
-	{ SKIP_M_IL_MINUS_KERNEL, "IL - sum(kernel)", "the SKIP paper's idle" },
-	{ SKIP_M_HOST_SHARE, "host-side share", "(host wait + sync stall + late launches) / IL" },
-	{ SKIP_M_KERNELS, "kernels", NULL },
-	{ SKIP_M_LAUNCHES_PER_S, "kernels/s", "kernels / IL" },
-	{ SKIP_M_SHORT_KERNELS, "short kernels", "shorter than the median t_api" },
-	{ SKIP_M_NEG_QUEUE, "negative t_queue", "kernel started before its launch call returned" },
-	{ SKIP_M_NEG_LAUNCH, "negative t_launch", "clock noise" },
-	{ SKIP_M_NO_API, "no launch call", "kernels with no launch call recorded" },
+    {SKIP_M_IL, "IL", "first operator or launch call to last GPU end"},
+    {SKIP_M_TKLQT, "TKLQT", "sum of t_launch = kernel start - launch call start"},
+    {SKIP_M_T_API, "  sum t_api", "launch calls on the host"},
+    {SKIP_M_T_QUEUE, "  sum t_queue", "launch call end to kernel start"},
+    {SKIP_M_TKLQT_PER_KERNEL, "TKLQT per kernel", NULL},
+    {SKIP_M_AKD, "AKD", "average kernel duration"},
+    {SKIP_M_BUSY, "GPU busy", "union of kernel, memcpy, memset time"},
+    {SKIP_M_IDLE, "GPU idle", "IL - busy"},
+    {SKIP_M_HOST_WAIT, "  host wait", "launch not yet issued by the host"},
+    {SKIP_M_SYNC_STALL, "  sync stall", "host wait right after a synchronization"},
+    {SKIP_M_DEVICE_LATENCY, "  device latency", "launch issued, GPU not started yet"},
+    {SKIP_M_LAUNCH_LATENCY, "    of late launches", "issued after the GPU went idle"},
+    {SKIP_M_IL_MINUS_KERNEL, "IL - sum(kernel)", "the SKIP paper's idle"},
+    {SKIP_M_HOST_SHARE, "host-side share", "(host wait + sync stall + late launches) / IL"},
+    {SKIP_M_KERNELS, "kernels", NULL},
+    {SKIP_M_LAUNCHES_PER_S, "kernels/s", "kernels / IL"},
+    {SKIP_M_SHORT_KERNELS, "short kernels", "shorter than the median t_api"},
+    {SKIP_M_NEG_QUEUE, "negative t_queue", "kernel started before its launch call returned"},
+    {SKIP_M_NEG_LAUNCH, "negative t_launch", "clock noise"},
+    {SKIP_M_NO_API, "no launch call", "kernels with no launch call recorded"},
 };
 
 static void print_metrics(const struct skip_report *r)
@@ -219,9 +225,11 @@ static void print_names(const char *title, const char *what, const struct skip_n
 	       operators ? "GPU time" : "total", operators ? "launch" : "mean", "share");
 	for (size_t i = 0; i < n; i++)
 		printf("  %-*.*s %10s %10s %10s %6.1f%%\n", w, w, v[i].name,
-		       cli_group(a, sizeof(a), v[i].count), cli_dur(b, sizeof(b), (double)v[i].total_ns),
-		       operators ? cli_dur(c, sizeof(c), (double)v[i].launch_ns)
-				 : cli_dur(c, sizeof(c), (double)v[i].total_ns / (double)v[i].count),
+		       cli_group(a, sizeof(a), v[i].count),
+		       cli_dur(b, sizeof(b), (double)v[i].total_ns),
+		       operators
+			   ? cli_dur(c, sizeof(c), (double)v[i].launch_ns)
+			   : cli_dur(c, sizeof(c), (double)v[i].total_ns / (double)v[i].count),
 		       all_ns ? 100.0 * (double)v[i].total_ns / (double)all_ns : 0);
 }
 
@@ -232,7 +240,8 @@ static void print_regions(const struct skip_report *r)
 	if (r->nregions < 2)
 		return;
 	if (r->nregions > 20) {
-		printf("\n%zu regions (%zu empty); --json lists each one\n", r->nregions, r->nempty);
+		printf("\n%zu regions (%zu empty); --json lists each one\n", r->nregions,
+		       r->nempty);
 		return;
 	}
 	printf("\n  %-5s %-10s %10s %10s %8s  %s\n", "run", "occurrence", "IL", "TKLQT", "host",
@@ -262,14 +271,17 @@ static void print_crossing_verdict(const struct skip_sweep *s, const char *on, c
 		printf("%sverdict: CPU-bound up to %s ~ %s, GPU-bound above%s (the host-side share "
 		       "falls below %.0f%% between %s %s and %s)\n",
 		       on, s->param, num(a, sizeof(a), f->value), off, f->threshold * 100, s->param,
-		       num(b, sizeof(b), s->pts[f->lo].value), num(c, sizeof(c), s->pts[f->hi].value));
+		       num(b, sizeof(b), s->pts[f->lo].value),
+		       num(c, sizeof(c), s->pts[f->hi].value));
 	else if (s->npts && s->pts[0].verdict == SKIP_VERDICT_CPU_BOUND)
-		printf("%sverdict: CPU-bound at every %s from %s to %s%s (no crossover in the sweep)\n",
+		printf("%sverdict: CPU-bound at every %s from %s to %s%s (no crossover in the "
+		       "sweep)\n",
 		       on, s->param, num(a, sizeof(a), s->pts[0].value),
 		       num(b, sizeof(b), s->pts[s->npts - 1].value), off);
 	else
-		printf("%sverdict: GPU-bound from the first %s (%s)%s (no crossover in the sweep)\n",
-		       on, s->param, s->npts ? num(a, sizeof(a), s->pts[0].value) : "-", off);
+		printf(
+		    "%sverdict: GPU-bound from the first %s (%s)%s (no crossover in the sweep)\n",
+		    on, s->param, s->npts ? num(a, sizeof(a), s->pts[0].value) : "-", off);
 }
 
 static void print_sweep(const struct skip_report *r)
@@ -286,18 +298,20 @@ static void print_sweep(const struct skip_report *r)
 
 		printf("  %8s %5d %10s %10s %10s %10s %10s %10s %7.1f%% %8s  %s\n",
 		       num(a, sizeof(a), p->value), p->runs, cli_dur(b, sizeof(b), p->il_ns),
-		       cli_dur(c, sizeof(c), p->tklqt_ns), cli_dur(d, sizeof(d), p->tklqt_per_kernel_ns),
+		       cli_dur(c, sizeof(c), p->tklqt_ns),
+		       cli_dur(d, sizeof(d), p->tklqt_per_kernel_ns),
 		       cli_dur(e, sizeof(e), p->akd_ns), cli_dur(g, sizeof(g), p->busy_ns),
 		       cli_dur(h, sizeof(h), p->idle_ns), p->host_share * 100,
 		       num(i2, sizeof(i2), p->kernels), skip_verdict_name(p->verdict));
 	}
 	printf("\nCrossover\n  verdict flip: ");
 	if (f->found)
-		printf("%s ~ %s: the host-side share falls from %.1f%% at %s to %.1f%% at %s, below "
-		       "the %.0f%% threshold (interpolated on log2 %s)\n",
-		       s->param, num(a, sizeof(a), f->value), s->pts[f->lo].host_share * 100,
-		       num(b, sizeof(b), s->pts[f->lo].value), s->pts[f->hi].host_share * 100,
-		       num(c, sizeof(c), s->pts[f->hi].value), f->threshold * 100, s->param);
+		printf(
+		    "%s ~ %s: the host-side share falls from %.1f%% at %s to %.1f%% at %s, below "
+		    "the %.0f%% threshold (interpolated on log2 %s)\n",
+		    s->param, num(a, sizeof(a), f->value), s->pts[f->lo].host_share * 100,
+		    num(b, sizeof(b), s->pts[f->lo].value), s->pts[f->hi].host_share * 100,
+		    num(c, sizeof(c), s->pts[f->hi].value), f->threshold * 100, s->param);
 	else
 		printf("none: the host-side share stays %s the %.0f%% threshold\n",
 		       s->npts && s->pts[0].host_share >= f->threshold ? "at or above" : "below",
@@ -320,12 +334,12 @@ static void print_sweep(const struct skip_report *r)
 	else
 		printf("none: TKLQT %s (plateau %s, threshold %s)\n",
 		       s->npts && s->pts[s->npts - 1].tklqt_ns > k->threshold
-			       ? "rises from the first values: no plateau"
-			       : "does not rise for good above its plateau",
+			   ? "rises from the first values: no plateau"
+			   : "does not rise for good above its plateau",
 		       cli_dur(a, sizeof(a), k->plateau), cli_dur(b, sizeof(b), k->threshold));
 	printf("  %s\n", s->agree ? (f->found ? "the two rules agree (within a factor of 2)"
 					      : "the two rules agree: no crossover")
-				   : "the two rules DISAGREE: read both with their inputs above");
+				  : "the two rules DISAGREE: read both with their inputs above");
 }
 
 /* The sweep's graph-gain table (skip_report_add_graph_gain()), when it was filled. */
@@ -372,25 +386,28 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 		       on, skip_verdict_name(r->verdict), off,
 		       r->stats[SKIP_M_HOST_SHARE].median * 100, r->threshold * 100,
 		       r->stats[SKIP_M_HOST_SHARE].n > 1 ? "median" : "value",
-		       r->stats[SKIP_M_HOST_SHARE].n, o->a.region ? "region occurrence(s)" : "run(s)");
+		       r->stats[SKIP_M_HOST_SHARE].n,
+		       o->a.region ? "region occurrence(s)" : "run(s)");
 	printf("file %s  |  %s  |  %lld run%s%s  |  %s kernels  |  %lld dropped records%s\n",
 	       r->path, r->gpu[0] ? r->gpu : "GPU unknown", (long long)r->runs,
 	       r->runs == 1 ? "" : "s", r->failed_runs ? " (some failed)" : "",
-	       cli_group(a, sizeof(a), (long long)(r->stats[SKIP_M_KERNELS].mean *
-						   r->stats[SKIP_M_KERNELS].n + 0.5)),
+	       cli_group(
+		   a, sizeof(a),
+		   (long long)(r->stats[SKIP_M_KERNELS].mean * r->stats[SKIP_M_KERNELS].n + 0.5)),
 	       (long long)r->dropped, r->dropped ? " (the trace is incomplete)" : "");
 	skip_malformed_print(stdout, &r->malformed);
 	if (o->a.region)
-		printf("region: each occurrence of the NVTX range '%s' (%zu, %zu without GPU work)\n",
-		       o->a.region, r->nregions, r->nempty);
+		printf(
+		    "region: each occurrence of the NVTX range '%s' (%zu, %zu without GPU work)\n",
+		    o->a.region, r->nregions, r->nempty);
 	if (r->torch_ops[0])
 		printf("operators: PyTorch's per-op NVTX ranges (recorded with --torch-ops, which "
 		       "slows launch-bound loops: docs/BENCHMARKS.md)\n");
 	if (r->sweep) {
 		print_sweep(r);
 		print_sweep_graph(o, r->sweep);
-		printf("\nAll %zu regions together (every %s value mixed)\n", r->nregions - r->nempty,
-		       r->sweep->param);
+		printf("\nAll %zu regions together (every %s value mixed)\n",
+		       r->nregions - r->nempty, r->sweep->param);
 	}
 	print_metrics(r);
 	print_regions(r);
@@ -410,8 +427,7 @@ static int write_html(struct skip_outfile *out, const struct skip_report *r)
 	int err = skip_export_html(r, out->f);
 
 	if (err) {
-		fprintf(stderr, "skip report: error: writing %s failed: %s\n", path,
-			skip_errmsg());
+		fprintf(stderr, "skip report: error: writing %s failed: %s\n", path, skip_errmsg());
 		skip_outfile_abort(out);
 		return -1;
 	}
@@ -428,7 +444,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	struct skip_trace *t = NULL;
 	struct skip_report *r = NULL;
-	struct skip_outfile html = { 0 };
+	struct skip_outfile html = {0};
 	int err = parse(argc, argv, &o);
 
 	if (err)

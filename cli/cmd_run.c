@@ -310,8 +310,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	if (have_exec && o->plan_file)
 		return cli_usage_error("run", "give --executor or --plan, not both");
 	if (o->probe && (have_exec || o->plan_file || o->verify || o->dry_run || o->emit))
-		return cli_usage_error("run", "--probe-starts runs no executor: it takes no "
-					      "--executor, --plan, --verify, --dry-run or --emit-plan");
+		return cli_usage_error("run",
+				       "--probe-starts runs no executor: it takes no "
+				       "--executor, --plan, --verify, --dry-run or --emit-plan");
 	o->workload = argv[optind];
 	return 0;
 }
@@ -359,7 +360,7 @@ static int make_plans(const struct run_opts *o, const struct skip_graph *g, stru
 static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 		      const struct result *res, int nres)
 {
-	const char *inputs[] = { o->workload, o->plan_file, o->module };
+	const char *inputs[] = {o->workload, o->plan_file, o->module};
 	struct skip_outfile out;
 	int err = skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 3);
 

@@ -37,8 +37,8 @@ int cli_int32(const char *cmd, const char *opt, const char *s, int lo, int hi, i
 	return rc;
 }
 
-int cli_real(const char *cmd, const char *opt, const char *s, double lo, double hi,
-	     int hi_included, const char *what, double *out)
+int cli_real(const char *cmd, const char *opt, const char *s, double lo, double hi, int hi_included,
+	     const char *what, double *out)
 {
 	char *end;
 	double v;

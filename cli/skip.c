@@ -10,13 +10,13 @@
 #include "cmd.h"
 
 static const struct skip_cmd cmds[] = {
-	{ "record", cmd_record, "Run a CUDA program under the collector and write a trace" },
-	{ "report", cmd_report, "Where the time between CPU and GPU goes: TKLQT, idle, verdict" },
-	{ "advise", cmd_advise, "What to fuse, graph or put on streams, with predicted gains" },
-	{ "run", cmd_run, "Execute a task-graph workload under an executor or a plan" },
-	{ "gate", cmd_gate, "CI regression gate: did the candidate get slower than the baseline?" },
-	{ "diff", cmd_diff, "What changed between two recordings, kernel by kernel" },
-	{ "info", cmd_info, "Summarize what a trace file holds" },
+    {"record", cmd_record, "Run a CUDA program under the collector and write a trace"},
+    {"report", cmd_report, "Where the time between CPU and GPU goes: TKLQT, idle, verdict"},
+    {"advise", cmd_advise, "What to fuse, graph or put on streams, with predicted gains"},
+    {"run", cmd_run, "Execute a task-graph workload under an executor or a plan"},
+    {"gate", cmd_gate, "CI regression gate: did the candidate get slower than the baseline?"},
+    {"diff", cmd_diff, "What changed between two recordings, kernel by kernel"},
+    {"info", cmd_info, "Summarize what a trace file holds"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
-		char *help_argv[] = { argv[2], "--help", NULL };
+		char *help_argv[] = {argv[2], "--help", NULL};
 
 		if (argc < 3) {
 			usage(stdout);

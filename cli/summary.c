@@ -21,8 +21,8 @@ int cli_print_summary(FILE *out, sqlite3 *db, const char *path)
 	fprintf(out, "  %-16s %s  (runtime %s, driver %s)\n", "API calls",
 		cli_group(a, sizeof(a), s.runtime_calls + s.driver_calls),
 		cli_group(b, sizeof(b), s.runtime_calls), cli_group(c, sizeof(c), s.driver_calls));
-	fprintf(out, "  %-16s %s  (marks %s)\n", "NVTX ranges", cli_group(a, sizeof(a), s.nvtx_ranges),
-		cli_group(b, sizeof(b), s.nvtx_marks));
+	fprintf(out, "  %-16s %s  (marks %s)\n", "NVTX ranges",
+		cli_group(a, sizeof(a), s.nvtx_ranges), cli_group(b, sizeof(b), s.nvtx_marks));
 	fprintf(out, "  %-16s %s  (%s)\n", "memcpys", cli_group(a, sizeof(a), s.memcpys),
 		cli_bytes(b, sizeof(b), (double)s.memcpy_bytes));
 	fprintf(out, "  %-16s %s\n", "memsets", cli_group(a, sizeof(a), s.memsets));

@@ -39,7 +39,7 @@ const char *cli_group(char *buf, size_t n, long long v)
 
 const char *cli_bytes(char *buf, size_t n, double bytes)
 {
-	static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
+	static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
 	int u = 0;
 
 	while (bytes >= 1000.0 && u < 4) {

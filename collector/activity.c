@@ -16,11 +16,11 @@
 
 /* Substrings of API names, per category (cuptiGetCallbackName names such as
  * "cudaLaunchKernel_v7000", "cuLaunchKernelEx", "cudaMemcpyAsync_ptsz_v7000"). */
-static const char *const launch_words[] = { "Launch", "Memcpy", "Memset", NULL };
-static const char *const sync_words[] = { "Synchronize", "EventRecord", "StreamWaitEvent",
-					  "EventQuery", "StreamQuery", NULL };
+static const char *const launch_words[] = {"Launch", "Memcpy", "Memset", NULL};
+static const char *const sync_words[] = {"Synchronize", "EventRecord", "StreamWaitEvent",
+					 "EventQuery",	"StreamQuery", NULL};
 /* Graph construction calls ("cudaGraphAddMemcpyNode") are not launches. */
-static const char *const never_words[] = { "Node", NULL };
+static const char *const never_words[] = {"Node", NULL};
 
 static int matches(const char *name, const char *const *words)
 {

@@ -30,7 +30,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-struct sk_collector sk_g = { .lock = PTHREAD_MUTEX_INITIALIZER };
+struct sk_collector sk_g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static struct sigaction old_int, old_term;
 static int have_old_int, have_old_term;
@@ -74,7 +74,8 @@ static int choose_path(char *buf, size_t n, int64_t run)
 	if (dir && *dir) {
 		snprintf(buf, n, "%s/p%d-r%lld.skip.db", dir, (int)pid, (long long)run);
 		for (int i = 2; access(buf, F_OK) == 0 && i < 1000; i++)
-			snprintf(buf, n, "%s/p%d-r%lld-%d.skip.db", dir, (int)pid, (long long)run, i);
+			snprintf(buf, n, "%s/p%d-r%lld-%d.skip.db", dir, (int)pid, (long long)run,
+				 i);
 		return 0;
 	}
 	if (out && *out) {
@@ -135,7 +136,8 @@ static void write_process(struct sk_sink *sink, int at_end)
 	if (at_end) {
 		char sql[160];
 
-		snprintf(sql, sizeof(sql), "UPDATE SKIP_PROCESSES SET end = %llu WHERE globalPid = %lld",
+		snprintf(sql, sizeof(sql),
+			 "UPDATE SKIP_PROCESSES SET end = %llu WHERE globalPid = %lld",
 			 (unsigned long long)skip_clock_ns(SKIP_TRACE_CLOCK),
 			 (long long)sink->global_pid);
 		skip_store_exec(sink->db, sql);
@@ -182,8 +184,8 @@ static void write_start_meta(struct sk_sink *sink, int clock_ok)
 	}
 	skip_trace_opts_format(sk_g.trace, opts, sizeof(opts));
 	sk_sink_meta(sink, "trace", opts);
-	sk_sink_meta(sink, "clock", clock_ok ? "CLOCK_MONOTONIC_RAW"
-					    : "CUPTI default (CLOCK_REALTIME on Linux)");
+	sk_sink_meta(sink, "clock",
+		     clock_ok ? "CLOCK_MONOTONIC_RAW" : "CUPTI default (CLOCK_REALTIME on Linux)");
 	read_first_line("/proc/driver/nvidia/version", buf, sizeof(buf));
 	if (buf[0])
 		sk_sink_meta(sink, "nvidia_driver", buf);
@@ -232,7 +234,7 @@ static void write_end_meta(struct sk_sink *sink)
  */
 static void flush_and_wait(int request, int timeout_s)
 {
-	struct pollfd pfd = { .fd = sk_g.done_fd[0], .events = POLLIN };
+	struct pollfd pfd = {.fd = sk_g.done_fd[0], .events = POLLIN};
 	char byte;
 
 	if (!sk_g.active || sk_g.finished || pthread_equal(pthread_self(), sk_g.writer_thread))
@@ -245,7 +247,7 @@ static void flush_and_wait(int request, int timeout_s)
 }
 
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-			   const void *data)
+			    const void *data)
 {
 	const CUpti_CallbackData *cb = data;
 
@@ -280,11 +282,16 @@ static void subscribe_flush_points(void)
 static void finish(void)
 {
 	static const CUpti_ActivityKind kinds[] = {
-		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-		CUPTI_ACTIVITY_KIND_MEMSET,	       CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
-		CUPTI_ACTIVITY_KIND_MARKER,	       CUPTI_ACTIVITY_KIND_MARKER_DATA,
-		CUPTI_ACTIVITY_KIND_OVERHEAD,	       CUPTI_ACTIVITY_KIND_RUNTIME,
-		CUPTI_ACTIVITY_KIND_DRIVER,	       CUPTI_ACTIVITY_KIND_GRAPH_TRACE,
+	    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+	    CUPTI_ACTIVITY_KIND_MEMCPY,
+	    CUPTI_ACTIVITY_KIND_MEMSET,
+	    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	    CUPTI_ACTIVITY_KIND_MARKER,
+	    CUPTI_ACTIVITY_KIND_MARKER_DATA,
+	    CUPTI_ACTIVITY_KIND_OVERHEAD,
+	    CUPTI_ACTIVITY_KIND_RUNTIME,
+	    CUPTI_ACTIVITY_KIND_DRIVER,
+	    CUPTI_ACTIVITY_KIND_GRAPH_TRACE,
 	};
 
 	pthread_mutex_lock(&sk_g.lock);
@@ -336,8 +343,8 @@ static void install_signal(int sig, struct sigaction *old, int *have_old)
 {
 	struct sigaction sa;
 
-	if (sigaction(sig, NULL, old) != 0 || (!(old->sa_flags & SA_SIGINFO) &&
-					       old->sa_handler == SIG_IGN))
+	if (sigaction(sig, NULL, old) != 0 ||
+	    (!(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_IGN))
 		return; /* an ignored signal ends nothing: no flush needed */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
@@ -370,11 +377,12 @@ static int start(void)
 		sk_g.trace = SKIP_TRACE_DEFAULT;
 	}
 	sk_g.flush_ms = (int)env_long("SKIP_FLUSH_MS", SKIP_COLLECTOR_DEFAULT_FLUSH_MS, 1, 60000);
-	err = sk_pool_init(&sk_g.pool,
-			   (size_t)env_long("SKIP_BUFFER_KB", SKIP_COLLECTOR_DEFAULT_BUFFER_KB, 64,
-					    1 << 20) * 1024,
-			   (size_t)env_long("SKIP_BUFFERS", SKIP_COLLECTOR_DEFAULT_BUFFERS, 1, 4096),
-			   (size_t)env_long("SKIP_BUFFERS_MAX", SKIP_COLLECTOR_DEFAULT_MAX, 1, 65536));
+	err = sk_pool_init(
+	    &sk_g.pool,
+	    (size_t)env_long("SKIP_BUFFER_KB", SKIP_COLLECTOR_DEFAULT_BUFFER_KB, 64, 1 << 20) *
+		1024,
+	    (size_t)env_long("SKIP_BUFFERS", SKIP_COLLECTOR_DEFAULT_BUFFERS, 1, 4096),
+	    (size_t)env_long("SKIP_BUFFERS_MAX", SKIP_COLLECTOR_DEFAULT_MAX, 1, 65536));
 	if (err) {
 		sk_err("cannot allocate activity buffers; not recording this process");
 		return err;

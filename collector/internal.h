@@ -101,17 +101,17 @@ struct sk_sink {
 	uint32_t pid;
 	int64_t global_pid; /* pid << 24, as nsys packs it */
 	sqlite3_stmt *st[SK_INS_COUNT];
-	struct sk_strtab strings;	    /* StringIds: what was written, content -> id */
-	struct sk_hash kname_index;	    /* CUPTI's kernel name pointer -> index in knames */
-	struct sk_kname *knames;	    /* the ids of each name pointer seen */
+	struct sk_strtab strings;   /* StringIds: what was written, content -> id */
+	struct sk_hash kname_index; /* CUPTI's kernel name pointer -> index in knames */
+	struct sk_kname *knames;    /* the ids of each name pointer seen */
 	size_t nknames, knames_cap;
-	int64_t api_names[2][4096]; /* [runtime, driver][cbid] -> StringIds id (0: unknown) */
-	struct sk_hash marker_index;	    /* CUPTI marker id -> index in markers */
+	int64_t api_names[2][4096];  /* [runtime, driver][cbid] -> StringIds id (0: unknown) */
+	struct sk_hash marker_index; /* CUPTI marker id -> index in markers */
 	struct sk_pending_marker *markers; /* NVTX ranges waiting for their other half; an entry
 					      with id 0 is free, on the list from free_marker */
 	size_t nmarkers, markers_cap;
-	size_t free_marker;		    /* index + 1 of the first free entry; 0: none */
-	char *domains[64]; /* NVTX domain names; domainId = index + 1 */
+	size_t free_marker; /* index + 1 of the first free entry; 0: none */
+	char *domains[64];  /* NVTX domain names; domainId = index + 1 */
 	int ndomains;
 	uint32_t ctx_dev[256][2]; /* contextId -> deviceId, from CONTEXT records */
 	int nctx;
@@ -119,11 +119,11 @@ struct sk_sink {
 	int nthreads;
 	uint32_t next_synthetic_tid; /* for CUPTI thread ids that do not fit 24 bits */
 	int in_txn;
-	int failed;		    /* a write error turned writing off */
+	int failed; /* a write error turned writing off */
 	int error_logged;
-	uint64_t rows[SK_K_COUNT];  /* rows written, by kind */
-	uint64_t lost[SK_K_COUNT];  /* rows lost to write errors, by kind */
-	uint64_t nvtx_unmatched;    /* range ends whose start never arrived */
+	uint64_t rows[SK_K_COUNT]; /* rows written, by kind */
+	uint64_t lost[SK_K_COUNT]; /* rows lost to write errors, by kind */
+	uint64_t nvtx_unmatched;   /* range ends whose start never arrived */
 };
 
 /*
@@ -159,20 +159,20 @@ uint32_t sk_sink_tid(struct sk_sink *sink, uint32_t cupti_tid);
  */
 struct sk_pool {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;	     /* signalled when the queue gets work or stop is asked */
-	uint8_t **free;		     /* buffers ready for CUPTI */
+	pthread_cond_t cond; /* signalled when the queue gets work or stop is asked */
+	uint8_t **free;	     /* buffers ready for CUPTI */
 	size_t nfree;
 	struct sk_qent {
 		uint8_t *buf;
 		size_t valid;
-	} *queue;		     /* completed buffers, FIFO ring of capacity max */
+	} * queue; /* completed buffers, FIFO ring of capacity max */
 	size_t qhead, qlen;
-	size_t size;		     /* bytes per buffer */
-	size_t total;		     /* buffers allocated so far */
-	size_t max;		     /* buffers that may ever be allocated */
-	uint64_t refused;	     /* requests answered with no buffer */
-	uint64_t grown;		     /* buffers allocated after start-up */
-	int stop;		     /* the writer should drain and exit */
+	size_t size;			    /* bytes per buffer */
+	size_t total;			    /* buffers allocated so far */
+	size_t max;			    /* buffers that may ever be allocated */
+	uint64_t refused;		    /* requests answered with no buffer */
+	uint64_t grown;			    /* buffers allocated after start-up */
+	int stop;			    /* the writer should drain and exit */
 	atomic_uint_fast64_t cupti_dropped; /* records CUPTI dropped for lack of buffer space */
 };
 
@@ -197,8 +197,8 @@ void sk_pool_fini(struct sk_pool *p);
  * goes back to the free list, and a NULL @buffer only reports drops.
  */
 void CUPTIAPI sk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records);
-void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
-				  size_t size, size_t valid);
+void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size,
+				  size_t valid);
 /* Take up to @max queued buffers into @out, oldest first. With the queue empty, wait for one
  * until @deadline_ns (CLOCK_MONOTONIC) or until stop is set. Returns how many were taken (0
  * at the deadline). The buffers are the caller's until sk_pool_give_back(). Thread-safe. */
@@ -209,21 +209,21 @@ void sk_pool_give_back(struct sk_pool *p, uint8_t *buf);
 /* ---- the collector as a whole (inject.c, writer.c) ----------------------------------- */
 
 struct sk_collector {
-	pthread_mutex_t lock;	 /* init and shutdown */
-	int initialized;	 /* InitializeInjection or the NVTX entry ran */
-	int active;		 /* activities enabled and the writer running */
-	int finished;		 /* the final flush ran */
-	int standalone;		 /* not under skip record: finalize the file ourselves */
-	unsigned trace;		 /* SKIP_TRACE_* bits */
+	pthread_mutex_t lock; /* init and shutdown */
+	int initialized;      /* InitializeInjection or the NVTX entry ran */
+	int active;	      /* activities enabled and the writer running */
+	int finished;	      /* the final flush ran */
+	int standalone;	      /* not under skip record: finalize the file ourselves */
+	unsigned trace;	      /* SKIP_TRACE_* bits */
 	int flush_ms;
 	struct sk_pool pool;
-	struct sk_sink sink;	 /* the trace file; the writer thread's alone while it runs */
+	struct sk_sink sink; /* the trace file; the writer thread's alone while it runs */
 	pthread_t writer_thread;
-	int wake_fd[2];		 /* signal handler -> writer: flush now */
-	int done_fd[2];		 /* writer -> signal handler: flushed */
+	int wake_fd[2];		  /* signal handler -> writer: flush now */
+	int done_fd[2];		  /* writer -> signal handler: flushed */
 	atomic_int flush_request; /* 0, or what a program thread asked the writer for */
 	CUpti_SubscriberHandle subscriber;
-	uint64_t start_ns;	 /* trace clock at init */
+	uint64_t start_ns; /* trace clock at init */
 };
 extern struct sk_collector sk_g;
 

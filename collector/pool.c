@@ -95,15 +95,14 @@ void CUPTIAPI sk_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_re
 	*size = b ? p->size : 0;
 }
 
-void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
-				  size_t size, size_t valid)
+void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer, size_t size,
+				  size_t valid)
 {
 	struct sk_pool *p = &sk_g.pool;
 	size_t dropped = 0;
 
 	(void)size;
-	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS &&
-	    dropped)
+	if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped)
 		atomic_fetch_add(&p->cupti_dropped, dropped);
 	if (!buffer)
 		return;
@@ -111,7 +110,7 @@ void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *bu
 	if (valid == 0) {
 		p->free[p->nfree++] = buffer;
 	} else {
-		p->queue[(p->qhead + p->qlen) % p->max] = (struct sk_qent){ buffer, valid };
+		p->queue[(p->qhead + p->qlen) % p->max] = (struct sk_qent){buffer, valid};
 		p->qlen++;
 		pthread_cond_signal(&p->cond);
 	}
@@ -120,8 +119,8 @@ void CUPTIAPI sk_buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *bu
 
 size_t sk_pool_take(struct sk_pool *p, struct sk_qent *out, size_t max, uint64_t deadline_ns)
 {
-	struct timespec ts = { .tv_sec = (time_t)(deadline_ns / 1000000000ull),
-			       .tv_nsec = (long)(deadline_ns % 1000000000ull) };
+	struct timespec ts = {.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+			      .tv_nsec = (long)(deadline_ns % 1000000000ull)};
 	size_t n = 0;
 
 	pthread_mutex_lock(&p->lock);

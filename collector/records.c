@@ -19,74 +19,74 @@
 #include "internal.h"
 
 const char *const sk_kind_names[SK_K_COUNT] = {
-	"kernel", "runtime", "driver", "memcpy", "memset", "sync", "graph", "nvtx", "overhead", "other",
+    "kernel", "runtime", "driver", "memcpy", "memset", "sync", "graph", "nvtx", "overhead", "other",
 };
 
 static const char *const stmt_sql[SK_INS_COUNT] = {
-	[SK_INS_STRING] = "INSERT INTO StringIds(id, value) VALUES (?1, ?2)",
-	[SK_INS_KERNEL] =
-		"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId, contextId, "
-		"streamId, correlationId, globalPid, demangledName, shortName, mangledName, "
-		"launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
-		"blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
-		"localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId, graphId, "
-		"sharedMemoryLimitConfig, clusterX, clusterY, clusterZ, isDeviceLaunched, queued, "
-		"submitted, completed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
-		"?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
-	[SK_INS_RUNTIME] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
-			   "globalTid, correlationId, nameId, returnValue, cbid) "
-			   "VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, ?8)",
-	[SK_INS_DRIVER] = "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER(runId, start, end, eventClass, "
-			  "globalTid, correlationId, nameId, returnValue, cbid) "
-			  "VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)",
-	[SK_INS_MEMCPY] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(runId, start, end, deviceId, "
-			  "contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, "
-			  "dstKind, flags, graphNodeId, graphId) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			  "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-	[SK_INS_MEMSET] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET(runId, start, end, deviceId, "
-			  "contextId, streamId, correlationId, globalPid, value, bytes, memKind, "
-			  "flags, graphNodeId, graphId) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-			  "?10, ?11, ?12, ?13, ?14)",
-	[SK_INS_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(runId, start, end, "
-			"deviceId, contextId, streamId, correlationId, globalPid, syncType, eventId, "
-			"eventSyncId) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	[SK_INS_GRAPH] = "INSERT INTO CUDA_GRAPH_TRACE(runId, start, end, deviceId, contextId, "
-			 "streamId, correlationId, globalPid, graphId) VALUES (?1, ?2, ?3, ?4, ?5, "
-			 "?6, ?7, ?8, ?9)",
-	[SK_INS_NVTX] = "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, rangeId, category, "
-			"color, text, globalTid, endGlobalTid, domainId, uint64Value, int64Value, "
-			"doubleValue) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-			"?14)",
-	[SK_INS_OVERHEAD] = "INSERT INTO PROFILER_OVERHEAD(runId, start, end, globalTid, "
-			    "correlationId, nameId, overheadKind, objectKind) VALUES (?1, ?2, ?3, "
-			    "?4, ?5, ?6, ?7, ?8)",
-	[SK_INS_GPU] = "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, uuid, totalMemory, "
-		       "memoryBandwidth, l2CacheSize, clockRate, smCount, computeMajor, "
-		       "computeMinor, maxThreadsPerBlock, maxBlocksPerSm, maxWarpsPerSm, "
-		       "maxRegistersPerBlock, maxRegistersPerSm, maxShmemPerBlock, maxShmemPerSm, "
-		       "threadsPerWarp, asyncEngineCount, isMigEnabled) VALUES (?1, ?2, ?3, ?4, ?5, "
-		       "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
-		       "?22)",
-	[SK_INS_THREAD] = "INSERT INTO ThreadNames(runId, globalTid, nameId) VALUES (?1, ?2, ?3)",
-	[SK_INS_DROP] = "INSERT OR REPLACE INTO SKIP_DROPS(runId, globalPid, kind, cause, count) "
-			"VALUES (?1, ?2, ?3, ?4, ?5)",
+    [SK_INS_STRING] = "INSERT INTO StringIds(id, value) VALUES (?1, ?2)",
+    [SK_INS_KERNEL] =
+	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId, contextId, "
+	"streamId, correlationId, globalPid, demangledName, shortName, mangledName, "
+	"launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
+	"blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
+	"localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId, graphId, "
+	"sharedMemoryLimitConfig, clusterX, clusterY, clusterZ, isDeviceLaunched, queued, "
+	"submitted, completed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+	"?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, "
+	"?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36)",
+    [SK_INS_RUNTIME] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
+		       "globalTid, correlationId, nameId, returnValue, cbid) "
+		       "VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, ?8)",
+    [SK_INS_DRIVER] = "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER(runId, start, end, eventClass, "
+		      "globalTid, correlationId, nameId, returnValue, cbid) "
+		      "VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)",
+    [SK_INS_MEMCPY] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(runId, start, end, deviceId, "
+		      "contextId, streamId, correlationId, globalPid, bytes, copyKind, srcKind, "
+		      "dstKind, flags, graphNodeId, graphId) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    [SK_INS_MEMSET] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET(runId, start, end, deviceId, "
+		      "contextId, streamId, correlationId, globalPid, value, bytes, memKind, "
+		      "flags, graphNodeId, graphId) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+		      "?10, ?11, ?12, ?13, ?14)",
+    [SK_INS_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(runId, start, end, "
+		    "deviceId, contextId, streamId, correlationId, globalPid, syncType, eventId, "
+		    "eventSyncId) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    [SK_INS_GRAPH] = "INSERT INTO CUDA_GRAPH_TRACE(runId, start, end, deviceId, contextId, "
+		     "streamId, correlationId, globalPid, graphId) VALUES (?1, ?2, ?3, ?4, ?5, "
+		     "?6, ?7, ?8, ?9)",
+    [SK_INS_NVTX] = "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, rangeId, category, "
+		    "color, text, globalTid, endGlobalTid, domainId, uint64Value, int64Value, "
+		    "doubleValue) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+		    "?14)",
+    [SK_INS_OVERHEAD] = "INSERT INTO PROFILER_OVERHEAD(runId, start, end, globalTid, "
+			"correlationId, nameId, overheadKind, objectKind) VALUES (?1, ?2, ?3, "
+			"?4, ?5, ?6, ?7, ?8)",
+    [SK_INS_GPU] = "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, uuid, totalMemory, "
+		   "memoryBandwidth, l2CacheSize, clockRate, smCount, computeMajor, "
+		   "computeMinor, maxThreadsPerBlock, maxBlocksPerSm, maxWarpsPerSm, "
+		   "maxRegistersPerBlock, maxRegistersPerSm, maxShmemPerBlock, maxShmemPerSm, "
+		   "threadsPerWarp, asyncEngineCount, isMigEnabled) VALUES (?1, ?2, ?3, ?4, ?5, "
+		   "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, "
+		   "?22)",
+    [SK_INS_THREAD] = "INSERT INTO ThreadNames(runId, globalTid, nameId) VALUES (?1, ?2, ?3)",
+    [SK_INS_DROP] = "INSERT OR REPLACE INTO SKIP_DROPS(runId, globalPid, kind, cause, count) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
 struct sk_pending_marker {
-	uint32_t id;	   /* CUPTI marker id (from 1); 0: a free entry */
-	size_t next_free;  /* free entries: index + 1 of the next free one, 0 for none */
+	uint32_t id;	  /* CUPTI marker id (from 1); 0: a free entry */
+	size_t next_free; /* free entries: index + 1 of the next free one, 0 for none */
 	int have_start;
 	int have_end;
 	uint64_t start_ns;
 	uint64_t end_ns;
 	uint32_t start_tid; /* 24-bit thread numbers */
 	uint32_t end_tid;
-	int domain;	   /* 0 default, else index + 1 into sink->domains */
+	int domain; /* 0 default, else index + 1 into sink->domains */
 	char *text;
 	int has_data;
 	uint32_t color, category;
-	int payload_kind;  /* CUPTI_METRIC_VALUE_KIND_*, -1 none */
+	int payload_kind; /* CUPTI_METRIC_VALUE_KIND_*, -1 none */
 	CUpti_MetricValue payload;
 };
 
@@ -100,9 +100,9 @@ static int write_failed(struct sk_sink *sink, int rc, const char *what)
 
 	if (!sink->error_logged) {
 		sink->error_logged = 1;
-		sk_err("%s: writing %s failed: %s; recording stops here, what was committed is kept",
-		       sink->path, what,
-		       err == SKIP_E_FULL ? "disk full" : sqlite3_errmsg(sink->db));
+		sk_err(
+		    "%s: writing %s failed: %s; recording stops here, what was committed is kept",
+		    sink->path, what, err == SKIP_E_FULL ? "disk full" : sqlite3_errmsg(sink->db));
 	}
 	sink->failed = 1;
 	return err;
@@ -522,9 +522,8 @@ static int put_sync(struct sk_sink *sink, const CUpti_ActivitySynchronization2 *
 	else
 		sqlite3_bind_null(st, 4);
 	sqlite3_bind_int64(st, 5, s->contextId);
-	sqlite3_bind_int64(st, 6, s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE
-					  ? -1
-					  : (int64_t)s->streamId);
+	sqlite3_bind_int64(
+	    st, 6, s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? -1 : (int64_t)s->streamId);
 	sqlite3_bind_int64(st, 7, s->correlationId);
 	sqlite3_bind_int64(st, 8, sink->global_pid);
 	sqlite3_bind_int(st, 9, (int)s->type);
@@ -763,8 +762,8 @@ static int put_marker(struct sk_sink *sink, const CUpti_ActivityMarker2 *mk)
 	if (mk->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
 	    mk->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
 		tid = mk->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD
-			      ? sk_sink_tid(sink, mk->objectId.pt.threadId)
-			      : 0;
+			  ? sk_sink_tid(sink, mk->objectId.pt.threadId)
+			  : 0;
 	if (mk->flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) {
 		memset(&one, 0, sizeof(one));
 		one.id = mk->id;

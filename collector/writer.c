@@ -26,7 +26,7 @@
 static void store_drops(struct sk_collector *c, uint64_t *last)
 {
 	struct sk_sink *sink = &c->sink;
-	uint64_t now[3] = { atomic_load(&c->pool.cupti_dropped), 0, 0 };
+	uint64_t now[3] = {atomic_load(&c->pool.cupti_dropped), 0, 0};
 	uint64_t lost = 0;
 
 	pthread_mutex_lock(&c->pool.lock);
@@ -85,7 +85,7 @@ static void *writer_main(void *arg)
 	struct sk_collector *c = arg;
 	uint64_t period = (uint64_t)c->flush_ms * 1000000ull;
 	uint64_t next_flush = skip_clock_ns(CLOCK_MONOTONIC) + period;
-	uint64_t drops[3] = { 0, 0, 0 };
+	uint64_t drops[3] = {0, 0, 0};
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -105,7 +105,8 @@ static void *writer_main(void *arg)
 			ssize_t unused SK_UNUSED;
 
 			if (req == SK_FLUSH_FORCED)
-				SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+				SK_CUPTI_CHECK(
+				    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 			n = drain_quiet(c, QUIET_NS, drops);
 			unused = write(c->done_fd[1], &one, 1);
 			sk_dbg(1, "flush asked by the program (%s): %zu buffers written",

@@ -28,7 +28,7 @@ static void place(struct sk_hash *h, uint64_t key, uint64_t val)
 
 int sk_hash_reserve(struct sk_hash *h, size_t more)
 {
-	struct sk_hash nh = { 0 };
+	struct sk_hash nh = {0};
 	size_t need = h->n + more, cap = MIN_SLOTS;
 	unsigned bits = 4;
 

@@ -1,5 +1,6 @@
 /*
- * jsonschema.c: a small JSON Schema validator for the schemas skip ships (the JSON files in schemas/).
+ * jsonschema.c: a small JSON Schema validator for the schemas skip ships (the JSON files in
+ * schemas/).
  *
  * It implements the keywords those schemas use: type (one name or a list; "integer" is a number
  * with no fraction), enum, const, minimum, maximum, minItems, required, properties,
@@ -24,7 +25,8 @@ struct vctx {
 static int fail(struct vctx *c, const char *path, const char *fmt, const char *what)
 {
 	if (c->err && c->errlen)
-		snprintf(c->err, c->errlen, "%s: %s%s", path[0] ? path : "$", fmt, what ? what : "");
+		snprintf(c->err, c->errlen, "%s: %s%s", path[0] ? path : "$", fmt,
+			 what ? what : "");
 	return SKIP_E_INVAL;
 }
 
@@ -55,9 +57,7 @@ static int check_type(struct vctx *c, const cJSON *s, const cJSON *v, const char
 		return 0;
 	if (cJSON_IsString(t))
 		return type_is(v, t->valuestring) ? 0 : fail(c, path, "expected ", t->valuestring);
-	cJSON_ArrayForEach(e, t)
-		if (cJSON_IsString(e) && type_is(v, e->valuestring))
-			return 0;
+	cJSON_ArrayForEach(e, t) if (cJSON_IsString(e) && type_is(v, e->valuestring)) return 0;
 	return fail(c, path, "wrong type", NULL);
 }
 
@@ -72,10 +72,13 @@ static int check_object(struct vctx *c, const cJSON *s, const cJSON *v, const ch
 	char sub[512];
 	int err;
 
-	cJSON_ArrayForEach(e, req)
-		if (cJSON_IsString(e) && !cJSON_HasObjectItem(v, e->valuestring))
-			return fail(c, path, "missing required member ", e->valuestring);
-	cJSON_ArrayForEach(e, v) {
+	cJSON_ArrayForEach(
+	    e, req) if (cJSON_IsString(e) &&
+			!cJSON_HasObjectItem(
+			    v, e->valuestring)) return fail(c, path, "missing required member ",
+							    e->valuestring);
+	cJSON_ArrayForEach(e, v)
+	{
 		const cJSON *ps = props ? cJSON_GetObjectItemCaseSensitive(props, e->string) : NULL;
 
 		snprintf(sub, sizeof(sub), "%s.%s", path, e->string);
@@ -99,7 +102,8 @@ static int check_array(struct vctx *c, const cJSON *s, const cJSON *v, const cha
 
 	if (cJSON_IsNumber(min) && cJSON_GetArraySize(v) < min->valueint)
 		return fail(c, path, "too few items", NULL);
-	cJSON_ArrayForEach(e, v) {
+	cJSON_ArrayForEach(e, v)
+	{
 		snprintf(sub, sizeof(sub), "%s[%d]", path, i++);
 		if (items && (err = validate(c, items, e, sub)))
 			return err;
@@ -118,8 +122,7 @@ static int check_values(struct vctx *c, const cJSON *s, const cJSON *v, const ch
 	if (en) {
 		int ok = 0;
 
-		cJSON_ArrayForEach(e, en)
-			ok |= cJSON_Compare(e, v, 1);
+		cJSON_ArrayForEach(e, en) ok |= cJSON_Compare(e, v, 1);
 		if (!ok)
 			return fail(c, path, "not one of the allowed values", NULL);
 	}
@@ -138,8 +141,8 @@ static const cJSON *resolve(struct vctx *c, const cJSON *s)
 
 	if (!cJSON_IsString(ref) || strncmp(ref->valuestring, "#/$defs/", 8))
 		return s;
-	return cJSON_GetObjectItemCaseSensitive(
-		cJSON_GetObjectItemCaseSensitive(c->root, "$defs"), ref->valuestring + 8);
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c->root, "$defs"),
+						ref->valuestring + 8);
 }
 
 /* anyOf: valid when one of the subschemas accepts @v (the last failure is reported). */
@@ -148,9 +151,7 @@ static int check_any_of(struct vctx *c, const cJSON *any, const cJSON *v, const 
 	const cJSON *e;
 	int err = 0;
 
-	cJSON_ArrayForEach(e, any)
-		if (!(err = validate(c, e, v, path)))
-			return 0;
+	cJSON_ArrayForEach(e, any) if (!(err = validate(c, e, v, path))) return 0;
 	return err ? err : fail(c, path, "anyOf has no subschema", NULL);
 }
 
@@ -179,7 +180,7 @@ static int validate(struct vctx *c, const cJSON *s, const cJSON *v, const char *
 
 int skip_json_validate(const cJSON *schema, const cJSON *doc, char *err, size_t errlen)
 {
-	struct vctx c = { schema, err, errlen, 0 };
+	struct vctx c = {schema, err, errlen, 0};
 
 	if (err && errlen)
 		err[0] = '\0';

@@ -14,15 +14,15 @@
 
 static struct {
 	char prefix[64];
-	FILE *out;	       /* NULL: stderr */
-	int quiet;	       /* drop info lines */
-	int all_level;	       /* debug level for domains not listed */
+	FILE *out;     /* NULL: stderr */
+	int quiet;     /* drop info lines */
+	int all_level; /* debug level for domains not listed */
 	int ndomains;
 	struct {
 		char name[24];
 		int level;
 	} domains[MAX_DOMAINS];
-} cfg = { .prefix = "skip" };
+} cfg = {.prefix = "skip"};
 
 static void parse_debug(const char *spec)
 {
@@ -70,7 +70,7 @@ int sk_log_enabled(const char *domain, int level)
 
 void sk_log(const char *domain, int level, const char *fmt, ...)
 {
-	static const char *const names[] = { "error", "warning", NULL, "debug" };
+	static const char *const names[] = {"error", "warning", NULL, "debug"};
 	FILE *out = cfg.out ? cfg.out : stderr;
 	char line[2048];
 	int n;

@@ -17,23 +17,23 @@ static const struct {
 	const char *strcols[4];
 	int keyed; /* has a primary key: INSERT OR REPLACE */
 } tables[] = {
-	{ "ThreadNames", { "nameId" }, 0 },
-	{ "TARGET_INFO_GPU", { NULL }, 0 },
-	{ "CUPTI_ACTIVITY_KIND_KERNEL", { "demangledName", "shortName", "mangledName" }, 0 },
-	{ "CUPTI_ACTIVITY_KIND_RUNTIME", { "nameId" }, 0 },
-	{ "CUPTI_ACTIVITY_KIND_DRIVER", { "nameId" }, 0 },
-	{ "CUPTI_ACTIVITY_KIND_MEMCPY", { NULL }, 0 },
-	{ "CUPTI_ACTIVITY_KIND_MEMSET", { NULL }, 0 },
-	{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", { NULL }, 0 },
-	{ "CUDA_GRAPH_TRACE", { NULL }, 0 },
-	{ "NVTX_EVENTS", { "textId" }, 0 },
-	{ "PROFILER_OVERHEAD", { "nameId" }, 0 },
-	{ "SKIP_METADATA", { NULL }, 1 },
-	{ "SKIP_DROPS", { NULL }, 1 },
-	{ "SKIP_CLOCK_ANCHORS", { NULL }, 0 },
-	{ "SKIP_PROCESSES", { NULL }, 1 },
-	{ "SKIP_PARAMETERS", { NULL }, 1 },
-	{ "SKIP_RUNS", { NULL }, 1 },
+    {"ThreadNames", {"nameId"}, 0},
+    {"TARGET_INFO_GPU", {NULL}, 0},
+    {"CUPTI_ACTIVITY_KIND_KERNEL", {"demangledName", "shortName", "mangledName"}, 0},
+    {"CUPTI_ACTIVITY_KIND_RUNTIME", {"nameId"}, 0},
+    {"CUPTI_ACTIVITY_KIND_DRIVER", {"nameId"}, 0},
+    {"CUPTI_ACTIVITY_KIND_MEMCPY", {NULL}, 0},
+    {"CUPTI_ACTIVITY_KIND_MEMSET", {NULL}, 0},
+    {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {NULL}, 0},
+    {"CUDA_GRAPH_TRACE", {NULL}, 0},
+    {"NVTX_EVENTS", {"textId"}, 0},
+    {"PROFILER_OVERHEAD", {"nameId"}, 0},
+    {"SKIP_METADATA", {NULL}, 1},
+    {"SKIP_DROPS", {NULL}, 1},
+    {"SKIP_CLOCK_ANCHORS", {NULL}, 0},
+    {"SKIP_PROCESSES", {NULL}, 1},
+    {"SKIP_PARAMETERS", {NULL}, 1},
+    {"SKIP_RUNS", {NULL}, 1},
 };
 
 static int is_strcol(int t, const char *col)
@@ -47,7 +47,7 @@ static int is_strcol(int t, const char *col)
 /* Build "INSERT INTO main.T (cols) SELECT exprs FROM src.T" over the columns both share. */
 static int build_copy(sqlite3 *dst, int t, struct sk_strbuf *sql)
 {
-	struct sk_strbuf cols = { 0 }, exprs = { 0 };
+	struct sk_strbuf cols = {0}, exprs = {0};
 	sqlite3_stmt *st = NULL;
 	char q[256];
 	int n = 0, err = 0;
@@ -63,16 +63,17 @@ static int build_copy(sqlite3 *dst, int t, struct sk_strbuf *sql)
 
 		err |= sk_strbuf_printf(&cols, "%s\"%s\"", n ? ", " : "", c);
 		if (is_strcol(t, c))
-			err |= sk_strbuf_printf(&exprs,
-						"%s(SELECT new FROM temp.sk_strmap WHERE old = \"%s\")",
-						n ? ", " : "", c);
+			err |= sk_strbuf_printf(
+			    &exprs, "%s(SELECT new FROM temp.sk_strmap WHERE old = \"%s\")",
+			    n ? ", " : "", c);
 		else
 			err |= sk_strbuf_printf(&exprs, "%s\"%s\"", n ? ", " : "", c);
 		n++;
 	}
 	sqlite3_finalize(st);
 	if (!err && n)
-		err = sk_strbuf_printf(sql, "INSERT %sINTO main.\"%s\" (%s) SELECT %s FROM src.\"%s\";",
+		err = sk_strbuf_printf(sql,
+				       "INSERT %sINTO main.\"%s\" (%s) SELECT %s FROM src.\"%s\";",
 				       tables[t].keyed ? "OR REPLACE " : "", tables[t].table,
 				       cols.buf, exprs.buf, tables[t].table);
 	free(cols.buf);
@@ -82,17 +83,17 @@ static int build_copy(sqlite3 *dst, int t, struct sk_strbuf *sql)
 
 static int copy_all(sqlite3 *dst)
 {
-	struct sk_strbuf sql = { 0 };
+	struct sk_strbuf sql = {0};
 	int err = 0;
 
 	err = sk_strbuf_printf(
-		&sql,
-		"CREATE TEMP TABLE IF NOT EXISTS sk_strmap (old INTEGER PRIMARY KEY, new INTEGER);"
-		"DELETE FROM temp.sk_strmap;"
-		"CREATE UNIQUE INDEX IF NOT EXISTS main.StringIds_value ON StringIds(value);"
-		"INSERT OR IGNORE INTO main.StringIds(value) SELECT value FROM src.StringIds;"
-		"INSERT INTO temp.sk_strmap SELECT s.id, m.id FROM src.StringIds s "
-		"  JOIN main.StringIds m ON m.value = s.value;");
+	    &sql,
+	    "CREATE TEMP TABLE IF NOT EXISTS sk_strmap (old INTEGER PRIMARY KEY, new INTEGER);"
+	    "DELETE FROM temp.sk_strmap;"
+	    "CREATE UNIQUE INDEX IF NOT EXISTS main.StringIds_value ON StringIds(value);"
+	    "INSERT OR IGNORE INTO main.StringIds(value) SELECT value FROM src.StringIds;"
+	    "INSERT INTO temp.sk_strmap SELECT s.id, m.id FROM src.StringIds s "
+	    "  JOIN main.StringIds m ON m.value = s.value;");
 	for (size_t t = 0; !err && t < sizeof(tables) / sizeof(tables[0]); t++)
 		err = build_copy(dst, (int)t, &sql);
 	if (!err)

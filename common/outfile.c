@@ -234,7 +234,7 @@ int skip_outfile_open(struct skip_outfile *of, const char *path, enum skip_out_k
  * create a file on a disk that may still be full. */
 static int move_wal(const char *tmp, const char *target)
 {
-	static const char *const ext[] = { "-wal", "-shm" };
+	static const char *const ext[] = {"-wal", "-shm"};
 	int err = 0;
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]) && !err; i++) {

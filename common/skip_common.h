@@ -32,9 +32,9 @@
 #define SKIP_SCHEMA_VERSION 1
 
 #if defined(__GNUC__)
-#define SKIP_API	     __attribute__((visibility("default")))
-#define SK_PRINTF(a, b)	     __attribute__((format(printf, a, b)))
-#define SK_UNUSED	     __attribute__((unused))
+#define SKIP_API	__attribute__((visibility("default")))
+#define SK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define SK_UNUSED	__attribute__((unused))
 #else
 #define SKIP_API
 #define SK_PRINTF(a, b)
@@ -140,13 +140,13 @@ SKIP_API int sk_strbuf_append(struct sk_strbuf *sb, const char *s, size_t n);
 /* ---- what to record (skip record --trace, SKIP_TRACE) -------------------------------- */
 
 enum skip_trace_bits {
-	SKIP_TRACE_CUDA = 1 << 0,	  /* kernels, memcpy, memset and their launch API calls */
-	SKIP_TRACE_NVTX = 1 << 1,	  /* NVTX ranges and marks */
-	SKIP_TRACE_SYNC = 1 << 2,	  /* synchronization records and the sync API calls */
-	SKIP_TRACE_OVERHEAD = 1 << 3,	  /* CUPTI's own overhead records */
-	SKIP_TRACE_ALL_APIS = 1 << 8,	  /* every runtime and driver API call, not only launches */
-	SKIP_TRACE_GRAPH_LEVEL = 1 << 9,  /* one record per CUDA graph launch, not per node */
-	SKIP_TRACE_LATENCY = 1 << 10,	  /* per-kernel queued/submitted timestamps */
+	SKIP_TRACE_CUDA = 1 << 0,	 /* kernels, memcpy, memset and their launch API calls */
+	SKIP_TRACE_NVTX = 1 << 1,	 /* NVTX ranges and marks */
+	SKIP_TRACE_SYNC = 1 << 2,	 /* synchronization records and the sync API calls */
+	SKIP_TRACE_OVERHEAD = 1 << 3,	 /* CUPTI's own overhead records */
+	SKIP_TRACE_ALL_APIS = 1 << 8,	 /* every runtime and driver API call, not only launches */
+	SKIP_TRACE_GRAPH_LEVEL = 1 << 9, /* one record per CUDA graph launch, not per node */
+	SKIP_TRACE_LATENCY = 1 << 10,	 /* per-kernel queued/submitted timestamps */
 };
 #define SKIP_TRACE_KINDS   (SKIP_TRACE_CUDA | SKIP_TRACE_NVTX | SKIP_TRACE_SYNC | SKIP_TRACE_OVERHEAD)
 #define SKIP_TRACE_DEFAULT SKIP_TRACE_KINDS
@@ -170,21 +170,21 @@ SKIP_API void skip_trace_opts_format(unsigned bits, char *buf, size_t len);
  * directory (".NAME.XXXXXX") and renamed into place by skip_outfile_commit().
  */
 enum skip_out_kind {
-	SKIP_OUT_TRACE, /* a trace: an SQLite file with skip's SKIP_RUNS table */
-	SKIP_OUT_HTML,	/* skip report --html: starts with skip's HTML header */
-	SKIP_OUT_PLAN,	/* a plan (schemas/plan.schema.json): JSON with "skip_plan" */
+	SKIP_OUT_TRACE,	   /* a trace: an SQLite file with skip's SKIP_RUNS table */
+	SKIP_OUT_HTML,	   /* skip report --html: starts with skip's HTML header */
+	SKIP_OUT_PLAN,	   /* a plan (schemas/plan.schema.json): JSON with "skip_plan" */
 	SKIP_OUT_BASELINE, /* skip gate --save-baseline: JSON with "skip_baseline" */
 	SKIP_OUT_JUNIT,	   /* skip gate --junit: XML with <testsuites name="skip gate" */
 	SKIP_OUT_MARKDOWN, /* skip gate --markdown: starts with "### skip gate:" */
 };
 
 struct skip_outfile {
-	char *path;   /* the name asked for (owned) */
-	char *target; /* the file that is replaced: path, or what its symlink names (owned) */
-	char *tmp;    /* the temporary file written until commit; NULL when writing directly
-			 (standard output, or a character device or FIFO such as /dev/stdout) */
-	FILE *f;      /* the stream to write (text kinds; NULL for SKIP_OUT_TRACE, whose
-			 caller opens @tmp with skip_store_create(tmp, SKIP_STORE_OVERWRITE)) */
+	char *path;    /* the name asked for (owned) */
+	char *target;  /* the file that is replaced: path, or what its symlink names (owned) */
+	char *tmp;     /* the temporary file written until commit; NULL when writing directly
+			  (standard output, or a character device or FIFO such as /dev/stdout) */
+	FILE *f;       /* the stream to write (text kinds; NULL for SKIP_OUT_TRACE, whose
+			  caller opens @tmp with skip_store_create(tmp, SKIP_STORE_OVERWRITE)) */
 	int to_stdout; /* @path was "-" */
 	enum skip_out_kind kind; /* what is written */
 };
@@ -218,9 +218,10 @@ SKIP_API void skip_outfile_abort(struct skip_outfile *of);
 SKIP_API extern const char skip_trace_sql[];
 
 enum skip_store_flags {
-	SKIP_STORE_OVERWRITE = 1 << 0, /* create: replace an existing regular file (and its -wal/-shm) */
-	SKIP_STORE_FAST = 1 << 1,      /* create: synchronous=OFF, for the collector's part files */
-	SKIP_STORE_READONLY = 1 << 2,  /* open: read only */
+	SKIP_STORE_OVERWRITE =
+	    1 << 0,		  /* create: replace an existing regular file (and its -wal/-shm) */
+	SKIP_STORE_FAST = 1 << 1, /* create: synchronous=OFF, for the collector's part files */
+	SKIP_STORE_READONLY = 1 << 2, /* open: read only */
 };
 
 /*
@@ -255,8 +256,8 @@ SKIP_API int skip_store_merge(sqlite3 *dst, const char *src_path);
 SKIP_API int skip_store_finalize(sqlite3 *db);
 
 /* Insert or replace one SKIP_METADATA row. @global_pid 0 means the whole run. */
-SKIP_API int skip_store_meta_set(sqlite3 *db, int64_t run_id, int64_t global_pid,
-				 const char *key, const char *value);
+SKIP_API int skip_store_meta_set(sqlite3 *db, int64_t run_id, int64_t global_pid, const char *key,
+				 const char *value);
 
 /* Counts shown by `skip record` at the end and by `skip info`. */
 struct skip_store_summary {
@@ -340,12 +341,12 @@ SKIP_API int skip_json_parse(const char *text, const char *name, struct cJSON **
  */
 struct sk_hash {
 	struct sk_hash_slot {
-		uint64_t key;	/* 0: empty */
+		uint64_t key; /* 0: empty */
 		uint64_t val;
-	} *slots;		/* [cap]; NULL before the first insert */
-	size_t cap;		/* slots: 0, or a power of two >= 16 */
-	size_t n;		/* entries */
-	unsigned shift;		/* 64 - log2(cap) */
+	} * slots;	/* [cap]; NULL before the first insert */
+	size_t cap;	/* slots: 0, or a power of two >= 16 */
+	size_t n;	/* entries */
+	unsigned shift; /* 64 - log2(cap) */
 };
 #define SK_HASH_END ((size_t)-1) /* sk_hash_find(): no (further) entry with that key */
 

@@ -43,7 +43,8 @@ static const char *one_line(const char *msg, char *buf, size_t n)
 static int db_fail(sqlite3 *db, int rc, const char *what)
 {
 	char line[256];
-	const char *msg = one_line(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), line, sizeof(line));
+	const char *msg =
+	    one_line(db ? sqlite3_errmsg(db) : sqlite3_errstr(rc), line, sizeof(line));
 	char pre[512];
 
 	snprintf(pre, sizeof(pre), "%s%s", what, *what ? ": " : "");
@@ -55,7 +56,8 @@ static int db_fail(sqlite3 *db, int rc, const char *what)
 	case SQLITE_NOTADB:
 		return sk_fail(SKIP_E_NOTSQLITE, "%snot an SQLite database", what);
 	case SQLITE_CORRUPT:
-		return sk_fail(SKIP_E_CORRUPT, "%sdatabase is truncated or corrupt (%s)", what, msg);
+		return sk_fail(SKIP_E_CORRUPT, "%sdatabase is truncated or corrupt (%s)", what,
+			       msg);
 	case SQLITE_NOMEM:
 		return sk_fail(SKIP_E_NOMEM, "%sout of memory", what);
 	case SQLITE_IOERR:
@@ -126,8 +128,8 @@ int skip_store_create(const char *path, unsigned flags, sqlite3 **out)
 	remove_sidecars(path);
 	/* NOMUTEX: a handle is used by one thread at a time (skip_common.h), so SQLite's
 	 * per-call locking is pure cost on the collector's and the analyzer's hot loops. */
-	rc = sqlite3_open_v2(path, &db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(
+	    path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		err = db_fail(db, rc, path);
 		goto fail;
@@ -243,8 +245,8 @@ static int not_skip(sqlite3 *db, const char *path)
 			       "again",
 			       path,
 			       !has_table(db, "SKIP_RUNS")
-				       ? "its SKIP_RUNS table is missing"
-				       : "its schema version, PRAGMA user_version, is 0");
+				   ? "its SKIP_RUNS table is missing"
+				   : "its schema version, PRAGMA user_version, is 0");
 	if (has_table(db, "StringIds") && has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
 		return sk_fail(SKIP_E_FOREIGN,
 			       "%s: looks like an Nsight Systems export, which this version of "
@@ -266,10 +268,11 @@ int skip_store_open(const char *path, unsigned flags, sqlite3 **out)
 	if (err)
 		return err;
 	if (truncated)
-		return sk_fail(SKIP_E_CORRUPT,
-			       "%s: the file is truncated (shorter than its header says); it cannot "
-			       "be read",
-			       path);
+		return sk_fail(
+		    SKIP_E_CORRUPT,
+		    "%s: the file is truncated (shorter than its header says); it cannot "
+		    "be read",
+		    path);
 	rc = sqlite3_open_v2(path, &db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		err = db_fail(db, rc, path);
@@ -304,15 +307,16 @@ fail:
 int skip_store_finalize(sqlite3 *db)
 {
 	static const char sql[] =
-		"CREATE INDEX IF NOT EXISTS KERNEL_run_corr ON "
-		"  CUPTI_ACTIVITY_KIND_KERNEL(runId, globalPid, correlationId);"
-		"CREATE INDEX IF NOT EXISTS KERNEL_run_start ON CUPTI_ACTIVITY_KIND_KERNEL(runId, start);"
-		"CREATE INDEX IF NOT EXISTS RUNTIME_run_corr ON "
-		"  CUPTI_ACTIVITY_KIND_RUNTIME(runId, globalTid, correlationId);"
-		"CREATE INDEX IF NOT EXISTS DRIVER_run_corr ON "
-		"  CUPTI_ACTIVITY_KIND_DRIVER(runId, globalTid, correlationId);"
-		"CREATE INDEX IF NOT EXISTS NVTX_run_tid_start ON NVTX_EVENTS(runId, globalTid, start);"
-		"ANALYZE;";
+	    "CREATE INDEX IF NOT EXISTS KERNEL_run_corr ON "
+	    "  CUPTI_ACTIVITY_KIND_KERNEL(runId, globalPid, correlationId);"
+	    "CREATE INDEX IF NOT EXISTS KERNEL_run_start ON CUPTI_ACTIVITY_KIND_KERNEL(runId, "
+	    "start);"
+	    "CREATE INDEX IF NOT EXISTS RUNTIME_run_corr ON "
+	    "  CUPTI_ACTIVITY_KIND_RUNTIME(runId, globalTid, correlationId);"
+	    "CREATE INDEX IF NOT EXISTS DRIVER_run_corr ON "
+	    "  CUPTI_ACTIVITY_KIND_DRIVER(runId, globalTid, correlationId);"
+	    "CREATE INDEX IF NOT EXISTS NVTX_run_tid_start ON NVTX_EVENTS(runId, globalTid, start);"
+	    "ANALYZE;";
 	int err = skip_store_exec(db, sql);
 
 	if (err)
@@ -327,10 +331,11 @@ int skip_store_meta_set(sqlite3 *db, int64_t run_id, int64_t global_pid, const c
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	rc = sqlite3_prepare_v2(db,
-				"INSERT OR REPLACE INTO SKIP_METADATA(runId, globalPid, key, value) "
-				"VALUES (?, ?, ?, ?)",
-				-1, &st, NULL);
+	rc =
+	    sqlite3_prepare_v2(db,
+			       "INSERT OR REPLACE INTO SKIP_METADATA(runId, globalPid, key, value) "
+			       "VALUES (?, ?, ?, ?)",
+			       -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_fail(db, rc, "metadata");
 	sqlite3_bind_int64(st, 1, run_id);
@@ -348,29 +353,29 @@ int skip_store_summarize(sqlite3 *db, struct skip_store_summary *s)
 
 	memset(s, 0, sizeof(*s));
 	s->runs = sk_db_int(db, 0, "SELECT count(*) FROM SKIP_RUNS");
-	s->failed_runs = sk_db_int(db, 0,
-				   "SELECT count(*) FROM SKIP_RUNS WHERE status != 'ok'");
+	s->failed_runs = sk_db_int(db, 0, "SELECT count(*) FROM SKIP_RUNS WHERE status != 'ok'");
 	s->processes = sk_db_int(db, 0,
 				 "SELECT count(*) FROM (SELECT DISTINCT runId, globalPid FROM "
 				 "SKIP_PROCESSES)");
 	s->kernels = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
 	s->runtime_calls = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
 	s->driver_calls = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER");
-	s->nvtx_ranges = sk_db_int(db, 0,
-				   "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)");
+	s->nvtx_ranges =
+	    sk_db_int(db, 0, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)");
 	s->nvtx_marks = sk_db_int(db, 0, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 34");
 	s->memcpys = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
-	s->memcpy_bytes = sk_db_int(db, 0,
-				    "SELECT coalesce(sum(bytes), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+	s->memcpy_bytes =
+	    sk_db_int(db, 0, "SELECT coalesce(sum(bytes), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
 	s->memsets = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET");
 	s->syncs = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	s->graph_launches = sk_db_int(db, 0, "SELECT count(*) FROM CUDA_GRAPH_TRACE");
 	s->dropped = sk_db_int(db, 0, "SELECT coalesce(sum(count), 0) FROM SKIP_DROPS");
-	s->span_ns = sk_db_int(db, 0,
-			       "SELECT max(e) - min(s) FROM ("
-			       " SELECT min(start) s, max(end) e FROM CUPTI_ACTIVITY_KIND_KERNEL"
-			       " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME"
-			       " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_DRIVER)");
+	s->span_ns =
+	    sk_db_int(db, 0,
+		      "SELECT max(e) - min(s) FROM ("
+		      " SELECT min(start) s, max(end) e FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		      " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+		      " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_DRIVER)");
 	if (s->span_ns < 0)
 		s->span_ns = 0;
 	if (sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU ORDER BY runId, id LIMIT 1",

@@ -12,13 +12,10 @@ static const struct {
 	unsigned bits;
 	int is_kind; /* kinds replace the default set; options add to it */
 } words[] = {
-	{ "cuda", SKIP_TRACE_CUDA, 1 },
-	{ "nvtx", SKIP_TRACE_NVTX, 1 },
-	{ "sync", SKIP_TRACE_SYNC, 1 },
-	{ "overhead", SKIP_TRACE_OVERHEAD, 1 },
-	{ "all-apis", SKIP_TRACE_ALL_APIS, 0 },
-	{ "graph-level", SKIP_TRACE_GRAPH_LEVEL, 0 },
-	{ "latency", SKIP_TRACE_LATENCY, 0 },
+    {"cuda", SKIP_TRACE_CUDA, 1},	  {"nvtx", SKIP_TRACE_NVTX, 1},
+    {"sync", SKIP_TRACE_SYNC, 1},	  {"overhead", SKIP_TRACE_OVERHEAD, 1},
+    {"all-apis", SKIP_TRACE_ALL_APIS, 0}, {"graph-level", SKIP_TRACE_GRAPH_LEVEL, 0},
+    {"latency", SKIP_TRACE_LATENCY, 0},
 };
 #define NWORDS (sizeof(words) / sizeof(words[0]))
 
@@ -46,10 +43,11 @@ int skip_trace_opts_parse(const char *spec, unsigned *bits)
 				if (strlen(words[i].name) == n && strncmp(p, words[i].name, n) == 0)
 					break;
 			if (i == NWORDS)
-				return sk_fail(SKIP_E_INVAL,
-					       "unknown --trace word '%.*s' (known: cuda, nvtx, sync, "
-					       "overhead, all-apis, graph-level, latency, default, none)",
-					       (int)n, p);
+				return sk_fail(
+				    SKIP_E_INVAL,
+				    "unknown --trace word '%.*s' (known: cuda, nvtx, sync, "
+				    "overhead, all-apis, graph-level, latency, default, none)",
+				    (int)n, p);
 			if (words[i].is_kind) {
 				kinds |= words[i].bits;
 				named_kinds = 1;

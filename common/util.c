@@ -122,7 +122,7 @@ int sk_strbuf_printf(struct sk_strbuf *sb, const char *fmt, ...)
 
 const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits)
 {
-	static const char *const units[] = { "ns", "us", "ms", "s" };
+	static const char *const units[] = {"ns", "us", "ms", "s"};
 	double v = fabs(ns);
 	int u = 0, whole, decimals;
 

@@ -17,17 +17,17 @@
 #define MB 48
 
 static const char css[] =
-	"body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1280px;color:#1d2330}"
-	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}"
-	".verdict{font-size:17px;font-weight:600;padding:10px 14px;border-radius:6px}"
-	".cpu{background:#fff3d6;border-left:6px solid #e09b00}"
-	".gpu{background:#e3f6e8;border-left:6px solid #2b9348}"
-	".meta{color:#596275}.charts{display:flex;flex-wrap:wrap;gap:16px}"
-	"table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 10px;text-align:right;"
-	"border-bottom:1px solid #e3e6ec}th{background:#f3f5f8}td.l,th.l{text-align:left}"
-	"svg{background:#fff;border:1px solid #dde1e8;border-radius:4px}"
-	"svg text{font:11px system-ui,sans-serif;fill:#38404f}.t{font-weight:600;font-size:13px}"
-	".note{color:#596275;font-size:13px}";
+    "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1280px;color:#1d2330}"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}"
+    ".verdict{font-size:17px;font-weight:600;padding:10px 14px;border-radius:6px}"
+    ".cpu{background:#fff3d6;border-left:6px solid #e09b00}"
+    ".gpu{background:#e3f6e8;border-left:6px solid #2b9348}"
+    ".meta{color:#596275}.charts{display:flex;flex-wrap:wrap;gap:16px}"
+    "table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 10px;text-align:right;"
+    "border-bottom:1px solid #e3e6ec}th{background:#f3f5f8}td.l,th.l{text-align:left}"
+    "svg{background:#fff;border:1px solid #dde1e8;border-radius:4px}"
+    "svg text{font:11px system-ui,sans-serif;fill:#38404f}.t{font-weight:600;font-size:13px}"
+    ".note{color:#596275;font-size:13px}";
 
 static void esc(FILE *f, const char *s)
 {
@@ -62,10 +62,10 @@ struct chart {
 	const char *title, *xlabel;
 	const double *x, *y;
 	int n;
-	int logx, logy;	     /* log2 x axis; log10 y axis */
-	int percent;	     /* y is a ratio shown as % (linear, 0..100) */
-	double hline;	     /* a horizontal reference (threshold), < 0: none */
-	double marks[2];     /* vertical marks at these x (<= 0: none) */
+	int logx, logy;	 /* log2 x axis; log10 y axis */
+	int percent;	 /* y is a ratio shown as % (linear, 0..100) */
+	double hline;	 /* a horizontal reference (threshold), < 0: none */
+	double marks[2]; /* vertical marks at these x (<= 0: none) */
 	const char *mlabel[2];
 	const char *color;
 };
@@ -94,10 +94,10 @@ static void y_axis(FILE *f, const struct chart *c, double lo, double hi)
 
 			if (d < lo - 1e-9 || d > hi + 1e-9)
 				continue;
-			fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#eef0f4'/>", ML,
-				CW - MR, y, y);
-			fprintf(f, "<text x='%d' y='%.1f' text-anchor='end'>%s</text>", ML - 6, y + 4,
-				dur(b, sizeof(b), pow(10, d)));
+			fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#eef0f4'/>",
+				ML, CW - MR, y, y);
+			fprintf(f, "<text x='%d' y='%.1f' text-anchor='end'>%s</text>", ML - 6,
+				y + 4, dur(b, sizeof(b), pow(10, d)));
 		}
 		return;
 	}
@@ -159,14 +159,15 @@ static void chart(FILE *f, const struct chart *c)
 	fprintf(f, "<text x='%d' y='%d' text-anchor='middle'>", (ML + CW - MR) / 2, CH - 10);
 	esc(f, c->xlabel);
 	fputs(c->logx ? " (log2 axis)</text>" : "</text>", f);
-	fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#8a93a5'/>", ML, CW - MR,
-		CH - MB, CH - MB);
+	fprintf(f, "<line x1='%d' x2='%d' y1='%d' y2='%d' stroke='#8a93a5'/>", ML, CW - MR, CH - MB,
+		CH - MB);
 	if (c->hline >= 0) {
 		double y = sy(c, yl, yh, c->hline);
 
-		fprintf(f, "<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#c0392b' "
-			   "stroke-dasharray='5 4'/><text x='%d' y='%.1f' fill='#c0392b'>threshold "
-			   "%.0f%%</text>",
+		fprintf(f,
+			"<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#c0392b' "
+			"stroke-dasharray='5 4'/><text x='%d' y='%.1f' fill='#c0392b'>threshold "
+			"%.0f%%</text>",
 			ML, CW - MR, y, y, CW - MR - 90, y - 5, c->hline * 100);
 	}
 	for (int m = 0; m < 2; m++) {
@@ -175,8 +176,9 @@ static void chart(FILE *f, const struct chart *c)
 		if (c->marks[m] <= 0)
 			continue;
 		x = sx(c, xl, xh, c->marks[m]);
-		fprintf(f, "<line x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='%s' "
-			   "stroke-dasharray='3 3'/><text x='%.1f' y='%d' fill='%s'>",
+		fprintf(f,
+			"<line x1='%.1f' x2='%.1f' y1='%d' y2='%d' stroke='%s' "
+			"stroke-dasharray='3 3'/><text x='%.1f' y='%d' fill='%s'>",
 			x, x, MT, CH - MB, m ? "#6c4ab6" : "#c0392b", x + 4, MT + 12 + 14 * m,
 			m ? "#6c4ab6" : "#c0392b");
 		esc(f, c->mlabel[m]);
@@ -187,8 +189,8 @@ static void chart(FILE *f, const struct chart *c)
 		fprintf(f, "%.1f,%.1f ", sx(c, xl, xh, c->x[i]), sy(c, yl, yh, c->y[i]));
 	fputs("'/>", f);
 	for (int i = 0; i < c->n; i++)
-		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'/>", sx(c, xl, xh, c->x[i]),
-			sy(c, yl, yh, c->y[i]), c->color);
+		fprintf(f, "<circle cx='%.1f' cy='%.1f' r='3.5' fill='%s'/>",
+			sx(c, xl, xh, c->x[i]), sy(c, yl, yh, c->y[i]), c->color);
 	fputs("</svg>\n", f);
 }
 
@@ -254,10 +256,14 @@ static void sweep_section(FILE *f, const struct skip_report *r)
 	double x[256], il[256], tk[256], hs[256];
 	int n = (int)(s->npts < 256 ? s->npts : 256);
 	char a[32], b[32], c[32], d[32];
-	struct chart ch = { .xlabel = s->param, .x = x, .n = n, .logx = 1, .hline = -1,
-			    .marks = { s->flip.found ? s->flip.value : 0,
-				       s->knee.found ? s->knee.value : 0 },
-			    .mlabel = { "verdict flip", "TKLQT knee" } };
+	struct chart ch = {
+	    .xlabel = s->param,
+	    .x = x,
+	    .n = n,
+	    .logx = 1,
+	    .hline = -1,
+	    .marks = {s->flip.found ? s->flip.value : 0, s->knee.found ? s->knee.value : 0},
+	    .mlabel = {"verdict flip", "TKLQT knee"}};
 
 	for (int i = 0; i < n; i++) {
 		x[i] = s->pts[i].value;
@@ -282,8 +288,9 @@ static void sweep_section(FILE *f, const struct skip_report *r)
 			numfmt(a, sizeof(a), p->value), p->runs, dur(b, sizeof(b), p->il_ns),
 			dur(c, sizeof(c), p->tklqt_ns));
 		fprintf(f, "<td>%s</td>", dur(d, sizeof(d), p->tklqt_per_kernel_ns));
-		fprintf(f, "<td>%s</td><td>%s</td><td>%s</td><td>%.1f%%</td><td class='l'>%s</td>"
-			   "</tr>\n",
+		fprintf(f,
+			"<td>%s</td><td>%s</td><td>%s</td><td>%.1f%%</td><td class='l'>%s</td>"
+			"</tr>\n",
 			dur(a, sizeof(a), p->akd_ns), dur(b, sizeof(b), p->busy_ns),
 			dur(c, sizeof(c), p->idle_ns), p->host_share * 100,
 			skip_verdict_name(p->verdict));
@@ -319,7 +326,7 @@ static void regions_section(FILE *f, const struct skip_report *r)
 {
 	double x[512], il[512], hs[512];
 	int n = 0;
-	struct chart ch = { .xlabel = "region (in order)", .x = x, .hline = -1 };
+	struct chart ch = {.xlabel = "region (in order)", .x = x, .hline = -1};
 
 	for (size_t i = 0; i < r->nregions && n < 512; i++) {
 		if (r->regions[i].m.verdict == SKIP_VERDICT_EMPTY)
@@ -356,7 +363,7 @@ static void metrics_section(FILE *f, const struct skip_report *r)
 	for (int id = 0; id < SKIP_M_COUNT; id++) {
 		const struct skip_stat *s = &r->stats[id];
 		const char *unit = skip_metric_unit((enum skip_metric_id)id);
-		double v[5] = { s->median, s->mean, s->min, s->max, s->stdev };
+		double v[5] = {s->median, s->mean, s->min, s->max, s->stdev};
 
 		for (int k = 0; k < 5; k++) {
 			if (!strcmp(unit, "ns"))
@@ -366,9 +373,11 @@ static void metrics_section(FILE *f, const struct skip_report *r)
 			else
 				numfmt(a[k], sizeof(a[k]), v[k]);
 		}
-		fprintf(f, "<tr><td class='l'>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			   "<td>%s</td><td>%d</td></tr>\n",
-			skip_metric_name((enum skip_metric_id)id), a[0], a[1], a[2], a[3], a[4], s->n);
+		fprintf(f,
+			"<tr><td class='l'>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<td>%s</td><td>%d</td></tr>\n",
+			skip_metric_name((enum skip_metric_id)id), a[0], a[1], a[2], a[3], a[4],
+			s->n);
 	}
 	fputs("</table>\n", f);
 }
@@ -379,18 +388,19 @@ static void names_section(FILE *f, const char *title, const struct skip_name_sta
 
 	if (!n)
 		return;
-	fprintf(f, "<h2>%s</h2><table><tr><th class='l'>name</th><th>kernels</th><th>GPU time</th>"
-		   "<th>mean</th><th>launch time</th></tr>\n",
+	fprintf(f,
+		"<h2>%s</h2><table><tr><th class='l'>name</th><th>kernels</th><th>GPU time</th>"
+		"<th>mean</th><th>launch time</th></tr>\n",
 		title);
 	for (size_t i = 0; i < n; i++) {
 		fputs("<tr><td class='l'>", f);
 		esc(f, v[i].name);
 		fprintf(f, "</td><td>%lld</td><td>%s</td>", (long long)v[i].count,
 			dur(a, sizeof(a), (double)v[i].total_ns));
-		fprintf(f, "<td>%s</td><td>%s</td></tr>\n",
-			dur(b, sizeof(b),
-			    v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0),
-			dur(a, sizeof(a), (double)v[i].launch_ns));
+		fprintf(
+		    f, "<td>%s</td><td>%s</td></tr>\n",
+		    dur(b, sizeof(b), v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0),
+		    dur(a, sizeof(a), (double)v[i].launch_ns));
 	}
 	fputs("</table>\n", f);
 }
@@ -406,23 +416,26 @@ static void verdict_line(FILE *f, const struct skip_report *r)
 		fprintf(f, " &asymp; %s, GPU-bound above</p>", numfmt(a, sizeof(a), s->flip.value));
 		return;
 	}
-	fprintf(f, "<p class='verdict %s'>%s: the GPU waited for the host %.1f%% of IL (threshold "
-		   "%.0f%%)</p>",
+	fprintf(f,
+		"<p class='verdict %s'>%s: the GPU waited for the host %.1f%% of IL (threshold "
+		"%.0f%%)</p>",
 		r->verdict == SKIP_VERDICT_CPU_BOUND ? "cpu" : "gpu", skip_verdict_name(r->verdict),
 		r->stats[SKIP_M_HOST_SHARE].median * 100, r->threshold * 100);
 }
 
 int skip_export_html(const struct skip_report *r, FILE *f)
 {
-	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>skip report: ", f);
+	fputs("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>skip report: ",
+	      f);
 	esc(f, r->path);
 	fprintf(f, "</title><style>%s</style></head><body>\n<h1>skip report</h1>\n<p class='meta'>",
 		css);
 	esc(f, r->path);
 	fprintf(f, " &middot; ");
 	esc(f, r->gpu[0] ? r->gpu : "GPU unknown");
-	fprintf(f, " &middot; %lld run(s) &middot; %zu region(s) &middot; %lld dropped records"
-		   "</p>\n",
+	fprintf(f,
+		" &middot; %lld run(s) &middot; %zu region(s) &middot; %lld dropped records"
+		"</p>\n",
 		(long long)r->runs, r->nregions, (long long)r->dropped);
 	verdict_line(f, r);
 	if (r->sweep)
@@ -432,8 +445,9 @@ int skip_export_html(const struct skip_report *r, FILE *f)
 	metrics_section(f, r);
 	names_section(f, "Top kernels by GPU time", r->top_by_time, r->ntop_time);
 	names_section(f, "Top operators (innermost NVTX range at launch)", r->top_ops, r->ntop_ops);
-	fprintf(f, "<p class='note'>skip %s &middot; definitions: docs/skip-report.md</p>\n"
-		   "</body></html>\n",
+	fprintf(f,
+		"<p class='note'>skip %s &middot; definitions: docs/skip-report.md</p>\n"
+		"</body></html>\n",
 		SKIP_VERSION);
 	return ferror(f) ? SKIP_E_IO : 0;
 }

@@ -14,8 +14,8 @@
 #include "cuda_internal.h"
 
 #define SPIN_FIRST_NS 3000LL /* the root beside the task */
-#define SPIN_NEXT_NS 2000LL  /* each start of the chain */
-#define PER_START_NS 3000.0  /* a chain link's time, with the graph's gap */
+#define SPIN_NEXT_NS  2000LL /* each start of the chain */
+#define PER_START_NS  3000.0 /* a chain link's time, with the graph's gap */
 
 static int add_kernel(cudaGraph_t graph, CUfunction fn, const unsigned grid[3],
 		      const unsigned block[3], unsigned shared, void **params,
@@ -42,9 +42,9 @@ static int add_kernel(cudaGraph_t graph, CUfunction fn, const unsigned grid[3],
 /* Task @t beside a 3 us spin followed by @n 2 us spins, instantiated into *@out. */
 static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraphExec_t *out)
 {
-	static const unsigned one[3] = { 1, 1, 1 }, warp[3] = { 32, 1, 1 };
+	static const unsigned one[3] = {1, 1, 1}, warp[3] = {32, 1, 1};
 	long long first = SPIN_FIRST_NS, next = SPIN_NEXT_NS;
-	void *pfirst[] = { &first }, *pnext[] = { &next };
+	void *pfirst[] = {&first}, *pnext[] = {&next};
 	cudaGraph_t graph;
 	cudaGraphNode_t task, prev;
 	cudaError_t e;
@@ -105,13 +105,12 @@ static int time_graphs(cudaStream_t s, cudaGraphExec_t *ge, int k, int reps, dou
 
 /* The task's kernel alone on @s: the median of 5 launches timed by events around them after
  * one untimed, less the same for an empty kernel (what the events and the launch add). */
-static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStream_t s,
-			 double *ns)
+static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStream_t s, double *ns)
 {
-	static const unsigned one[3] = { 1, 1, 1 }, warp[3] = { 32, 1, 1 };
-	struct sk_task empty = { .name = "(empty)" };
+	static const unsigned one[3] = {1, 1, 1}, warp[3] = {32, 1, 1};
+	struct sk_task empty = {.name = "(empty)"};
 	long long zero = 0;
-	void *pzero[] = { &zero };
+	void *pzero[] = {&zero};
 	cudaEvent_t a = NULL, z = NULL;
 	double v[2][5];
 	cudaError_t e = cudaEventCreate(&a);
@@ -156,15 +155,15 @@ int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_st
 	if (!g || !g->cuda || !out || starts < 1 || reps < 1)
 		return sk_fail(SKIP_E_INVAL, "probe: load the graph first (starts and reps >= 1)");
 	cudaSetDevice(g->cuda->device);
-	if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-					g->cuda->device)) != cudaSuccess ||
+	if ((e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->cuda->device)) !=
+		cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess)
 		return sk_cuda_fail(e, "probe: a stream");
 	for (int v = 0; !err && v < g->ntasks; v++) {
 		const struct sk_task *t = &g->tasks[v];
 		struct skip_start_probe *p = &out[v];
 		double blocks = (double)t->grid[0] * t->grid[1] * t->grid[2], med[2];
-		cudaGraphExec_t ge[2] = { NULL, NULL };
+		cudaGraphExec_t ge[2] = {NULL, NULL};
 
 		memset(p, 0, sizeof(*p));
 		if ((err = task_duration(g, t, s, &p->duration_ns)))

@@ -175,8 +175,8 @@ SKIP_API int skip_graph_nbuffers(const struct skip_graph *g);
 SKIP_API const char *skip_graph_task_name(const struct skip_graph *g, int task);
 /* The kernel of @task: its function name for a module kernel, NULL for a CUfunction or a
  * symbol (borrowed); @grid and @block (may be NULL) get its launch shape. */
-SKIP_API const char *skip_graph_task_kernel(const struct skip_graph *g, int task,
-					    unsigned grid[3], unsigned block[3]);
+SKIP_API const char *skip_graph_task_kernel(const struct skip_graph *g, int task, unsigned grid[3],
+					    unsigned block[3]);
 /* The byte ranges @task reads and writes (borrowed array, sizes resolved: never 0); returns
  * their number, 0 for an unknown task. */
 SKIP_API int skip_graph_task_access(const struct skip_graph *g, int task,

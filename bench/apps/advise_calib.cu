@@ -64,7 +64,9 @@
 #include <chrono>
 #include <vector>
 
-__global__ void empty_k() {}
+__global__ void empty_k()
+{
+}
 
 /* Takes what a workload's kernel takes (three buffers and a count) and does nothing. */
 __global__ void args_k(float *a, float *b, float *c, long long n)
@@ -145,9 +147,8 @@ template <typename F> static cudaGraphExec_t capture(cudaStream_t s, int n, bool
 static cudaGraphExec_t spin_nodes(cudaStream_t s, int n, bool fork, long long ns, int blocks = 4,
 				  int threads = 32)
 {
-	return capture(s, n, fork, [&](int, cudaStream_t t) {
-		spin_k<<<blocks, threads, 0, t>>>(ns);
-	});
+	return capture(s, n, fork,
+		       [&](int, cudaStream_t t) { spin_k<<<blocks, threads, 0, t>>>(ns); });
 }
 
 /* out = in * 2 + 1 over n floats, grid-stride: a small memory-bound kernel like the DAGs'. */
@@ -226,9 +227,9 @@ int main(int argc, char **argv)
 {
 	int reps = (int)arg_long(argc, argv, "--reps", 2000);
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
-		spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a,
-		c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2, st1,
-		st16, wc1, wc64, sw1, sw16;
+	    spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a,
+	    c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2, st1,
+	    st16, wc1, wc64, sw1, sw16;
 	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
@@ -239,67 +240,71 @@ int main(int argc, char **argv)
 	CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
 	CHECK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
 	auto empties = [&](int n) {
-		return capture(s, n, false, [](int, cudaStream_t t) { empty_k<<<1, 32, 0, t>>>(); });
+		return capture(s, n, false,
+			       [](int, cudaStream_t t) { empty_k<<<1, 32, 0, t>>>(); });
 	};
 	cudaGraphExec_t g1 = empties(1), gc = empties(64);
 	cudaGraphExec_t sp1 = spin_nodes(s, 1, true, 20000), sp16 = spin_nodes(s, 16, true, 20000);
 	cudaGraphExec_t c1 = spin_nodes(s, 1, false, 5000), c16 = spin_nodes(s, 16, false, 5000);
-	cudaGraphExec_t w16[2] = { spin_nodes(s, 1, true, 20000, 16, 256),
-				   spin_nodes(s, 10, true, 20000, 16, 256) };
-	cudaGraphExec_t w64[2] = { spin_nodes(s, 1, true, 20000, 64, 256),
-				   spin_nodes(s, 10, true, 20000, 64, 256) };
-	cudaGraphExec_t c32[2] = { spin_nodes(s, 1, false, 3000, 32, 256),
-				   spin_nodes(s, 16, false, 3000, 32, 256) };
+	cudaGraphExec_t w16[2] = {spin_nodes(s, 1, true, 20000, 16, 256),
+				  spin_nodes(s, 10, true, 20000, 16, 256)};
+	cudaGraphExec_t w64[2] = {spin_nodes(s, 1, true, 20000, 64, 256),
+				  spin_nodes(s, 10, true, 20000, 64, 256)};
+	cudaGraphExec_t c32[2] = {spin_nodes(s, 1, false, 3000, 32, 256),
+				  spin_nodes(s, 16, false, 3000, 32, 256)};
 	CUfunction args_fn;
 	float *buf;
 	long long nargs = 1;
-	void *argv_k[] = { &buf, &buf, &buf, &nargs };
+	void *argv_k[] = {&buf, &buf, &buf, &nargs};
 	CUfunction spin_fn;
 	long long spin_ns = 3000;
-	void *spin_args[] = { &spin_ns };
+	void *spin_args[] = {&spin_ns};
 
 	CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&spin_fn, (const void *)spin_k));
 	CHECK(cudaGetFuncBySymbol((cudaFunction_t *)&args_fn, (const void *)args_k));
 	CHECK(cudaMalloc(&buf, 4096));
 	auto args_nodes = [&](int n) { /* spin_k's work with B&S's 96 bytes of parameters */
-		return capture(s, n, true, [&](int, cudaStream_t t) {
-			spin_args_k<<<16, 256, 0, t>>>(20000, buf, buf, buf, buf, buf, buf, buf, buf,
-						       1.0, 2.0, 3.0);
-		});
+				       return capture(s, n, true, [&](int, cudaStream_t t) {
+					       spin_args_k<<<16, 256, 0, t>>>(20000, buf, buf, buf,
+									      buf, buf, buf, buf,
+									      buf, 1.0, 2.0, 3.0);
+				       });
 	};
-	cudaGraphExec_t wa16[2] = { args_nodes(1), args_nodes(10) };
+	cudaGraphExec_t wa16[2] = {args_nodes(1), args_nodes(10)};
 	auto fills = [&](int n) {
-		return capture(s, n, false, [&](int, cudaStream_t t) {
-			fill_k<<<1, 32, 0, t>>>(buf, 32);
-		});
+		return capture(s, n, false,
+			       [&](int, cudaStream_t t) { fill_k<<<1, 32, 0, t>>>(buf, 32); });
 	};
-	cudaGraphExec_t fillg[2] = { fills(1), fills(64) };
+	cudaGraphExec_t fillg[2] = {fills(1), fills(64)};
 	auto spin_writes = [&](int n) {
 		return capture(s, n, false, [&](int, cudaStream_t t) {
 			spin_w_k<<<32, 256, 0, t>>>(3000, (int *)buf + 64);
 		});
 	};
-	cudaGraphExec_t spinwg[2] = { spin_writes(1), spin_writes(16) };
+	cudaGraphExec_t spinwg[2] = {spin_writes(1), spin_writes(16)};
 	float *cbufs[16];
 	for (int i = 0; i < 16; i++) {
 		CHECK(cudaMalloc(&cbufs[i], 160000 * sizeof(float)));
 		CHECK(cudaMemset(cbufs[i], 0, 160000 * sizeof(float)));
 	}
-	auto copies = [&](int n, bool fork) { /* each on its own pair of buffers */
-		return capture(s, n, fork, [&](int i, cudaStream_t t) {
-			copy_k<<<16, 256, 0, t>>>(cbufs[2 * i], cbufs[2 * i + 1], 160000);
-		});
+	auto copies = [&](int n,
+			  bool fork) { /* each on its own pair of buffers */
+				       return capture(s, n, fork, [&](int i, cudaStream_t t) {
+					       copy_k<<<16, 256, 0, t>>>(cbufs[2 * i],
+									 cbufs[2 * i + 1], 160000);
+				       });
 	};
-	cudaGraphExec_t cp[2] = { copies(1, true), copies(8, true) };
-	cudaGraphExec_t cpc[2] = { copies(1, false), copies(8, false) };
+	cudaGraphExec_t cp[2] = {copies(1, true), copies(8, true)};
+	cudaGraphExec_t cpc[2] = {copies(1, false), copies(8, false)};
 	/* copies 8 -> 9 and 10 -> 11 (in a chain, or at once: on different SMs), then 9 + 11 */
 	auto fj_graph = [&](bool fork) {
 		float **b = cbufs + 8;
 
 		return two_then(
-			s, s2, fork, [&](cudaStream_t t) { copy_k<<<16, 256, 0, t>>>(b[0], b[1], 160000); },
-			[&](cudaStream_t t) { copy_k<<<16, 256, 0, t>>>(b[2], b[3], 160000); },
-			[&](cudaStream_t t) { add2_k<<<16, 256, 0, t>>>(b[1], b[3], b[4], 160000); });
+		    s, s2, fork,
+		    [&](cudaStream_t t) { copy_k<<<16, 256, 0, t>>>(b[0], b[1], 160000); },
+		    [&](cudaStream_t t) { copy_k<<<16, 256, 0, t>>>(b[2], b[3], 160000); },
+		    [&](cudaStream_t t) { add2_k<<<16, 256, 0, t>>>(b[1], b[3], b[4], 160000); });
 	};
 	/* two roots of 3 us (32 blocks), then, with @join, a third after both */
 	auto root_join_graph = [&](bool join) {
@@ -332,17 +337,20 @@ int main(int argc, char **argv)
 	if (mms > 0)
 		mreps = std::max(1, (int)(mreps * 0.020 / mms + 0.5));
 	cudaGraphExec_t sh[2] = {
-		capture(s, 1, true, [&](int, cudaStream_t t) {
-			math_k<<<nsm, 256, 0, t>>>(mbuf, mbuf + mn, mn, mreps);
-		}),
-		capture(s, 2, true, [&](int i, cudaStream_t t) { /* node 0: the older one */
-			math_k<<<nsm, 256, 0, t>>>(mbuf + 2 * i * mn, mbuf + (2 * i + 1) * mn, mn,
-						   i ? mreps : 3 * mreps);
-		}),
+	    capture(s, 1, true,
+		    [&](int, cudaStream_t t) {
+			    math_k<<<nsm, 256, 0, t>>>(mbuf, mbuf + mn, mn, mreps);
+		    }),
+	    capture(s, 2, true,
+		    [&](int i, cudaStream_t t) { /* node 0: the older one */
+						 math_k<<<nsm, 256, 0, t>>>(
+						     mbuf + 2 * i * mn, mbuf + (2 * i + 1) * mn, mn,
+						     i ? mreps : 3 * mreps);
+		    }),
 	};
-	cudaGraphExec_t fjg[2] = { fj_graph(false), fj_graph(true) };
-	cudaGraphExec_t rj[2] = { root_join_graph(false), root_join_graph(true) };
-	cudaGraphExec_t dia[2] = { diamond_graph(s, s2, 1, 3000), diamond_graph(s, s2, 8, 3000) };
+	cudaGraphExec_t fjg[2] = {fj_graph(false), fj_graph(true)};
+	cudaGraphExec_t rj[2] = {root_join_graph(false), root_join_graph(true)};
+	cudaGraphExec_t dia[2] = {diamond_graph(s, s2, 1, 3000), diamond_graph(s, s2, 8, 3000)};
 	for (int i = 0; i < 8; i++)
 		CHECK(cudaEventCreateWithFlags(&rev[i], cudaEventDisableTiming));
 
@@ -363,7 +371,8 @@ int main(int argc, char **argv)
 				CHECK(cudaStreamSynchronize(s));
 		}
 		CHECK(cudaStreamSynchronize(s));
-		for (int i = 0; i < reps / 16; i++) { /* bursts: what the host loop pays per launch */
+		for (int i = 0; i < reps / 16;
+		     i++) { /* bursts: what the host loop pays per launch */
 			double t = now_ns();
 
 			for (int k = 0; k < 16; k++)
@@ -548,11 +557,10 @@ int main(int argc, char **argv)
 		struct {
 			cudaGraphExec_t *g;
 			std::vector<double> *a, *b;
-		} pairs[] = { { w16, &w16a, &w16b }, { w64, &w64a, &w64b }, { c32, &c32a, &c32b },
-			  { wa16, &wa16a, &wa16b }, { dia, &dia1, &dia8 },
-			  { cp, &cp1, &cp8 }, { cpc, &cpc1, &cpc8 },
-			  { fjg, &fjc, &fj }, { rj, &r2, &r2j }, { sh, &sh1, &sh2 },
-			  { fillg, &wc1, &wc64 }, { spinwg, &sw1, &sw16 } };
+		} pairs[] = {{w16, &w16a, &w16b},    {w64, &w64a, &w64b},  {c32, &c32a, &c32b},
+			     {wa16, &wa16a, &wa16b}, {dia, &dia1, &dia8},  {cp, &cp1, &cp8},
+			     {cpc, &cpc1, &cpc8},    {fjg, &fjc, &fj},	   {rj, &r2, &r2j},
+			     {sh, &sh1, &sh2},	     {fillg, &wc1, &wc64}, {spinwg, &sw1, &sw16}};
 		for (auto &pr : pairs) {
 			for (int i = 0; i < reps / 4; i++) {
 				double t = now_ns();
@@ -588,11 +596,10 @@ int main(int argc, char **argv)
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
 	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
 	       median(busy), median(busysw), median(drvargs), median(w16a), median(w16b),
-	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a),
-	       median(wa16b), median(dia1), median(dia8), median(cp1), median(cp8),
-	       median(cpc8), median(fjc), median(fj), median(loop), median(r2), median(r2j),
-	       median(sh1), median(sh2), median(st1), median(st16), median(wc1), median(wc64),
-	       median(sw1), median(sw16));
+	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a), median(wa16b),
+	       median(dia1), median(dia8), median(cp1), median(cp8), median(cpc8), median(fjc),
+	       median(fj), median(loop), median(r2), median(r2j), median(sh1), median(sh2),
+	       median(st1), median(st16), median(wc1), median(wc64), median(sw1), median(sw16));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	for (int i = 0; i < 2; i++) {

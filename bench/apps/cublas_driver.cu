@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	CHECK(cudaDeviceSynchronize());
 	CHECK(cudaGetFuncBySymbol(&rf, (const void *)add_one));
 	for (long i = 0; i < dl; i++) {
-		void *args[] = { &a, &elems };
+		void *args[] = {&a, &elems};
 		CUresult r = cuLaunchKernel((CUfunction)rf, 4, 1, 1, 256, 1, 1, 0, 0, args, NULL);
 		if (r != CUDA_SUCCESS) {
 			fprintf(stderr, "cuLaunchKernel failed: %d\n", (int)r);

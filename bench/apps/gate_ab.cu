@@ -87,9 +87,9 @@ int main(int argc, char **argv)
 	long extra = arg_long(argc, argv, "--extra-launches", 0);
 	double slow = arg_double(argc, argv, "--slow", 0);
 	std::string slow_name = "ab_gemm";
-	big bigs[] = { { "ab_gemm", 600, ab_gemm, 0 },
-		       { "ab_attention", 150, ab_attention, 0 },
-		       { "ab_norm", 30, ab_norm, 0 } };
+	big bigs[] = {{"ab_gemm", 600, ab_gemm, 0},
+		      {"ab_attention", 150, ab_attention, 0},
+		      {"ab_norm", 30, ab_norm, 0}};
 	const int elems = 4096;
 	std::vector<double> us;
 	cudaStream_t s;

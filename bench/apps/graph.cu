@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < m; i++)
 		CHECK(cudaGraphLaunch(ge, s));
 	CHECK(cudaStreamSynchronize(s));
-	printf("APP graph kernels=%ld graph_launches=%ld nodes=%ld plain=%ld\n", k * m + plain, m, k,
-	       plain);
+	printf("APP graph kernels=%ld graph_launches=%ld nodes=%ld plain=%ld\n", k * m + plain, m,
+	       k, plain);
 	return 0;
 }

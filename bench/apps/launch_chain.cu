@@ -20,7 +20,7 @@
 static double now_s()
 {
 	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-		.count();
+	    .count();
 }
 
 static int steps_mode(int argc, char **argv)
@@ -102,8 +102,8 @@ int main(int argc, char **argv)
 			if (sync_every && launched[t] % sync_every == 0)
 				CHECK(cudaStreamSynchronize(s));
 			if (seconds > 0 && t == 0 && launched[t] % 100000 == 0)
-				fprintf(stderr, "launch_chain: %ld kernels after %.1f s\n", launched[t],
-					now_s() - t0);
+				fprintf(stderr, "launch_chain: %ld kernels after %.1f s\n",
+					launched[t], now_s() - t0);
 		}
 		CHECK(cudaStreamSynchronize(s));
 	};

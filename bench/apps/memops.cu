@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&d2, bytes));
 	CHECK(cudaStreamCreate(&s));
 	for (long r = 0; r < rounds; r++) {
-		CHECK(cudaMemcpy(d1, h, bytes, cudaMemcpyHostToDevice));	 // H2D pageable
+		CHECK(cudaMemcpy(d1, h, bytes, cudaMemcpyHostToDevice));	  // H2D pageable
 		CHECK(cudaMemcpyAsync(d2, hp, bytes, cudaMemcpyHostToDevice, s)); // H2D pinned
 		CHECK(cudaMemcpyAsync(d2, d1, bytes, cudaMemcpyDeviceToDevice, s));
 		CHECK(cudaMemsetAsync(d1, 0, bytes, s));

@@ -24,12 +24,12 @@
 #include <algorithm>
 #include <vector>
 
-#define FEATS 200
-#define CLASSES 10
-#define ROWS 3500
+#define FEATS	 200
+#define CLASSES	 10
+#define ROWS	 3500
 #define STREAM_N (1 << 22) /* floats of stream's input and output */
-#define CHASE_N (1 << 20)  /* ints of chase's cycle */
-#define NL 7		   /* kinds of L */
+#define CHASE_N	 (1 << 20) /* ints of chase's cycle */
+#define NL	 7	   /* kinds of L */
 
 static int g_lblocks = 64, g_tblocks = 64; /* --lblocks, --tblocks */
 
@@ -44,7 +44,9 @@ __global__ void nb_spin(long long ns)
 	while ((long long)(t - t0) < ns);
 }
 
-__global__ void nb_empty() {}
+__global__ void nb_empty()
+{
+}
 
 /* y = x * 0.5 + 1 over n floats, grid-stride (the mem tail). */
 __global__ void nb_mem(const float *x, float *y, int n)
@@ -83,7 +85,7 @@ __global__ void nb_rowdot(const float *in, const float *w, float *out, int rows,
 			for (int c = 0; c < CLASSES; c++)
 				acc[c] += v * (MODE == ROWDOT_SMEM ? ws[c * FEATS + j]
 					       : MODE == ROWDOT_CG ? __ldcg(w + c * FEATS + j)
-								    : w[c * FEATS + j]);
+								   : w[c * FEATS + j]);
 		}
 		for (int c = 0; c < CLASSES; c++) {
 			float s = acc[c];
@@ -100,7 +102,8 @@ __global__ void nb_rowdot(const float *in, const float *w, float *out, int rows,
 __global__ void nb_stream(const float *in, float *out, int n, int reps)
 {
 	for (int k = 0; k < reps; k++)
-		for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+		for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		     i += gridDim.x * blockDim.x)
 			out[i] = in[i] * 2.0f + (float)k;
 }
 
@@ -178,13 +181,13 @@ static cudaGraphExec_t build(cudaStream_t s, cudaStream_t s2, int lkind, int tki
 			     const bufs &b)
 {
 	return two_then(
-		s, s2, true, [&](cudaStream_t t) { launch_long(lkind, t, b); },
-		[&](cudaStream_t t) {
-			nb_spin<<<g_tblocks, 256, 0, t>>>(3000);
-			for (int i = 0; i < n; i++)
-				launch_tail(tkind, t, b);
-		},
-		[](cudaStream_t) {});
+	    s, s2, true, [&](cudaStream_t t) { launch_long(lkind, t, b); },
+	    [&](cudaStream_t t) {
+		    nb_spin<<<g_tblocks, 256, 0, t>>>(3000);
+		    for (int i = 0; i < n; i++)
+			    launch_tail(tkind, t, b);
+	    },
+	    [](cudaStream_t) {});
 }
 
 /* Median time of each of @n graphs from an event before its launch to one after it, the
@@ -224,12 +227,14 @@ int main(int argc, char **argv)
 	g_lblocks = (int)std::min(132L, std::max(1L, arg_long(argc, argv, "--lblocks", 64)));
 	g_tblocks = (int)std::min(132L, std::max(1L, arg_long(argc, argv, "--tblocks", 64)));
 	if (reps < 10 || only >= NL) {
-		fprintf(stderr, "neighbours: --reps must be at least 10 and --long 0 to %d\n", NL - 1);
+		fprintf(stderr, "neighbours: --reps must be at least 10 and --long 0 to %d\n",
+			NL - 1);
 		return 2;
 	}
-	const char *lname[] = { "rowdot", "math", "stream", "chase", "shfl",
-				 "rowdot_smem", "rowdot_cg" }, *tname[] = { "spin", "mem", "empty" };
-	const int ns[] = { 0, 1, 2, 4, 8 };
+	const char *lname[] = {"rowdot", "math",	"stream",   "chase",
+			       "shfl",	 "rowdot_smem", "rowdot_cg"},
+		   *tname[] = {"spin", "mem", "empty"};
+	const int ns[] = {0, 1, 2, 4, 8};
 	cudaStream_t s, s2;
 	bufs b;
 
@@ -298,8 +303,8 @@ int main(int argc, char **argv)
 			}
 		}
 	printf("APP neighbours reps=%d\n", reps);
-	for (void *p : { (void *)b.x, (void *)b.w, (void *)b.out, (void *)b.a, (void *)b.c,
-			 (void *)b.b, (void *)b.d, (void *)b.dout, (void *)b.next, (void *)b.iout })
+	for (void *p : {(void *)b.x, (void *)b.w, (void *)b.out, (void *)b.a, (void *)b.c,
+			(void *)b.b, (void *)b.d, (void *)b.dout, (void *)b.next, (void *)b.iout})
 		CHECK(cudaFree(p));
 	CHECK(cudaStreamDestroy(s));
 	CHECK(cudaStreamDestroy(s2));

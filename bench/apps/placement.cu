@@ -40,7 +40,7 @@ __global__ void probe_k(int *sm, long long ns)
 struct node {
 	int blocks;
 	long long ns;
-	int after;	/* index of the node it follows, -1: a root */
+	int after;	 /* index of the node it follows, -1: a root */
 	int after2 = -1; /* a second one, or -1 */
 };
 
@@ -59,8 +59,8 @@ static cudaGraphExec_t build(cudaStream_t s, const std::vector<node> &nodes, int
 	for (size_t i = 0; i < nodes.size(); i++) {
 		CHECK(cudaStreamCreateWithFlags(&br[i], cudaStreamNonBlocking));
 		CHECK(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
-		CHECK(cudaStreamWaitEvent(br[i],
-					  nodes[i].after < 0 ? start : done[nodes[i].after], 0));
+		CHECK(cudaStreamWaitEvent(br[i], nodes[i].after < 0 ? start : done[nodes[i].after],
+					  0));
 		if (nodes[i].after2 >= 0)
 			CHECK(cudaStreamWaitEvent(br[i], done[nodes[i].after2], 0));
 		probe_k<<<nodes[i].blocks, 256, 0, br[i]>>>(bufs[i], nodes[i].ns);
@@ -133,8 +133,9 @@ static void scenario(cudaStream_t s, const char *name, const std::vector<node> &
 			for (double c : shared[i * n + j])
 				sum += c;
 			if (sum > 0)
-				printf("OVERLAP %s %c %c shared=%.1f of %d\n", name, (char)('A' + i),
-				       (char)('A' + j), sum / reps, nodes[i].blocks);
+				printf("OVERLAP %s %c %c shared=%.1f of %d\n", name,
+				       (char)('A' + i), (char)('A' + j), sum / reps,
+				       nodes[i].blocks);
 		}
 	CHECK(cudaGraphExecDestroy(e));
 	for (size_t i = 0; i < n; i++)
@@ -149,17 +150,15 @@ int main(int argc, char **argv)
 
 	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	for (int i = 0; i < 10; i++)
-		bs.push_back({ 16, 20000, -1 });
+		bs.push_back({16, 20000, -1});
 	scenario(s, "bs", bs, reps);
-	scenario(s, "ml", { { 64, 14000, -1 }, { 64, 40000, -1 }, { 64, 40000, 0 } }, reps);
+	scenario(s, "ml", {{64, 14000, -1}, {64, 40000, -1}, {64, 40000, 0}}, reps);
 	scenario(s, "mlt",
-		 { { 64, 14000, -1 }, { 64, 40000, -1 }, { 64, 40000, 0 }, { 64, 2000, 1 },
-		   { 64, 2000, 3 } },
+		 {{64, 14000, -1}, {64, 40000, -1}, {64, 40000, 0}, {64, 2000, 1}, {64, 2000, 3}},
 		 reps);
-	scenario(s, "split",
-		 { { 32, 40000, -1 }, { 32, 3000, -1 }, { 32, 2000, 1 }, { 32, 2000, 2 } }, reps);
-	scenario(s, "fj", { { 16, 5000, -1 }, { 16, 5000, -1 }, { 16, 5000, 0, 1 } }, reps);
-	scenario(s, "chain", { { 64, 5000, -1 }, { 64, 5000, 0 } }, reps);
+	scenario(s, "split", {{32, 40000, -1}, {32, 3000, -1}, {32, 2000, 1}, {32, 2000, 2}}, reps);
+	scenario(s, "fj", {{16, 5000, -1}, {16, 5000, -1}, {16, 5000, 0, 1}}, reps);
+	scenario(s, "chain", {{64, 5000, -1}, {64, 5000, 0}}, reps);
 	printf("APP placement reps=%d\n", reps);
 	CHECK(cudaStreamDestroy(s));
 	return 0;

@@ -11,7 +11,6 @@
 
 #define BUF_SIZE (4u << 20)
 
-
 extern int cuptiNvtxInitialize2(void *getExportTable);
 __attribute__((visibility("default"))) int InitializeInjection(void);
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(void *getExportTable);

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 	long long n = argc > 2 ? atoll(argv[2]) : 10000000LL;
 	sqlite3 *db = NULL;
 	sqlite3_stmt *k, *api, *nvtx, *mc;
-	int64_t host = 1000000, gpu_free[2] = { 0, 0 }, *starts;
+	int64_t host = 1000000, gpu_free[2] = {0, 0}, *starts;
 	int64_t step_start = 0, op_start = 0;
 	uint32_t corr = 0;
 	char name[64];
@@ -70,32 +70,35 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen: %s\n", skip_errmsg());
 		return 1;
 	}
-	skip_store_exec(db, "PRAGMA journal_mode=OFF; PRAGMA cache_size=-262144; BEGIN;"
-			    "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, "
-			    "'report_scale_gen', 'ok');"
-			    "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
-			    "(2, 'cudaMemcpyAsync_v3020'), (3, 'cudaStreamSynchronize_v3020');"
-			    "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, smCount) VALUES "
-			    "(1, 4242 << 24, 0, 'Synthetic GPU', 132);");
+	skip_store_exec(db,
+			"PRAGMA journal_mode=OFF; PRAGMA cache_size=-262144; BEGIN;"
+			"INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, "
+			"'report_scale_gen', 'ok');"
+			"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
+			"(2, 'cudaMemcpyAsync_v3020'), (3, 'cudaStreamSynchronize_v3020');"
+			"INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, smCount) VALUES "
+			"(1, 4242 << 24, 0, 'Synthetic GPU', 132);");
 	for (int i = 0; i < 50; i++) {
 		snprintf(name, sizeof(name),
 			 "INSERT INTO StringIds VALUES (%d, 'synthetic_kernel_%02d')", 10 + i, i);
 		skip_store_exec(db, name);
 	}
-	k = prep(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId, contextId, "
-		     "streamId, correlationId, globalPid, demangledName, shortName, mangledName, "
-		     "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-		     "staticSharedMemory, dynamicSharedMemory) VALUES (1, ?1, ?2, 0, 1, ?3, ?4, "
-		     "4242 << 24, ?5, ?5, ?5, 32, 128, 1, 1, 256, 1, 1, 0, 0)");
+	k = prep(db,
+		 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId, contextId, "
+		 "streamId, correlationId, globalPid, demangledName, shortName, mangledName, "
+		 "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+		 "staticSharedMemory, dynamicSharedMemory) VALUES (1, ?1, ?2, 0, 1, ?3, ?4, "
+		 "4242 << 24, ?5, ?5, ?5, 32, 128, 1, 1, 256, 1, 1, 0, 0)");
 	api = prep(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
 		       "globalTid, correlationId, nameId, returnValue, cbid) VALUES (1, ?1, ?2, 0, "
 		       "(4242 << 24) | 4242, ?3, ?4, 0, 211)");
 	nvtx = prep(db, "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, text, globalTid, "
 			"endGlobalTid, domainId) VALUES (1, ?1, ?2, 59, ?3, (4242 << 24) | 4242, "
 			"(4242 << 24) | 4242, 0)");
-	mc = prep(db, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(runId, start, end, deviceId, contextId, "
-		      "streamId, correlationId, globalPid, bytes, copyKind) VALUES (1, ?1, ?2, 0, 1, "
-		      "7, ?3, 4242 << 24, 1048576, 1)");
+	mc = prep(db,
+		  "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(runId, start, end, deviceId, contextId, "
+		  "streamId, correlationId, globalPid, bytes, copyKind) VALUES (1, ?1, ?2, 0, 1, "
+		  "7, ?3, 4242 << 24, 1048576, 1)");
 	starts = calloc(QUEUE_MAX, sizeof(int64_t)); /* kernel starts of the last 1024 launches */
 	for (long long i = 0; i < n; i++) {
 		int gpu_bound = i >= n / 2, s = (int)(i & 1);

@@ -93,9 +93,9 @@ static long long check_readable(const char *path)
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	cr_expect_str_eq((const char *)sqlite3_column_text(st, 0), "ok", "%s", path);
 	sqlite3_finalize(st);
-	cr_expect_eq(sk_db_int(db, -1,
-			       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE end < start"),
-		     0, "%s", path);
+	cr_expect_eq(
+	    sk_db_int(db, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE end < start"),
+	    0, "%s", path);
 	n = sk_db_int(db, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
 	sqlite3_close(db);
 	return n;
@@ -109,8 +109,9 @@ static long long check_all_under(const char *root, int *nfiles)
 	long long most = 0;
 	FILE *f;
 
-	snprintf(list, sizeof(list), "find %s -name '*.skip.db*' ! -name '*-wal' ! -name '*-shm' "
-				     "! -name '*-journal' -type f",
+	snprintf(list, sizeof(list),
+		 "find %s -name '*.skip.db*' ! -name '*-wal' ! -name '*-shm' "
+		 "! -name '*-journal' -type f",
 		 root);
 	f = popen(list, "r");
 	cr_assert_not_null(f);
@@ -190,7 +191,7 @@ Test(gpu_faults, a_full_disk_keeps_the_program_running_and_what_was_written_read
 Test(gpu_faults, an_output_directory_made_read_only_mid_run_keeps_what_was_written)
 {
 	char out[512], app[512], d[300];
-	char *argv[] = { (char *)skip(), "record", "-o", out, "--", app, "--seconds", "5", NULL };
+	char *argv[] = {(char *)skip(), "record", "-o", out, "--", app, "--seconds", "5", NULL};
 	int status, nfiles = 0;
 	long long most;
 	pid_t pid;

@@ -81,9 +81,9 @@ static long long q(sqlite3 *db, const char *sql)
 
 /* Kernels that join a launch call (runtime or driver) of the same process by correlationId. */
 #define JOINED_KERNELS                                                                             \
-	"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM "          \
+	"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM "           \
 	"CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId AND r.runId = "     \
-	"k.runId AND (r.globalTid >> 24) = (k.globalPid >> 24)) OR EXISTS (SELECT 1 FROM "        \
+	"k.runId AND (r.globalTid >> 24) = (k.globalPid >> 24)) OR EXISTS (SELECT 1 FROM "         \
 	"CUPTI_ACTIVITY_KIND_DRIVER d WHERE d.correlationId = k.correlationId AND d.runId = "      \
 	"k.runId AND (d.globalTid >> 24) = (k.globalPid >> 24))"
 
@@ -161,9 +161,12 @@ Test(gpu_record, memcpy_and_memset_counts_and_bytes_match)
 	db = open_trace("mem");
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY"), 12);
 	cr_expect_eq(q(db, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY"), 12 * 1048576LL);
-	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1"), 6);
-	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 2"), 3);
-	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 8"), 3);
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1"),
+		     6);
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 2"),
+		     3);
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 8"),
+		     3);
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET"), 6);
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHERE EXISTS (SELECT "
 			   "1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = "
@@ -175,10 +178,10 @@ Test(gpu_record, memcpy_and_memset_counts_and_bytes_match)
 
 /* For each kernel: the innermost NVTX range open on the launching thread at the launch. */
 #define KERNEL_RANGE                                                                               \
-	"SELECT n.text FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON "    \
+	"SELECT n.text FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON "   \
 	"r.correlationId = k.correlationId JOIN NVTX_EVENTS n ON n.globalTid = r.globalTid AND "   \
 	"n.start <= r.start AND n.end >= r.start AND n.eventType IN (59, 60) WHERE n.start = "     \
-	"(SELECT max(n2.start) FROM NVTX_EVENTS n2 WHERE n2.globalTid = r.globalTid AND "           \
+	"(SELECT max(n2.start) FROM NVTX_EVENTS n2 WHERE n2.globalTid = r.globalTid AND "          \
 	"n2.start <= r.start AND n2.end >= r.start AND n2.eventType = 59)"
 
 Test(gpu_record, nvtx_ranges_from_two_threads_nest_as_pushed)
@@ -223,7 +226,8 @@ Test(gpu_record, driver_api_and_cublas_launches_join_their_kernels)
 	cr_assert_eq(record("drv", "", "cublas_driver --gemms 5 --driver-launches 10"), 0);
 	db = open_trace("drv");
 	cr_expect_geq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 15);
-	cr_expect_eq(q(db, JOINED_KERNELS), q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"),
+	cr_expect_eq(q(db, JOINED_KERNELS),
+		     q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"),
 		     "every kernel joins a runtime or driver launch call");
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER d JOIN StringIds s ON "
 			   "s.id = d.nameId WHERE s.value = 'cuLaunchKernel'"),
@@ -298,8 +302,7 @@ Test(gpu_record, sweep_and_repeat_store_one_run_each)
 {
 	sqlite3 *db;
 
-	cr_assert_eq(record("sweep", "--repeat 2 --sweep n=100,300",
-			    "launch_chain --kernels {n}"),
+	cr_assert_eq(record("sweep", "--repeat 2 --sweep n=100,300", "launch_chain --kernels {n}"),
 		     0);
 	db = open_trace("sweep");
 	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_RUNS"), 4);
@@ -308,8 +311,9 @@ Test(gpu_record, sweep_and_repeat_store_one_run_each)
 			   "p ON p.runId = k.runId WHERE p.name = 'n' AND p.numericValue = 300"),
 		     600);
 	/* Interleaved: run 1 n=100, run 2 n=300, run 3 n=100, run 4 n=300. */
-	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_PARAMETERS WHERE (runId IN (1, 3) AND value = "
-			   "'100') OR (runId IN (2, 4) AND value = '300')"),
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM SKIP_PARAMETERS WHERE (runId IN (1, 3) AND value = "
+		       "'100') OR (runId IN (2, 4) AND value = '300')"),
 		     4);
 	assert_no_drops(db);
 	sqlite3_close(db);
@@ -321,8 +325,9 @@ Test(gpu_record, latency_timestamps_fill_queued_and_submitted)
 
 	cr_assert_eq(record("lat", "--latency-timestamps", "launch_chain --kernels 1000"), 0);
 	db = open_trace("lat");
-	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE queued IS NOT NULL "
-			   "AND submitted IS NOT NULL"),
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE queued IS NOT NULL "
+		       "AND submitted IS NOT NULL"),
 		     1000);
 	sqlite3_close(db);
 }
@@ -347,9 +352,9 @@ static pid_t spawn(char *const argv[], char *const envp_extra[])
 static double killed_standalone(int sig, long long *kernels)
 {
 	char app[512], out[512], env_out[600], env_inj[600], path[512];
-	char *argv[] = { app, "--seconds", "60", NULL };
+	char *argv[] = {app, "--seconds", "60", NULL};
 	char env_dbg[] = "SKIP_DEBUG=collector:1";
-	char *envs[] = { env_out, env_inj, env_dbg, NULL };
+	char *envs[] = {env_out, env_inj, env_dbg, NULL};
 	uint64_t t_kill;
 	sqlite3 *db = NULL;
 	int status;
@@ -384,7 +389,8 @@ Test(gpu_record, sigkill_leaves_a_readable_file_up_to_the_last_commit)
 	long long kernels = 0;
 	double gap = killed_standalone(SIGKILL, &kernels);
 
-	cr_log_info("SIGKILL: %lld kernels recorded; last one %.3f s before the kill", kernels, gap);
+	cr_log_info("SIGKILL: %lld kernels recorded; last one %.3f s before the kill", kernels,
+		    gap);
 	cr_expect_gt(kernels, 10000);
 	cr_expect_lt(gap, 1.0, "the last commit should be at most ~100 ms (+ processing) old");
 }
@@ -403,8 +409,8 @@ Test(gpu_record, sigterm_flushes_before_the_program_dies)
 Test(gpu_record, killed_program_under_skip_record_is_merged_and_its_status_returned)
 {
 	char out[512], app[512];
-	char *argv[] = { getenv("SKIP"), "record", "-q", "-f", "-o", out, "--", app, "--seconds",
-			 "60", NULL };
+	char *argv[] = {getenv("SKIP"), "record", "-q",	       "-f", "-o", out,
+			"--",		app,	  "--seconds", "60", NULL};
 	char cmd[600];
 	int status;
 	pid_t pid;
@@ -422,8 +428,9 @@ Test(gpu_record, killed_program_under_skip_record_is_merged_and_its_status_retur
 		  "skip record should return 137");
 	db = open_trace("killrec");
 	cr_expect_gt(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 10000);
-	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_RUNS WHERE status = 'signaled' AND exitSignal "
-			   "= 9"),
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM SKIP_RUNS WHERE status = 'signaled' AND exitSignal "
+		       "= 9"),
 		     1);
 	sqlite3_close(db);
 }
@@ -435,22 +442,24 @@ Test(gpu_record, pytorch_kernels_join_launch_calls_and_nvtx_ranges_arrive)
 
 	if (system("python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null") != 0)
 		cr_skip_test("python3 with CUDA-enabled torch not found");
-	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gpu/torch_mlp.py --steps 10", getenv("SKIP_SRC"));
+	snprintf(cmd, sizeof(cmd), "python3 %s/tests/gpu/torch_mlp.py --steps 10",
+		 getenv("SKIP_SRC"));
 	{
 		char full[1500];
 		int rc;
 
-		snprintf(full, sizeof(full), "%s record -q -f -o %s/torch.skip.db -- %s", getenv("SKIP"),
-			 tmpdir, cmd);
+		snprintf(full, sizeof(full), "%s record -q -f -o %s/torch.skip.db -- %s",
+			 getenv("SKIP"), tmpdir, cmd);
 		rc = system(full);
 		cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "%s failed", full);
 	}
 	db = open_trace("torch");
 	cr_expect_gt(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 100);
-	cr_expect_eq(q(db, JOINED_KERNELS), q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"),
+	cr_expect_eq(q(db, JOINED_KERNELS),
+		     q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"),
 		     "every PyTorch kernel joins its launch call");
-	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step' AND eventType = 59"),
-		     10);
+	cr_expect_eq(
+	    q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step' AND eventType = 59"), 10);
 	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'forward'"), 10);
 	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS f WHERE f.text = 'forward' AND EXISTS "
 			   "(SELECT 1 FROM NVTX_EVENTS s WHERE s.text = 'step' AND s.globalTid = "

@@ -105,23 +105,22 @@ static int all_verified(void)
 	return n;
 }
 
-static const char *const suite[] = { "vec.json", "bs.json", "ml.json", "hits.json",
-				     "img.json", "dl.json", "m1.json", "m2.json" };
+static const char *const suite[] = {"vec.json", "bs.json", "ml.json", "hits.json",
+				    "img.json", "dl.json", "m1.json", "m2.json"};
 
 /* The parameters are indices: Criterion may run each case in a fresh process, where pointers
  * taken in this one would not be valid. */
 ParameterizedTestParameters(gpu_runtime, every_executor_matches_serial)
 {
-	static int idx[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static int idx[] = {0, 1, 2, 3, 4, 5, 6, 7};
 
 	return cr_make_param_array(int, idx, sizeof(idx) / sizeof(idx[0]));
 }
 
 ParameterizedTest(int *i, gpu_runtime, every_executor_matches_serial)
 {
-	cr_assert_eq(skip_run(suite[*i],
-			      "--size small --executor all --verify --iterations 3 --json"),
-		     0);
+	cr_assert_eq(
+	    skip_run(suite[*i], "--size small --executor all --verify --iterations 3 --json"), 0);
 	cr_assert_eq(all_verified(), 4, "serial, streams, graph and window");
 }
 

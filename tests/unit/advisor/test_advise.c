@@ -59,7 +59,7 @@ static struct skip_advice_report *advise(struct skip_trace *t, struct skip_advis
 Test(advise, proximity_scores_default_keep_ps_1)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_chains");
-	struct skip_advise_opts o = { .min_len = 2, .max_len = 3 };
+	struct skip_advise_opts o = {.min_len = 2, .max_len = 3};
 	struct skip_advice_report *r = advise(t, &o);
 
 	/* PS >= 1.0: only kA-kB (3 of kA's 3 launches); kC-kA would be 2/2 across the sync */
@@ -81,13 +81,12 @@ Test(advise, proximity_scores_sync_split_and_overlaps)
 		int64_t count;
 		double ps, recoverable;
 	} want[] = {
-		{ "kA-kB", 3, 1.0, 6000 },	    { "kB-kC", 2, 2.0 / 3, 4000 },
-		{ "kC-kA", 1, 0.5, 2000 },	    { "kX-kX", 3, 0.75, 6000 },
-		{ "kA-kB-kC", 2, 2.0 / 3, 8000 }, { "kC-kA-kB", 1, 0.5, 4000 },
-		{ "kX-kX-kX", 2, 0.5, 8000 },
+	    {"kA-kB", 3, 1.0, 6000},	{"kB-kC", 2, 2.0 / 3, 4000},	{"kC-kA", 1, 0.5, 2000},
+	    {"kX-kX", 3, 0.75, 6000},	{"kA-kB-kC", 2, 2.0 / 3, 8000}, {"kC-kA-kB", 1, 0.5, 4000},
+	    {"kX-kX-kX", 2, 0.5, 8000},
 	};
 	struct skip_trace *t = hand_trace(dir, "advise_chains");
-	struct skip_advise_opts o = { .min_len = 2, .max_len = 3, .min_ps = 0.5 };
+	struct skip_advise_opts o = {.min_len = 2, .max_len = 3, .min_ps = 0.5};
 	struct skip_advice_report *r = advise(t, &o);
 
 	cr_expect_eq(r->nchains, sizeof(want) / sizeof(want[0]), "chains with PS >= 0.5");
@@ -133,8 +132,7 @@ static void model_cal(struct skip_advise_opts *o)
 Test(advise, model_reproduces_and_predicts_graph_and_fusion)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");
-	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2,
-				      .profiled = 1 };
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2, .profiled = 1};
 	struct skip_advice_report *r;
 
 	model_cal(&o);
@@ -162,8 +160,7 @@ Test(advise, model_reproduces_and_predicts_graph_and_fusion)
 Test(advise, region_runs_are_pooled)
 {
 	struct skip_trace *t = hand_trace_more(dir, "advise_model", "advise_model_runs");
-	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2,
-				      .profiled = 1 };
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2, .profiled = 1};
 	struct skip_advice_report *r;
 	const struct skip_advice *g;
 	const struct skip_chain *c;
@@ -210,7 +207,7 @@ Test(advise, region_runs_are_pooled)
 Test(advise, unprofiled_baseline_takes_the_profiler_out)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");
-	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2 };
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2};
 	struct skip_advice_report *r;
 
 	model_cal(&o);
@@ -230,7 +227,7 @@ Test(advise, unprofiled_baseline_takes_the_profiler_out)
 Test(advise, profiler_cost_per_recording)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_launch_loop");
-	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2, .run_id = 1 };
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2, .run_id = 1};
 	struct skip_advice_report *r;
 	const struct skip_advice *g;
 
@@ -286,7 +283,7 @@ static void wl_cal(struct skip_advise_opts *o)
 Test(advise, workload_executors)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	struct skip_advice_report *r;
 	const struct skip_advice *e2, *e3;
 
@@ -316,7 +313,7 @@ Test(advise, workload_executors)
 Test(advise, workload_runs_are_pooled)
 {
 	struct skip_trace *t = hand_trace_more(dir, "advise_wl", "advise_wl_run2");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	struct skip_advice_report *r;
 	const struct skip_advice *e3;
 
@@ -353,7 +350,7 @@ struct wl_case {
 static void wl_with(struct wl_case c)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	struct skip_advice_report *r;
 	const struct skip_advice *e2, *e3;
 
@@ -378,13 +375,13 @@ static void wl_with(struct wl_case c)
 Test(advise, workload_root_join)
 {
 	/* c joins roots a and b: 1000 later; E2 has no graph */
-	wl_with((struct wl_case){ .join = 1000, .base = 18700, .e2 = 20000, .e3 = 16800 });
+	wl_with((struct wl_case){.join = 1000, .base = 18700, .e2 = 20000, .e3 = 16800});
 }
 
 Test(advise, workload_remote_reads)
 {
 	/* c of 5000 on SM 0, y written on SM 1 */
-	wl_with((struct wl_case){ .remote = 0.5, .base = 18700, .e2 = 21000, .e3 = 16800 });
+	wl_with((struct wl_case){.remote = 0.5, .base = 18700, .e2 = 21000, .e3 = 16800});
 }
 
 Test(advise, workload_bare_launches)
@@ -397,8 +394,11 @@ Test(advise, workload_bare_launches)
 	 * 13500-17500 (after b + 300); stream 0's sync (from 12000) returns 19000, stream 1's
 	 * (from 19500, 1000) at 20500.
 	 * E3 has no launch per kernel and no stream gap: as in workload_executors. */
-	wl_with((struct wl_case){ .runtime_launch = 2500, .stream_gap_bare = 300, .base = 18600,
-				  .e2 = 20500, .e3 = 15800 });
+	wl_with((struct wl_case){.runtime_launch = 2500,
+				 .stream_gap_bare = 300,
+				 .base = 18600,
+				 .e2 = 20500,
+				 .e3 = 15800});
 }
 
 /* The fallback rule (skip_advisor.h): sm_share_rate 0 is not measured, so sharing a
@@ -406,7 +406,7 @@ Test(advise, workload_bare_launches)
 Test(advise, an_unmeasured_share_rate_is_full_pace)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	double pred[2];
 
 	for (int i = 0; i < 2; i++) {
@@ -430,13 +430,13 @@ Test(advise, an_unmeasured_share_rate_is_full_pace)
 Test(advise, workload_start_costs)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	static const char *const tasks[] = { "a" }, *const bad[] = { "q" };
-	static const double cost[] = { 1000 };
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json",
-				      .start_tasks = tasks,
-				      .start_costs_ns = cost,
-				      .nstarts = 1,
-				      .starts_workload = "fork" };
+	static const char *const tasks[] = {"a"}, *const bad[] = {"q"};
+	static const double cost[] = {1000};
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json",
+				     .start_tasks = tasks,
+				     .start_costs_ns = cost,
+				     .nstarts = 1,
+				     .starts_workload = "fork"};
 	struct skip_advice_report *r = NULL;
 	const struct skip_advice *e3;
 
@@ -467,7 +467,7 @@ Test(advise, workload_start_costs)
 Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	struct skip_advice_report *r;
 	char *schema_text = hand_slurp("schemas/plan.schema.json"), *plan, err[512] = "";
 	cJSON *schema = cJSON_Parse(schema_text), *doc, *pred;
@@ -504,7 +504,7 @@ Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)
 Test(advise, json_report_parses)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");
-	struct skip_advise_opts o = { .region = "step", .min_len = 2, .max_len = 2 };
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2};
 	struct skip_advice_report *r = advise(t, &o);
 	char *s = skip_advice_json(r);
 	cJSON *doc = cJSON_Parse(s), *items;
@@ -512,9 +512,9 @@ Test(advise, json_report_parses)
 	cr_assert_not_null(doc);
 	items = cJSON_GetObjectItem(doc, "advice");
 	cr_expect_eq(cJSON_GetArraySize(items), (int)r->nitems);
-	cr_expect_float_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "model"),
-					       "recorded_il_ns")->valuedouble,
-			   18000, 1e-9);
+	cr_expect_float_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "model"), "recorded_il_ns")->valuedouble,
+	    18000, 1e-9);
 	cJSON_Delete(doc);
 	free(s);
 	skip_advice_free(r);
@@ -525,17 +525,17 @@ Test(advise, bad_input)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_model");
 	struct skip_advice_report *r = NULL;
-	struct skip_advise_opts o = { .region = "nope" };
+	struct skip_advise_opts o = {.region = "nope"};
 
 	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_NOTFOUND);
 	cr_expect_not_null(strstr(skip_errmsg(), "'step'"), "%s", skip_errmsg());
-	o = (struct skip_advise_opts){ .run_id = 7 };
+	o = (struct skip_advise_opts){.run_id = 7};
 	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_NOTFOUND);
-	o = (struct skip_advise_opts){ .workload = "tests/fixtures/hand/advise_wl.json" };
+	o = (struct skip_advise_opts){.workload = "tests/fixtures/hand/advise_wl.json"};
 	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL, "kA kB kA kB is not a, b, c");
 	cr_expect_not_null(strstr(skip_errmsg(), "does not match workload 'fork'"), "%s",
 			   skip_errmsg());
-	o = (struct skip_advise_opts){ .workload = "tests/fixtures/hand/missing.json" };
+	o = (struct skip_advise_opts){.workload = "tests/fixtures/hand/missing.json"};
 	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_NOTFOUND, "%s", skip_errmsg());
 	cr_expect_null(r);
 	skip_trace_close(t);
@@ -545,7 +545,7 @@ Test(advise, no_kernels)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_empty");
 	struct skip_advice_report *r = NULL;
-	struct skip_advise_opts o = { 0 };
+	struct skip_advise_opts o = {0};
 
 	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_EMPTY);
 	cr_expect_not_null(strstr(skip_errmsg(), "no kernels"), "%s", skip_errmsg());
@@ -555,7 +555,7 @@ Test(advise, no_kernels)
 Test(advise, a_calibration_out_of_range_is_refused_before_any_prediction)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	struct skip_advice_report *r = NULL;
 	struct skip_timeline *tl = NULL;
 	struct skip_graph_prediction g;
@@ -589,7 +589,7 @@ Test(advise, predictions_at_the_calibration_bounds_stay_positive_and_ranked)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
 	struct skip_trace *m = hand_trace(dir, "advise_model");
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json" };
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json"};
 	struct skip_advice_report *r;
 	const struct skip_advice *e3;
 
@@ -609,7 +609,7 @@ Test(advise, predictions_at_the_calibration_bounds_stay_positive_and_ranked)
 	r = advise(t, &o);
 	expect_sane_items(r);
 	skip_advice_free(r);
-	o = (struct skip_advise_opts){ .region = "step", .cal = o.cal };
+	o = (struct skip_advise_opts){.region = "step", .cal = o.cal};
 	r = advise(m, &o);
 	cr_expect_gt(r->replay_il_ns, 0);
 	expect_sane_items(r);
@@ -621,12 +621,12 @@ Test(advise, predictions_at_the_calibration_bounds_stay_positive_and_ranked)
 Test(advise, a_start_cost_over_a_second_is_refused)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
-	static const char *const tasks[] = { "a" };
-	static const double cost[] = { 1e19 };
-	struct skip_advise_opts o = { .workload = "tests/fixtures/hand/advise_wl.json",
-				      .start_tasks = tasks,
-				      .start_costs_ns = cost,
-				      .nstarts = 1 };
+	static const char *const tasks[] = {"a"};
+	static const double cost[] = {1e19};
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json",
+				     .start_tasks = tasks,
+				     .start_costs_ns = cost,
+				     .nstarts = 1};
 	struct skip_advice_report *r = NULL;
 
 	wl_cal(&o);
@@ -641,7 +641,7 @@ Test(advise, malformed_records_change_no_prediction)
 {
 	struct skip_trace *good = hand_trace(dir, "launch");
 	struct skip_trace *bad = hand_trace_more(dir, "launch", "malformed");
-	struct skip_advise_opts o = { 0 };
+	struct skip_advise_opts o = {0};
 	struct skip_advice_report *g = advise(good, &o), *b = advise(bad, &o);
 
 	cr_expect_float_eq(b->recorded_il_ns, 4300, 1e-9, "launch.sql's IL");
@@ -659,7 +659,7 @@ Test(advise, malformed_records_change_no_prediction)
 Test(advise, graph_kernels_without_their_launch_call_are_modelled_without_overflow)
 {
 	struct skip_trace *t = hand_trace_more(dir, "graph", "graph_nocall");
-	struct skip_advise_opts o = { 0 };
+	struct skip_advise_opts o = {0};
 	struct skip_timeline *tl = NULL;
 	struct skip_advice_report *r;
 	int firsts = 0;

@@ -13,7 +13,7 @@
 
 #include "skip_advisor.h"
 
-static const char *const parts[] = { "host", "graph", "profiler", "placement" };
+static const char *const parts[] = {"host", "graph", "profiler", "placement"};
 
 static int part_index(const char *part)
 {
@@ -73,9 +73,9 @@ Test(model, a_file_in_range_sets_its_members_and_keeps_the_defaults_of_the_other
 	struct skip_calibration c, d;
 
 	skip_calibration_default(&d);
-	cr_assert_eq(skip_calibration_parse("{\"graph_launch_ns\": 1e9, \"sm_share_rate\": 0}",
-					    "c", &c),
-		     0, "%s", skip_errmsg());
+	cr_assert_eq(
+	    skip_calibration_parse("{\"graph_launch_ns\": 1e9, \"sm_share_rate\": 0}", "c", &c), 0,
+	    "%s", skip_errmsg());
 	cr_expect_float_eq(c.graph_launch_ns, 1e9, 1e-9, "the bound itself is accepted");
 	cr_expect_float_eq(c.sm_share_rate, 0, 1e-12);
 	cr_expect_float_eq(c.launch_latency_ns, d.launch_latency_ns, 1e-12);
@@ -95,9 +95,9 @@ Test(model, a_syntax_error_in_a_calibration_file_names_its_line_and_column)
 {
 	struct skip_calibration c;
 
-	cr_expect_eq(skip_calibration_parse("{\n  \"graph_launch_ns\": 12,\n  \"x\": ,\n}\n",
-					    "c.json", &c),
-		     SKIP_E_INVAL);
+	cr_expect_eq(
+	    skip_calibration_parse("{\n  \"graph_launch_ns\": 12,\n  \"x\": ,\n}\n", "c.json", &c),
+	    SKIP_E_INVAL);
 	cr_expect(strstr(skip_errmsg(), "c.json:3:8: JSON syntax error"), "%s", skip_errmsg());
 }
 

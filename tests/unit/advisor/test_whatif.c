@@ -14,8 +14,8 @@ static void chain(struct wi_prog *p, int n, int64_t call, int64_t gap, int64_t d
 		  int64_t sgap)
 {
 	for (int i = 0; i < n; i++) {
-		struct wi_call c = { .thread = 0, .gap = i ? gap : 0, .dur = call };
-		struct wi_op o = { .dur = dur, .stream = 0, .sms = 1, .lat = lat, .gap = sgap };
+		struct wi_call c = {.thread = 0, .gap = i ? gap : 0, .dur = call};
+		struct wi_op o = {.dur = dur, .stream = 0, .sms = 1, .lat = lat, .gap = sgap};
 
 		o.call = wi_add_call(p, &c);
 		wi_add_op(p, &o);
@@ -24,7 +24,7 @@ static void chain(struct wi_prog *p, int n, int64_t call, int64_t gap, int64_t d
 
 Test(whatif, launch_bound_chain)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
 
 	/* call k: 6000k .. 6000k + 5000; kernel k: 7000 + 6000k .. 8000 + 6000k (its call ends,
 	 * plus 2000; the stream is idle by then). IL = 8000 + 4 x 6000 = 32000. */
@@ -40,7 +40,7 @@ Test(whatif, launch_bound_chain)
 
 Test(whatif, gpu_bound_chain)
 {
-	struct wi_prog p = { .t0 = 1000000, .sms = 132 };
+	struct wi_prog p = {.t0 = 1000000, .sms = 132};
 
 	/* kernels of 10000: 7000-17000, then each 500 after the previous one ends:
 	 * 17500-27500, 28000-38000, 38500-48500, 49000-59000 (relative to t0). */
@@ -53,14 +53,14 @@ Test(whatif, gpu_bound_chain)
 
 static int64_t two_streams(int sms_each)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
 	int64_t il;
 
 	/* calls 0-1000 and 1000-2000 launch A (stream 0) and B (stream 1) of 10000 each, no
 	 * latency: A 1000-11000; B 2000-12000 if both fit, else after A: 11000-21000 */
 	for (int i = 0; i < 2; i++) {
-		struct wi_call c = { .thread = 0, .dur = 1000 };
-		struct wi_op o = { .dur = 10000, .stream = i, .sms = sms_each };
+		struct wi_call c = {.thread = 0, .dur = 1000};
+		struct wi_op o = {.dur = 10000, .stream = i, .sms = sms_each};
 
 		o.call = wi_add_call(&p, &c);
 		wi_add_op(&p, &o);
@@ -82,9 +82,9 @@ Test(whatif, two_streams_limited_by_sms)
 
 Test(whatif, synchronize_waits_for_the_gpu)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
-	struct wi_call c = { .thread = 0, .dur = 1000 };
-	struct wi_op o = { .dur = 10000, .stream = 0, .sms = 1 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_call c = {.thread = 0, .dur = 1000};
+	struct wi_op o = {.dur = 10000, .stream = 0, .sms = 1};
 	int first;
 
 	/* launch 0-1000, kernel 1000-11000; synchronize from 1000, returns 11000 + 500; the next
@@ -92,8 +92,7 @@ Test(whatif, synchronize_waits_for_the_gpu)
 	o.call = wi_add_call(&p, &c);
 	first = wi_add_op(&p, &o);
 	{
-		struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .ret = 500,
-				     .nwaits = 1 };
+		struct wi_call s = {.thread = 0, .dur = 100, .is_sync = 1, .ret = 500, .nwaits = 1};
 
 		s.waits = malloc(sizeof(int));
 		s.waits[0] = first;
@@ -110,10 +109,10 @@ Test(whatif, synchronize_waits_for_the_gpu)
 
 Test(whatif, cross_stream_dependency)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
-	struct wi_op a = { .dur = 5000, .stream = 0, .sms = 1, .call = -1, .submit_at = 0 };
-	struct wi_op b = { .dur = 1000, .stream = 1, .sms = 1, .call = -1, .submit_at = 0,
-			   .gap = 300, .ndeps = 1 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_op a = {.dur = 5000, .stream = 0, .sms = 1, .call = -1, .submit_at = 0};
+	struct wi_op b = {
+	    .dur = 1000, .stream = 1, .sms = 1, .call = -1, .submit_at = 0, .gap = 300, .ndeps = 1};
 
 	/* submitted at 0 without a host call: A 0-5000; B waits for A: 5300-6300 */
 	wi_add_op(&p, &a);
@@ -127,15 +126,15 @@ Test(whatif, cross_stream_dependency)
 
 Test(whatif, unfinishable_synchronize)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
-	struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1 };
-	struct wi_op o = { .dur = 1000, .stream = 0, .sms = 1 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_call s = {.thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1};
+	struct wi_op o = {.dur = 1000, .stream = 0, .sms = 1};
 
 	/* the sync waits for an operation its own thread launches only after it */
 	s.waits = malloc(sizeof(int));
 	s.waits[0] = 0;
 	wi_add_call(&p, &s);
-	o.call = wi_add_call(&p, &(struct wi_call){ .thread = 0, .dur = 100 });
+	o.call = wi_add_call(&p, &(struct wi_call){.thread = 0, .dur = 100});
 	wi_add_op(&p, &o);
 	cr_expect_eq(wi_simulate(&p), -1);
 	wi_free(&p);
@@ -144,8 +143,8 @@ Test(whatif, unfinishable_synchronize)
 /* Kernels submitted at 0 without host calls, for the placement tests: @blocks each, 1000 ns. */
 static int placed_op(struct wi_prog *p, int stream, int blocks)
 {
-	struct wi_op o = { .dur = 1000, .stream = stream, .sms = 1, .call = -1, .submit_at = 0,
-			   .blocks = blocks };
+	struct wi_op o = {
+	    .dur = 1000, .stream = stream, .sms = 1, .call = -1, .submit_at = 0, .blocks = blocks};
 
 	return wi_add_op(p, &o);
 }
@@ -154,13 +153,19 @@ static int placed_op(struct wi_prog *p, int stream, int blocks)
  * grid in the recording. */
 static void reader(struct wi_prog *p, int stream, int a, int b, int dep, double serial_remote)
 {
-	struct wi_op c = { .dur = 1000, .stream = stream, .sms = 1, .call = -1, .submit_at = 0,
-			   .blocks = 2, .read_bytes = 200, .serial_remote = serial_remote,
-			   .nsrcs = 2 };
+	struct wi_op c = {.dur = 1000,
+			  .stream = stream,
+			  .sms = 1,
+			  .call = -1,
+			  .submit_at = 0,
+			  .blocks = 2,
+			  .read_bytes = 200,
+			  .serial_remote = serial_remote,
+			  .nsrcs = 2};
 
 	c.srcs = malloc(2 * sizeof(*c.srcs));
-	c.srcs[0] = (struct wi_src){ a, 100 };
-	c.srcs[1] = (struct wi_src){ b, 100 };
+	c.srcs[0] = (struct wi_src){a, 100};
+	c.srcs[1] = (struct wi_src){b, 100};
 	if (dep >= 0) {
 		c.deps = malloc(sizeof(int));
 		c.deps[0] = dep;
@@ -171,7 +176,7 @@ static void reader(struct wi_prog *p, int stream, int a, int b, int dep, double 
 
 Test(whatif, remote_reads_cost_more)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 8, .remote_cost = 0.5 };
+	struct wi_prog p = {.t0 = 0, .sms = 8, .remote_cost = 0.5};
 
 	/* A (stream 0) and B (stream 1), 2 blocks each, run at once: A on SMs 0-1, B on 2-3.
 	 * C after both (stream 0 after A, a dependency on B) starts at 1000 on SMs 0-1: A's
@@ -190,7 +195,7 @@ Test(whatif, remote_reads_cost_more)
 
 Test(whatif, serial_placement_is_the_recording)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 8, .remote_cost = 0.5 };
+	struct wi_prog p = {.t0 = 0, .sms = 8, .remote_cost = 0.5};
 
 	/* One stream: A (2 blocks) 0-1000 on SMs 0-1, B (4 blocks) 1000-2000 on SMs 0-3, C (2
 	 * blocks) on SMs 0-1: A's data local, B's remote (another grid), as in the recording
@@ -205,11 +210,11 @@ Test(whatif, serial_placement_is_the_recording)
 
 Test(whatif, placement_takes_the_least_loaded)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 4, .remote_cost = 0.5 };
+	struct wi_prog p = {.t0 = 0, .sms = 4, .remote_cost = 0.5};
 
 	/* A (3 blocks) on SMs 0-2; B (3 blocks, at once) on SM 3, then 0 and 1 (one block
-	 * each already): its first block on SM 3. C (3 blocks) after both on SMs 0-2: B's data remote,
-	 * 1000 x 1.25, 1000-2250. Without remote_cost the same program takes 2000. */
+	 * each already): its first block on SM 3. C (3 blocks) after both on SMs 0-2: B's data
+	 * remote, 1000 x 1.25, 1000-2250. Without remote_cost the same program takes 2000. */
 	int a = placed_op(&p, 0, 3), b = placed_op(&p, 1, 3);
 
 	p.ops[b].blocks = 3;
@@ -224,7 +229,7 @@ Test(whatif, placement_takes_the_least_loaded)
 
 Test(whatif, shared_multiprocessors_slow_the_newcomer)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 4, .share_rate = 0.5 };
+	struct wi_prog p = {.t0 = 0, .sms = 4, .share_rate = 0.5};
 
 	/* A (2 blocks, 1000 ns) at 0 on SMs 0-1. B (3 blocks, 600 ns) submitted at 200: SMs 2-3
 	 * free, its third block on SM 0 beside A's older block until 1000: it does 0.5 x 800 =
@@ -259,10 +264,10 @@ Test(whatif, shared_multiprocessors_slow_the_newcomer)
 
 Test(whatif, kernel_starts_cost_the_running)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
-	struct wi_op a = { .dur = 10000, .stream = 0, .sms = 1, .call = -1, .start_cost = 1000 };
-	struct wi_op k = { .stream = 1, .sms = 1, .call = -1 };
-	struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_op a = {.dur = 10000, .stream = 0, .sms = 1, .call = -1, .start_cost = 1000};
+	struct wi_op k = {.stream = 1, .sms = 1, .call = -1};
+	struct wi_call s = {.thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1};
 
 	/* A (start_cost 1000) runs from 0. On stream 1: B 0-500 starts with A (costs nothing),
 	 * C 500-3500 (costs A min(1000, 500 - 0) = 500), D 3500-3600 (1000: 3000 since C); E on
@@ -300,9 +305,8 @@ Test(whatif, kernel_starts_cost_the_running)
 
 Test(whatif, huge_costs_saturate_instead_of_overflowing)
 {
-	struct wi_prog p = { .t0 = 1000, .sms = 132 };
-	struct wi_call s = { .thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1,
-			     .ret = INT64_MAX };
+	struct wi_prog p = {.t0 = 1000, .sms = 132};
+	struct wi_call s = {.thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1, .ret = INT64_MAX};
 
 	/* three kernels of 2^62 ns in a row: the second ends past INT64_MAX, which saturates;
 	 * the synchronization on the last returns at INT64_MAX too: IL INT64_MAX - t0 */
@@ -320,10 +324,10 @@ Test(whatif, huge_costs_saturate_instead_of_overflowing)
 
 Test(whatif, negative_costs_count_as_zero)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132, .dispatch_gap = -5 };
-	struct wi_call c = { .thread = 0, .gap = -5000, .dur = 1000 };
-	struct wi_op o = { .dur = -100, .stream = 0, .sms = 1, .lat = -300, .gap = -7,
-			   .graph_node = 1 };
+	struct wi_prog p = {.t0 = 0, .sms = 132, .dispatch_gap = -5};
+	struct wi_call c = {.thread = 0, .gap = -5000, .dur = 1000};
+	struct wi_op o = {
+	    .dur = -100, .stream = 0, .sms = 1, .lat = -300, .gap = -7, .graph_node = 1};
 
 	/* the call cannot start before t0 nor the kernel end before it starts: the call 0-1000,
 	 * the kernel at 1000 for 0 ns, then a second one of 500 right after it */
@@ -341,9 +345,9 @@ Test(whatif, negative_costs_count_as_zero)
 
 Test(whatif, an_operation_submitted_before_t0_starts_after_its_latency)
 {
-	struct wi_prog p = { .t0 = 0, .sms = 132 };
-	struct wi_op o = { .dur = 1000, .stream = 0, .sms = 1, .call = -1, .submit_at = -2000,
-			   .lat = 2500 };
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_op o = {
+	    .dur = 1000, .stream = 0, .sms = 1, .call = -1, .submit_at = -2000, .lat = 2500};
 
 	/* a kernel with no launch call that started at 500 in the recording is submitted at its
 	 * start less the launch latency, -2000: it starts at 500, not never */

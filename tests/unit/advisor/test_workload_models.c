@@ -24,9 +24,9 @@ static const char kernel_symbol = 0;
 static void task(const char *name, const char *in, const char *out, unsigned flags)
 {
 	struct skip_access acc[8];
-	struct skip_task_desc d = { .name = name, .flags = flags, .access = acc };
+	struct skip_task_desc d = {.name = name, .flags = flags, .access = acc};
 	char buf[64], *save = NULL;
-	const char *lists[2] = { in, out };
+	const char *lists[2] = {in, out};
 
 	for (int k = 0; k < 2; k++) {
 		snprintf(buf, sizeof(buf), "%s", lists[k]);
@@ -35,10 +35,11 @@ static void task(const char *name, const char *in, const char *out, unsigned fla
 
 			if (id < 0)
 				id = skip_graph_add_buffer(g, b, 1024, SKIP_DT_U8, NULL);
-			acc[d.naccess++] = (struct skip_access){ id, 0, 0, k ? SKIP_WRITE : SKIP_READ };
+			acc[d.naccess++] =
+			    (struct skip_access){id, 0, 0, k ? SKIP_WRITE : SKIP_READ};
 		}
 	}
-	d.kernel = (struct skip_kernel){ .kind = SKIP_KERNEL_SYMBOL, .symbol = &kernel_symbol };
+	d.kernel = (struct skip_kernel){.kind = SKIP_KERNEL_SYMBOL, .symbol = &kernel_symbol};
 	d.grid[0] = d.block[0] = 1;
 	cr_assert_geq(skip_graph_add_task(g, &d), 0, "%s", skip_errmsg());
 }
@@ -73,7 +74,7 @@ TestSuite(workload_models, .init = setup, .fini = teardown);
 
 static struct skip_plan *plan_for(int e, int pdl)
 {
-	struct skip_plan_opts o = { .executor = (enum skip_executor)e, .nstreams = 2, .pdl = pdl };
+	struct skip_plan_opts o = {.executor = (enum skip_executor)e, .nstreams = 2, .pdl = pdl};
 	struct skip_plan *p = NULL;
 
 	cr_assert_eq(skip_plan_compute(g, &o, &p), 0, "%s", skip_errmsg());
@@ -129,8 +130,9 @@ static void check_operations(const struct sk_model_view *v, const char *exec, in
 			     skip_graph_task_name(g, t));
 		op_of[t] = i;
 		if (c->kind == SKIP_STEP_LAUNCH) {
-			cr_expect_eq(c->task, t, "%s: the kernel of '%s' comes from the launch of '%s'",
-				     exec, skip_graph_task_name(g, t), skip_graph_task_name(g, c->task));
+			cr_expect_eq(c->task, t,
+				     "%s: the kernel of '%s' comes from the launch of '%s'", exec,
+				     skip_graph_task_name(g, t), skip_graph_task_name(g, c->task));
 			cr_expect_eq(o->stream, c->stream, "%s: '%s' on another stream", exec,
 				     skip_graph_task_name(g, t));
 		} else {
@@ -226,7 +228,7 @@ Test(workload_models, every_executor_is_modelled_from_what_it_submits_or_refused
 Test(workload_models, the_advised_executors_are_modelled)
 {
 	/* skip advise offers these against the serial recording (workload.c's offers) */
-	static const char *const advised[] = { "serial", "streams", "graph" };
+	static const char *const advised[] = {"serial", "streams", "graph"};
 
 	for (size_t i = 0; i < sizeof(advised) / sizeof(advised[0]); i++) {
 		int e = skip_executor_parse(advised[i]);

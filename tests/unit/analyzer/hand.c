@@ -26,7 +26,7 @@ char *hand_slurp(const char *path)
 
 struct skip_trace *hand_trace_more(const char *dir, const char *name, const char *more)
 {
-	const char *parts[] = { "common", name, more };
+	const char *parts[] = {"common", name, more};
 	char path[256], sqlpath[256];
 	struct skip_trace *t = NULL;
 	sqlite3 *db = NULL;

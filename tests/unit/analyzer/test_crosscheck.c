@@ -18,7 +18,8 @@
 #define SQL_TKLQT                                                                                  \
 	"SELECT coalesce(sum(k.start - a.start), 0) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "       \
 	"(SELECT runId, "                                                                          \
-	"start, correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL SELECT runId, " \
+	"start, correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL SELECT "       \
+	"runId, "                                                                                  \
 	"start, correlationId, globalTid FROM CUPTI_ACTIVITY_KIND_DRIVER) a ON a.runId = k.runId " \
 	"AND a.correlationId = k.correlationId AND (a.globalTid >> 24) = (k.globalPid >> 24) "     \
 	"WHERE k.runId = %lld"
@@ -30,13 +31,13 @@
 	"ALL SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE runId = %lld UNION ALL "      \
 	"SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = %lld), o AS (SELECT "     \
 	"start, end, max(end) OVER (ORDER BY start, end ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "   \
-	"PRECEDING) AS prev FROM ops), g AS (SELECT start, end, sum(CASE WHEN prev IS NULL OR "   \
+	"PRECEDING) AS prev FROM ops), g AS (SELECT start, end, sum(CASE WHEN prev IS NULL OR "    \
 	"start > prev THEN 1 ELSE 0 END) OVER (ORDER BY start, end ROWS UNBOUNDED PRECEDING) AS "  \
 	"grp FROM o) SELECT sum(e - s) FROM (SELECT min(start) s, max(end) e FROM g GROUP BY grp)"
 
 static void crosscheck(const char *fixture)
 {
-	struct skip_analysis_opts o = { 0 };
+	struct skip_analysis_opts o = {0};
 	struct skip_trace *t = NULL;
 	struct skip_report *r = NULL;
 	char path[256], sql[2048];
@@ -88,7 +89,7 @@ static cJSON *load_schema(void)
 
 static void validate_fixture(cJSON *schema, const char *fixture, const char *region)
 {
-	struct skip_analysis_opts o = { .region = region };
+	struct skip_analysis_opts o = {.region = region};
 	struct skip_trace *t = NULL;
 	struct skip_report *r = NULL;
 	char path[256], err[512];
@@ -110,10 +111,9 @@ static void validate_fixture(cJSON *schema, const char *fixture, const char *reg
 
 Test(analyzer_json, real_reports_validate_against_the_schema)
 {
-	static const char *const fixtures[] = { "h100_launch_chain", "h100_gpu_bound",
-						"h100_two_streams", "h100_memops",
-						"h100_nvtx_threads", "h100_cublas",
-						"h100_graph", "h100_torch_mlp" };
+	static const char *const fixtures[] = {
+	    "h100_launch_chain", "h100_gpu_bound", "h100_two_streams", "h100_memops",
+	    "h100_nvtx_threads", "h100_cublas",	   "h100_graph",       "h100_torch_mlp"};
 	cJSON *schema = load_schema();
 
 	cr_assert_not_null(schema, "schemas/report.schema.json does not parse");
@@ -128,7 +128,7 @@ Test(analyzer_json, real_reports_validate_against_the_schema)
 Test(analyzer_json, the_validator_rejects_what_the_schema_forbids)
 {
 	cJSON *schema = load_schema(), *doc;
-	struct skip_analysis_opts o = { 0 };
+	struct skip_analysis_opts o = {0};
 	struct skip_trace *t = NULL;
 	struct skip_report *r = NULL;
 	char err[512], *json;
@@ -183,7 +183,8 @@ Test(analyzer_internals, radix_sort_orders_like_a_stable_sort)
 		qsort(pairs, n, sizeof(pairs[0]), cmp_pair);
 		sk_radix_sort(keys, vals, n);
 		for (size_t i = 0; i < n; i++) {
-			cr_assert_eq(keys[i], pairs[i][0], "round %d, n %zu, position %zu", round, n, i);
+			cr_assert_eq(keys[i], pairs[i][0], "round %d, n %zu, position %zu", round,
+				     n, i);
 			cr_assert(i == 0 || keys[i - 1] < keys[i] || vals[i - 1] < vals[i],
 				  "equal keys keep their order (stable)");
 		}

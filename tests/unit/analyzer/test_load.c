@@ -33,7 +33,7 @@ TestSuite(analyzer_load, .init = setup, .fini = teardown);
 
 static struct skip_report *analyze(struct skip_trace *t, int64_t run)
 {
-	struct skip_analysis_opts o = { .run_id = run };
+	struct skip_analysis_opts o = {.run_id = run};
 	struct skip_report *r = NULL;
 
 	cr_assert_eq(skip_analyze(t, &o, &r), 0, "%s", skip_errmsg());
@@ -48,12 +48,12 @@ static void expect_malformed_counts(const struct skip_malformed *m)
 		enum skip_bad b;
 		int64_t n;
 	} want[] = {
-		{ SKIP_TABLE_KERNEL, SKIP_BAD_RUN_ID, 1 }, { SKIP_TABLE_KERNEL, SKIP_BAD_TIME, 2 },
-		{ SKIP_TABLE_KERNEL, SKIP_BAD_ORDER, 1 },  { SKIP_TABLE_KERNEL, SKIP_BAD_ID, 1 },
-		{ SKIP_TABLE_RUNTIME, SKIP_BAD_TIME, 1 },  { SKIP_TABLE_RUNTIME, SKIP_BAD_ORDER, 1 },
-		{ SKIP_TABLE_DRIVER, SKIP_BAD_ID, 1 },	   { SKIP_TABLE_MEMCPY, SKIP_BAD_ORDER, 1 },
-		{ SKIP_TABLE_MEMSET, SKIP_BAD_ID, 1 },	   { SKIP_TABLE_NVTX, SKIP_BAD_TIME, 1 },
-		{ SKIP_TABLE_NVTX, SKIP_BAD_ORDER, 1 },
+	    {SKIP_TABLE_KERNEL, SKIP_BAD_RUN_ID, 1}, {SKIP_TABLE_KERNEL, SKIP_BAD_TIME, 2},
+	    {SKIP_TABLE_KERNEL, SKIP_BAD_ORDER, 1},  {SKIP_TABLE_KERNEL, SKIP_BAD_ID, 1},
+	    {SKIP_TABLE_RUNTIME, SKIP_BAD_TIME, 1},  {SKIP_TABLE_RUNTIME, SKIP_BAD_ORDER, 1},
+	    {SKIP_TABLE_DRIVER, SKIP_BAD_ID, 1},     {SKIP_TABLE_MEMCPY, SKIP_BAD_ORDER, 1},
+	    {SKIP_TABLE_MEMSET, SKIP_BAD_ID, 1},     {SKIP_TABLE_NVTX, SKIP_BAD_TIME, 1},
+	    {SKIP_TABLE_NVTX, SKIP_BAD_ORDER, 1},
 	};
 	int64_t sum = 0;
 
@@ -242,8 +242,9 @@ Test(analyzer_load, the_json_of_every_table_and_reason_follows_the_schema)
 
 	cr_assert_not_null(doc);
 	expect_valid(doc);
-	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(doc,
-						"malformed_records"), "records")), 11);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(
+			 cJSON_GetObjectItem(doc, "malformed_records"), "records")),
+		     11);
 	cJSON_Delete(doc);
 	free(js);
 	skip_report_free(r);

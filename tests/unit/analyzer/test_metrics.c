@@ -1,7 +1,7 @@
 /*
- * test_metrics.c: every metric of skip report on hand-built traces (the .sql files in tests/fixtures/hand)
- * whose answers were computed by hand; the expected values are derived in the comments at the
- * top of each .sql file.
+ * test_metrics.c: every metric of skip report on hand-built traces (the .sql files in
+ * tests/fixtures/hand) whose answers were computed by hand; the expected values are derived in the
+ * comments at the top of each .sql file.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -43,7 +43,7 @@ static void load(const char *name)
 
 static int analyze(int64_t run, const char *region)
 {
-	struct skip_analysis_opts o = { .run_id = run, .region = region };
+	struct skip_analysis_opts o = {.run_id = run, .region = region};
 
 	skip_report_free(rep);
 	rep = NULL;
@@ -163,8 +163,8 @@ Test(analyzer_metrics, operators_are_the_innermost_range_on_the_launching_thread
 	static const struct {
 		const char *name;
 		int64_t gpu_ns;
-	} want[] = { { "bwd", 20 }, { "step", 20 }, { "fwd", 10 },
-		     { "inner", 10 }, { "open", 10 }, { "worker", 10 } };
+	} want[] = {{"bwd", 20},   {"step", 20}, {"fwd", 10},
+		    {"inner", 10}, {"open", 10}, {"worker", 10}};
 
 	load("nvtx");
 	cr_assert_eq(analyze(0, NULL), 0, "%s", skip_errmsg());
@@ -177,8 +177,7 @@ Test(analyzer_metrics, operators_are_the_innermost_range_on_the_launching_thread
 	cr_assert_eq(rep->ntop_ops, 6);
 	for (size_t i = 0; i < 6; i++) {
 		cr_expect_str_eq(rep->top_ops[i].name, want[i].name, "operator %zu", i);
-		cr_expect_eq(rep->top_ops[i].total_ns, want[i].gpu_ns, "operator %s",
-			     want[i].name);
+		cr_expect_eq(rep->top_ops[i].total_ns, want[i].gpu_ns, "operator %s", want[i].name);
 		cr_expect_eq(rep->top_ops[i].count, 1);
 	}
 	cr_expect_eq(rep->top_ops[2].launch_ns, 20, "fwd: k1 started 20 after its launch call");
@@ -284,7 +283,8 @@ Test(analyzer_metrics, a_trace_without_kernels_is_an_error)
 
 	snprintf(path, sizeof(path), "%s/empty.skip.db", dir);
 	cr_assert_eq(skip_store_create(path, 0, &db), 0);
-	skip_store_exec(db, "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'x', 'ok')");
+	skip_store_exec(db,
+			"INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'x', 'ok')");
 	sqlite3_close(db);
 	cr_assert_eq(skip_trace_open(path, &trace), 0);
 	cr_expect_eq(analyze(0, NULL), SKIP_E_EMPTY);
@@ -293,7 +293,7 @@ Test(analyzer_metrics, a_trace_without_kernels_is_an_error)
 
 Test(analyzer_metrics, the_threshold_decides_the_verdict)
 {
-	struct skip_analysis_opts o = { .threshold = 0.9 };
+	struct skip_analysis_opts o = {.threshold = 0.9};
 
 	load("launch");
 	cr_assert_eq(skip_analyze(trace, &o, &rep), 0);

@@ -155,9 +155,8 @@ Test(analyzer_nvtx, an_occurrence_holds_the_launches_of_every_thread_of_its_proc
 	static const struct {
 		uint32_t corr;
 		int32_t region;
-	} want[] = { { 1, 0 },	 { 2, 0 },   { 3, 0 },	 { 4, 0 },   { 5, 0 },	  { 6, -1 },
-		     { 7, -1 },	 { 8, -1 },  { 9, 1 },	 { 10, 0 },  { 11, 0 },	  { 12, 0 },
-		     { 13, -1 }, { 99, -1 } };
+	} want[] = {{1, 0},  {2, 0}, {3, 0},  {4, 0},  {5, 0},	{6, -1},  {7, -1},
+		    {8, -1}, {9, 1}, {10, 0}, {11, 0}, {12, 0}, {13, -1}, {99, -1}};
 	struct sk_range *win = NULL;
 	size_t nw;
 
@@ -209,9 +208,9 @@ Test(analyzer_nvtx, the_report_groups_kernels_by_their_innermost_range)
 	static const struct {
 		const char *name;
 		int64_t count;
-	} want[] = { { "b", 2 },       { "outer", 2 }, { "twin", 2 }, { "async", 1 },
-		     { "dom5", 1 },    { "forever", 1 }, { "leaf", 1 }, { "mid", 1 } };
-	struct skip_analysis_opts o = { .run_id = 1 };
+	} want[] = {{"b", 2},	 {"outer", 2},	 {"twin", 2}, {"async", 1},
+		    {"dom5", 1}, {"forever", 1}, {"leaf", 1}, {"mid", 1}};
+	struct skip_analysis_opts o = {.run_id = 1};
 	struct skip_report *r = NULL;
 
 	cr_assert_eq(skip_analyze(trace, &o, &r), 0, "%s", skip_errmsg());

@@ -12,7 +12,7 @@
 
 #include "hand.h"
 
-static const double x8[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
+static const double x8[] = {1, 2, 4, 8, 16, 32, 64, 128};
 
 static struct skip_sweep cross(const double *x, const double *h, const double *t, size_t n)
 {
@@ -25,8 +25,8 @@ static struct skip_sweep cross(const double *x, const double *h, const double *t
 
 Test(analyzer_sweep, flat_then_rising_gives_both_crossovers_and_they_agree)
 {
-	static const double h[] = { 0.9, 0.9, 0.85, 0.8, 0.3, 0.1, 0.05, 0.02 };
-	static const double t[] = { 5, 5, 5, 5, 12, 24, 48, 96 };
+	static const double h[] = {0.9, 0.9, 0.85, 0.8, 0.3, 0.1, 0.05, 0.02};
+	static const double t[] = {5, 5, 5, 5, 12, 24, 48, 96};
 	struct skip_sweep s = cross(x8, h, t, 8);
 
 	cr_assert(s.flip.found);
@@ -45,8 +45,8 @@ Test(analyzer_sweep, flat_then_rising_gives_both_crossovers_and_they_agree)
 
 Test(analyzer_sweep, always_cpu_bound_has_no_crossover)
 {
-	static const double h[] = { 0.9, 0.88, 0.91, 0.87, 0.9, 0.86, 0.85, 0.84 };
-	static const double t[] = { 5, 5.1, 4.9, 5.2, 5, 5.3, 5.1, 5.2 };
+	static const double h[] = {0.9, 0.88, 0.91, 0.87, 0.9, 0.86, 0.85, 0.84};
+	static const double t[] = {5, 5.1, 4.9, 5.2, 5, 5.3, 5.1, 5.2};
 	struct skip_sweep s = cross(x8, h, t, 8);
 
 	cr_expect_not(s.flip.found);
@@ -57,8 +57,8 @@ Test(analyzer_sweep, always_cpu_bound_has_no_crossover)
 
 Test(analyzer_sweep, always_gpu_bound_has_no_plateau)
 {
-	static const double h[] = { 0.1, 0.08, 0.05, 0.04, 0.03, 0.02, 0.01, 0.01 };
-	static const double t[] = { 5, 10, 20, 40, 80, 160, 320, 640 };
+	static const double h[] = {0.1, 0.08, 0.05, 0.04, 0.03, 0.02, 0.01, 0.01};
+	static const double t[] = {5, 10, 20, 40, 80, 160, 320, 640};
 	struct skip_sweep s = cross(x8, h, t, 8);
 
 	cr_expect_not(s.flip.found);
@@ -69,8 +69,8 @@ Test(analyzer_sweep, always_gpu_bound_has_no_plateau)
 
 Test(analyzer_sweep, a_noisy_plateau_is_still_a_plateau)
 {
-	static const double h[] = { 0.8, 0.75, 0.85, 0.7, 0.65, 0.2, 0.1, 0.05 };
-	static const double t[] = { 5.0, 5.6, 4.7, 5.4, 4.9, 15, 30, 60 };
+	static const double h[] = {0.8, 0.75, 0.85, 0.7, 0.65, 0.2, 0.1, 0.05};
+	static const double t[] = {5.0, 5.6, 4.7, 5.4, 4.9, 15, 30, 60};
 	struct skip_sweep s = cross(x8, h, t, 8);
 
 	cr_assert(s.flip.found);
@@ -83,9 +83,9 @@ Test(analyzer_sweep, a_noisy_plateau_is_still_a_plateau)
 
 Test(analyzer_sweep, a_non_monotone_sweep_reports_the_first_flip_and_the_disagreement)
 {
-	static const double x[] = { 1, 2, 4, 8, 16, 32 };
-	static const double h[] = { 0.9, 0.8, 0.3, 0.7, 0.2, 0.1 };
-	static const double t[] = { 5, 5, 5, 20, 6, 40 };
+	static const double x[] = {1, 2, 4, 8, 16, 32};
+	static const double h[] = {0.9, 0.8, 0.3, 0.7, 0.2, 0.1};
+	static const double t[] = {5, 5, 5, 20, 6, 40};
 	struct skip_sweep s = cross(x, h, t, 6);
 
 	cr_assert(s.flip.found);
@@ -98,9 +98,9 @@ Test(analyzer_sweep, a_non_monotone_sweep_reports_the_first_flip_and_the_disagre
 
 Test(analyzer_sweep, too_few_values_for_a_knee)
 {
-	static const double x[] = { 1, 2 };
-	static const double h[] = { 0.9, 0.1 };
-	static const double t[] = { 5, 50 };
+	static const double x[] = {1, 2};
+	static const double h[] = {0.9, 0.1};
+	static const double t[] = {5, 50};
 	struct skip_sweep s = cross(x, h, t, 2);
 
 	cr_expect(s.flip.found);
@@ -111,7 +111,7 @@ Test(analyzer_sweep, too_few_values_for_a_knee)
 
 Test(analyzer_sweep, runs_are_grouped_by_parameter_value_with_medians)
 {
-	struct skip_analysis_opts o = { 0 };
+	struct skip_analysis_opts o = {0};
 	struct skip_report *r = NULL;
 	char dir[] = "/tmp/skip-sw-XXXXXX";
 	struct skip_trace *t;

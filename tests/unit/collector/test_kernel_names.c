@@ -12,20 +12,20 @@
 Test(collector_kernel_names, short_names_drop_return_type_scope_templates_and_parameters)
 {
 	static const char *const cases[][2] = {
-		{ "void at::native::foo<4, float>(int, float*)", "foo" },
-		{ "add_one", "add_one" },
-		{ "void add_one(float*, int)", "add_one" },
-		{ "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>("
-		  "cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)",
-		  "Kernel2" },
-		{ "void (anonymous namespace)::elementwise_kernel<128, 4>(int, float)",
-		  "elementwise_kernel" },
-		{ "ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn" },
-		{ "foo::bar", "bar" },
-		{ "void foo<int>()", "foo" },
-		{ "void Foo::operator()(int)", "operator()" },
-		{ "ns::", "ns::" }, /* no name after the scope: the whole input */
-		{ "", "" },
+	    {"void at::native::foo<4, float>(int, float*)", "foo"},
+	    {"add_one", "add_one"},
+	    {"void add_one(float*, int)", "add_one"},
+	    {"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>("
+	     "cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)",
+	     "Kernel2"},
+	    {"void (anonymous namespace)::elementwise_kernel<128, 4>(int, float)",
+	     "elementwise_kernel"},
+	    {"ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn"},
+	    {"foo::bar", "bar"},
+	    {"void foo<int>()", "foo"},
+	    {"void Foo::operator()(int)", "operator()"},
+	    {"ns::", "ns::"}, /* no name after the scope: the whole input */
+	    {"", ""},
 	};
 	char buf[256];
 

@@ -313,7 +313,7 @@ Test(collector_pool, take_returns_at_once_when_stop_is_asked, .timeout = 20)
 
 static void *complete_later(void *arg)
 {
-	struct timespec ms50 = { 0, 50 * 1000000L };
+	struct timespec ms50 = {0, 50 * 1000000L};
 
 	nanosleep(&ms50, NULL);
 	complete(arg, 7);

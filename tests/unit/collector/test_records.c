@@ -153,8 +153,8 @@ Test(collector_records, names_are_interned_once)
 
 Test(collector_records, runtime_and_driver_calls_go_to_their_tables_with_names)
 {
-	CUpti_ActivityAPI r = api(0, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 100, 180, 42,
-				  555);
+	CUpti_ActivityAPI r =
+	    api(0, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 100, 180, 42, 555);
 	CUpti_ActivityAPI d = api(1, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 200, 260, 43, 555);
 	char *s;
 
@@ -168,7 +168,8 @@ Test(collector_records, runtime_and_driver_calls_go_to_their_tables_with_names)
 	       "r.nameId");
 	cr_expect_str_eq(s, "cudaLaunchKernel_v7000");
 	free(s);
-	s = qs("SELECT s.value FROM CUPTI_ACTIVITY_KIND_DRIVER r JOIN StringIds s ON s.id = r.nameId");
+	s = qs(
+	    "SELECT s.value FROM CUPTI_ACTIVITY_KIND_DRIVER r JOIN StringIds s ON s.id = r.nameId");
 	cr_expect_str_eq(s, "cuLaunchKernel");
 	free(s);
 }
@@ -249,9 +250,10 @@ Test(collector_records, memcpy_memset_sync_graph_and_overhead_rows)
 		     "the device comes from the context record");
 	cr_expect_eq(q("SELECT eventId IS NULL FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 1);
 	cr_expect_eq(q("SELECT graphId FROM CUDA_GRAPH_TRACE"), 9);
-	cr_expect_eq(q("SELECT count(*) FROM PROFILER_OVERHEAD o JOIN StringIds s ON s.id = o.nameId "
-		       "WHERE s.value = 'CUPTI_BUFFER_FLUSH' AND (o.globalTid & 16777215) = 77"),
-		     1);
+	cr_expect_eq(
+	    q("SELECT count(*) FROM PROFILER_OVERHEAD o JOIN StringIds s ON s.id = o.nameId "
+	      "WHERE s.value = 'CUPTI_BUFFER_FLUSH' AND (o.globalTid & 16777215) = 77"),
+	    1);
 }
 
 static CUpti_ActivityMarker2 marker(unsigned flags, uint32_t id, uint64_t ts, uint32_t tid,
@@ -275,14 +277,14 @@ static CUpti_ActivityMarker2 marker(unsigned flags, uint32_t id, uint64_t ts, ui
 Test(collector_records, nvtx_starts_and_ends_pair_into_ranges_in_any_order)
 {
 	CUpti_ActivityMarker2 recs[] = {
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, 11, "outer", NULL),
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 110, 11, "inner", NULL),
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3, 170, 12, NULL, NULL), /* end first */
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 150, 11, NULL, NULL),
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 3, 120, 11, "cross", NULL),
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 200, 11, NULL, NULL),
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 4, 130, 11, "mark", "mydomain"),
-		marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 5, 300, 11, "never-closed", NULL),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 1, 100, 11, "outer", NULL),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 2, 110, 11, "inner", NULL),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3, 170, 12, NULL, NULL), /* end first */
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 2, 150, 11, NULL, NULL),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 3, 120, 11, "cross", NULL),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_END, 1, 200, 11, NULL, NULL),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 4, 130, 11, "mark", "mydomain"),
+	    marker(CUPTI_ACTIVITY_FLAG_MARKER_START, 5, 300, 11, "never-closed", NULL),
 	};
 	CUpti_ActivityMarkerData2 data;
 
@@ -387,8 +389,8 @@ Test(collector_records, drops_are_stored_per_kind_and_cause_and_replaced)
 	cr_assert_eq(sk_sink_set_drops(&sink, "kernel", "write_error", 2), 0);
 	cr_expect_eq(q("SELECT count FROM SKIP_DROPS WHERE cause = 'cupti_buffer_full'"), 9);
 	cr_expect_eq(q("SELECT sum(count) FROM SKIP_DROPS"), 11);
-	cr_expect_eq(q("SELECT count(*) FROM SKIP_DROPS WHERE runId = 7 AND globalPid = 1234 << 24"),
-		     2);
+	cr_expect_eq(
+	    q("SELECT count(*) FROM SKIP_DROPS WHERE runId = 7 AND globalPid = 1234 << 24"), 2);
 }
 
 Test(collector_records, a_write_error_turns_writing_off_and_counts_the_loss)

@@ -36,7 +36,7 @@ static void check_table(const struct sk_hash *h)
 
 Test(common_hash, a_zeroed_table_is_empty)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 
 	cr_expect_null(sk_hash_get(&h, 1));
 	cr_expect_eq(sk_hash_find(&h, 42), SK_HASH_END);
@@ -47,7 +47,7 @@ Test(common_hash, a_zeroed_table_is_empty)
 
 Test(common_hash, put_then_get_and_put_again_replaces)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 
 	cr_assert_eq(sk_hash_put(&h, 7, 70), 0);
 	cr_assert_eq(sk_hash_put(&h, 8, 80), 0);
@@ -63,7 +63,7 @@ Test(common_hash, put_then_get_and_put_again_replaces)
 
 Test(common_hash, key_0_cannot_be_stored)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 
 	cr_expect_eq(sk_hash_put(&h, 0, 1), SKIP_E_INVAL);
 	cr_expect_eq(sk_hash_add(&h, 0, 1), SKIP_E_INVAL);
@@ -74,7 +74,7 @@ Test(common_hash, key_0_cannot_be_stored)
 
 Test(common_hash, keys_with_the_same_first_slot_are_all_found)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 	uint64_t k[5];
 
 	sk_hash_reserve(&h, 1); /* 16 slots, so key_at() sees the final size */
@@ -94,8 +94,8 @@ Test(common_hash, keys_with_the_same_first_slot_are_all_found)
 
 Test(common_hash, add_keeps_every_entry_of_one_key_and_find_next_walks_them)
 {
-	struct sk_hash h = { 0 };
-	int seen[4] = { 0 }, n = 0;
+	struct sk_hash h = {0};
+	int seen[4] = {0}, n = 0;
 
 	for (uint64_t v = 0; v < 4; v++)
 		cr_assert_eq(sk_hash_add(&h, 99, v), 0);
@@ -115,7 +115,7 @@ Test(common_hash, add_keeps_every_entry_of_one_key_and_find_next_walks_them)
 
 Test(common_hash, growth_keeps_every_entry)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 
 	for (uint64_t k = 1; k <= 9; k++)
 		cr_assert_eq(sk_hash_put(&h, k * 1000, k), 0);
@@ -128,7 +128,7 @@ Test(common_hash, growth_keeps_every_entry)
 
 Test(common_hash, reserve_makes_room_so_inserts_do_not_grow)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 	struct sk_hash_slot *slots;
 
 	cr_assert_eq(sk_hash_reserve(&h, 100), 0);
@@ -147,7 +147,7 @@ Test(common_hash, reserve_makes_room_so_inserts_do_not_grow)
 
 Test(common_hash, removal_shifts_later_entries_back)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 	uint64_t a, b, c, d;
 
 	sk_hash_reserve(&h, 1);
@@ -176,7 +176,7 @@ Test(common_hash, removal_shifts_later_entries_back)
 
 Test(common_hash, removal_wraps_around_the_end_of_the_slots)
 {
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 	uint64_t a, b, c;
 
 	sk_hash_reserve(&h, 1);
@@ -201,7 +201,7 @@ Test(common_hash, many_keys_match_a_reference)
 {
 	enum { KEYS = 20000, OPS = 200000 };
 	uint64_t *ref = calloc(KEYS + 1, sizeof(uint64_t)); /* 0: absent */
-	struct sk_hash h = { 0 };
+	struct sk_hash h = {0};
 	size_t live = 0;
 
 	srand(15);

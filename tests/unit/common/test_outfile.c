@@ -249,7 +249,8 @@ Test(common_outfile, skip_gates_outputs_replace_only_their_own_kind)
 	struct skip_outfile of;
 
 	put("b.json", "{\n  \"skip_baseline\": 1,\n");
-	put("g.xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"skip gate\" x>");
+	put("g.xml",
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"skip gate\" x>");
 	put("g.md", "### skip gate: PASS\n");
 	cr_assert_eq(open_out(&of, "b.json", SKIP_OUT_BASELINE, NULL), 0, "%s", skip_errmsg());
 	skip_outfile_abort(&of);

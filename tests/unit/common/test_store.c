@@ -69,16 +69,18 @@ Test(common_store, create_writes_the_schema_and_its_version)
 	sqlite3 *db = create("a.skip.db");
 
 	cr_expect_eq(sk_db_int(db, -1, "PRAGMA user_version"), SKIP_SCHEMA_VERSION);
-	cr_expect_eq(sk_db_int(db, -1, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-				       "AND name IN ('StringIds', 'CUPTI_ACTIVITY_KIND_KERNEL', "
-				       "'CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_DRIVER', "
-				       "'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', "
-				       "'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', "
-				       "'TARGET_INFO_GPU', 'ThreadNames', 'SKIP_RUNS', "
-				       "'SKIP_METADATA', 'SKIP_DROPS', 'SKIP_CLOCK_ANCHORS')"),
+	cr_expect_eq(sk_db_int(db, -1,
+			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+			       "AND name IN ('StringIds', 'CUPTI_ACTIVITY_KIND_KERNEL', "
+			       "'CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_DRIVER', "
+			       "'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', "
+			       "'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', "
+			       "'TARGET_INFO_GPU', 'ThreadNames', 'SKIP_RUNS', "
+			       "'SKIP_METADATA', 'SKIP_DROPS', 'SKIP_CLOCK_ANCHORS')"),
 		     14);
-	cr_expect_eq(sk_db_int(db, -1, "SELECT count(*) FROM pragma_table_info("
-				       "'CUPTI_ACTIVITY_KIND_KERNEL') WHERE name = 'runId'"),
+	cr_expect_eq(sk_db_int(db, -1,
+			       "SELECT count(*) FROM pragma_table_info("
+			       "'CUPTI_ACTIVITY_KIND_KERNEL') WHERE name = 'runId'"),
 		     1, "every event table carries runId");
 	sqlite3_close(db);
 }
@@ -179,9 +181,10 @@ Test(common_store, a_left_over_journal_is_explained_on_a_read_only_open)
 		sqlite3 *w = NULL;
 
 		sqlite3_open(path("j.skip.db"), &w);
-		sqlite3_exec(w, "PRAGMA cache_size=1; BEGIN; DELETE FROM pad; WITH RECURSIVE "
-				"n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 64) "
-				"INSERT INTO pad SELECT randomblob(4000) FROM n;",
+		sqlite3_exec(w,
+			     "PRAGMA cache_size=1; BEGIN; DELETE FROM pad; WITH RECURSIVE "
+			     "n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 64) "
+			     "INSERT INTO pad SELECT randomblob(4000) FROM n;",
 			     NULL, NULL, NULL);
 		_exit(0);
 	}
@@ -234,17 +237,18 @@ static void make_part(const char *name, int run, int pid, const char *kname, int
 	snprintf(sql, sizeof(sql), "INSERT INTO StringIds(id, value) VALUES (3, '%s')", kname);
 	exec(db, sql);
 	for (int i = 0; i < nkernels; i++) {
-		snprintf(sql, sizeof(sql),
-			 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId, "
-			 "contextId, streamId, correlationId, globalPid, demangledName, shortName, "
-			 "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
-			 "blockZ, staticSharedMemory, dynamicSharedMemory) VALUES (%d, %d, %d, 0, 1, "
-			 "7, %d, %lld, 3, 3, NULL, 8, 1, 1, 1, 32, 1, 1, 0, 0);"
-			 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
-			 "globalTid, correlationId, nameId, returnValue, cbid) VALUES (%d, %d, %d, 0, "
-			 "%lld, %d, 2, 0, 211);",
-			 run, 100 * i + 50, 100 * i + 60, i + 1, (long long)pid << 24, run, 100 * i,
-			 100 * i + 5, ((long long)pid << 24) | pid, i + 1);
+		snprintf(
+		    sql, sizeof(sql),
+		    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId, "
+		    "contextId, streamId, correlationId, globalPid, demangledName, shortName, "
+		    "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, "
+		    "blockZ, staticSharedMemory, dynamicSharedMemory) VALUES (%d, %d, %d, 0, 1, "
+		    "7, %d, %lld, 3, 3, NULL, 8, 1, 1, 1, 32, 1, 1, 0, 0);"
+		    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
+		    "globalTid, correlationId, nameId, returnValue, cbid) VALUES (%d, %d, %d, 0, "
+		    "%lld, %d, 2, 0, 211);",
+		    run, 100 * i + 50, 100 * i + 60, i + 1, (long long)pid << 24, run, 100 * i,
+		    100 * i + 5, ((long long)pid << 24) | pid, i + 1);
 		exec(db, sql);
 	}
 	snprintf(sql, sizeof(sql),
@@ -269,22 +273,25 @@ Test(common_store, merge_remaps_string_ids_and_keeps_every_row)
 	cr_assert_eq(skip_store_merge(out, path("p11-r1.skip.db")), 0, "%s", skip_errmsg());
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 5);
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 5);
-	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM StringIds WHERE value = "
-					"'cudaLaunchKernel'"),
+	cr_expect_eq(sk_db_int(out, -1,
+			       "SELECT count(*) FROM StringIds WHERE value = "
+			       "'cudaLaunchKernel'"),
 		     1, "a string both files hold is stored once");
-	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
-					"StringIds s ON s.id = k.shortName WHERE s.value = "
-					"'kernel_b' AND (k.globalPid >> 24) = 11"),
+	cr_expect_eq(sk_db_int(out, -1,
+			       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+			       "StringIds s ON s.id = k.shortName WHERE s.value = "
+			       "'kernel_b' AND (k.globalPid >> 24) = 11"),
 		     2, "names still point at the right strings after the remap");
-	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE "
-					"mangledName IS NULL"),
+	cr_expect_eq(sk_db_int(out, -1,
+			       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE "
+			       "mangledName IS NULL"),
 		     5, "NULL name ids stay NULL");
 	cr_expect_eq(sk_db_int(out, -1, "SELECT sum(count) FROM SKIP_DROPS"), 4,
 		     "drops of both processes add up");
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM SKIP_PROCESSES"), 2);
-	cr_assert_eq(sqlite3_prepare_v2(out, "SELECT value FROM StringIds WHERE id = 1", -1, &st,
-					NULL),
-		     SQLITE_OK);
+	cr_assert_eq(
+	    sqlite3_prepare_v2(out, "SELECT value FROM StringIds WHERE id = 1", -1, &st, NULL),
+	    SQLITE_OK);
 	cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 	v = (char *)sqlite3_column_text(st, 0);
 	cr_expect_str_eq(v, "already-here", "existing strings keep their ids");
@@ -307,7 +314,8 @@ Test(common_store, a_failed_merge_leaves_the_destination_unchanged)
 	sqlite3_close(bad);
 	cr_expect_lt(skip_store_merge(out, path("p12-r1.skip.db")), 0);
 	cr_expect(strstr(skip_errmsg(), "p12-r1.skip.db: merge failed: "), "%s", skip_errmsg());
-	cr_expect(strstr(skip_errmsg(), "NOT NULL"), "the SQLite reason is kept: %s", skip_errmsg());
+	cr_expect(strstr(skip_errmsg(), "NOT NULL"), "the SQLite reason is kept: %s",
+		  skip_errmsg());
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3,
 		     "the kernels of the failed part were rolled back");
 	cr_expect_eq(sk_db_int(out, -1, "SELECT count(*) FROM StringIds WHERE value = 'kernel_c'"),
@@ -332,8 +340,9 @@ Test(common_store, finalize_indexes_and_leaves_one_self_contained_file)
 	char wal[300];
 
 	cr_assert_eq(skip_store_finalize(db), 0, "%s", skip_errmsg());
-	cr_expect_eq(sk_db_int(db, -1, "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
-				       "AND name = 'KERNEL_run_corr'"),
+	cr_expect_eq(sk_db_int(db, -1,
+			       "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+			       "AND name = 'KERNEL_run_corr'"),
 		     1);
 	sqlite3_close(db);
 	snprintf(wal, sizeof(wal), "%s-wal", path("a.skip.db"));
@@ -347,11 +356,12 @@ Test(common_store, summary_counts_what_the_file_holds)
 
 	make_part("p10-r1.skip.db", 1, 10, "kernel_a", 3);
 	cr_assert_eq(skip_store_merge(out, path("p10-r1.skip.db")), 0);
-	exec(out, "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'app', 'ok'), "
-		  "(2, 'app', 'failed');"
-		  "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, globalTid) VALUES "
-		  "(1, 0, 10, 59, 1), (1, 5, NULL, 34, 1);"
-		  "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name) VALUES (1, 1, 0, 'GPU X')");
+	exec(out,
+	     "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'app', 'ok'), "
+	     "(2, 'app', 'failed');"
+	     "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, globalTid) VALUES "
+	     "(1, 0, 10, 59, 1), (1, 5, NULL, 34, 1);"
+	     "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name) VALUES (1, 1, 0, 'GPU X')");
 	cr_assert_eq(skip_store_summarize(out, &s), 0);
 	cr_expect_eq(s.runs, 2);
 	cr_expect_eq(s.failed_runs, 1);
@@ -372,8 +382,9 @@ Test(common_store, metadata_rows_are_replaced_by_key)
 
 	cr_assert_eq(skip_store_meta_set(db, 1, 0, "k", "v1"), 0);
 	cr_assert_eq(skip_store_meta_set(db, 1, 0, "k", "v2"), 0);
-	cr_expect_eq(sk_db_int(db, -1, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'k' AND "
-				       "value = 'v2'"),
+	cr_expect_eq(sk_db_int(db, -1,
+			       "SELECT count(*) FROM SKIP_METADATA WHERE key = 'k' AND "
+			       "value = 'v2'"),
 		     1);
 	cr_expect_eq(sk_db_int(db, -1, "SELECT count(*) FROM SKIP_METADATA"), 1);
 	sqlite3_close(db);
@@ -410,7 +421,7 @@ Test(common_errors, strerror_covers_codes_and_errno)
 
 Test(common_util, strbuf_grows_and_formats)
 {
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 
 	for (int i = 0; i < 1000; i++)
 		cr_assert_eq(sk_strbuf_printf(&sb, "%d,", i % 10), 0);

@@ -13,7 +13,7 @@
 
 Test(common_strtab, the_first_string_gets_id_1_and_is_new)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	int is_new = 0;
 
 	cr_expect_eq(sk_strtab_intern(&t, "cudaLaunchKernel", &is_new), 1);
@@ -26,7 +26,7 @@ Test(common_strtab, the_first_string_gets_id_1_and_is_new)
 
 Test(common_strtab, the_same_string_gets_the_same_id_and_is_not_new)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	int is_new;
 
 	cr_assert_eq(sk_strtab_intern(&t, "a", &is_new), 1);
@@ -40,8 +40,8 @@ Test(common_strtab, the_same_string_gets_the_same_id_and_is_not_new)
 
 Test(common_strtab, distinct_strings_get_ids_in_the_order_first_seen)
 {
-	static const char *const s[] = { "b", "a", "ab", "ba", "A", "a ", "é", "e" };
-	struct sk_strtab t = { 0 };
+	static const char *const s[] = {"b", "a", "ab", "ba", "A", "a ", "é", "e"};
+	struct sk_strtab t = {0};
 	int is_new;
 
 	for (int i = 0; i < 8; i++) {
@@ -61,7 +61,7 @@ Test(common_strtab, distinct_strings_get_ids_in_the_order_first_seen)
 
 Test(common_strtab, find_adds_nothing_and_says_0_for_a_new_string)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 
 	cr_expect_eq(sk_strtab_find(&t, "x"), 0, "an empty table");
 	sk_strtab_intern(&t, "x", NULL);
@@ -73,7 +73,7 @@ Test(common_strtab, find_adds_nothing_and_says_0_for_a_new_string)
 
 Test(common_strtab, the_table_keys_on_content_and_keeps_its_own_copy)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	char buf[] = "cudaMemcpy";
 	int is_new;
 
@@ -91,7 +91,7 @@ Test(common_strtab, the_table_keys_on_content_and_keeps_its_own_copy)
 
 Test(common_strtab, the_empty_string_is_a_string_like_any_other)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	int is_new;
 
 	cr_expect_eq(sk_strtab_intern(&t, "", &is_new), 1);
@@ -108,7 +108,7 @@ Test(common_strtab, the_empty_string_is_a_string_like_any_other)
  * for FNV-1a at hand, so the index is given an entry that claims "b"'s hash for "a". */
 Test(common_strtab, strings_whose_hashes_collide_get_their_own_ids)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	int is_new;
 
 	cr_assert_eq(sk_strtab_intern(&t, "a", &is_new), 1);
@@ -125,7 +125,7 @@ Test(common_strtab, strings_whose_hashes_collide_get_their_own_ids)
 
 Test(common_strtab, interning_grows_and_keeps_ids_and_copies_in_place)
 {
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	const char *first;
 	char buf[32];
 	int is_new;
@@ -155,7 +155,7 @@ Test(common_strtab, interning_grows_and_keeps_ids_and_copies_in_place)
 Test(common_strtab, long_strings_are_stored_whole)
 {
 	enum { LEN = 1 << 20 };
-	struct sk_strtab t = { 0 };
+	struct sk_strtab t = {0};
 	char *a = malloc(LEN + 1), *b = malloc(LEN + 1), *a2 = malloc(LEN + 1);
 	int is_new;
 
@@ -180,7 +180,7 @@ Test(common_strtab, long_strings_are_stored_whole)
 
 Test(common_strtab, fini_empties_the_table_for_reuse)
 {
-	struct sk_strtab t = { 0 }, never_used = { 0 };
+	struct sk_strtab t = {0}, never_used = {0};
 	int is_new;
 
 	sk_strtab_intern(&t, "a", &is_new);

@@ -61,7 +61,7 @@ Test(common_vec, struct_elements_and_int_counts)
 	int n = 0;
 
 	for (int i = 0; i < 100; i++)
-		cr_assert_eq(SK_VEC_PUSH(e, n, cap, (struct pair){ i, i + 1 }), 0);
+		cr_assert_eq(SK_VEC_PUSH(e, n, cap, (struct pair){i, i + 1}), 0);
 	cr_expect_eq(n, 100);
 	cr_expect_eq(cap, 128);
 	for (int i = 0; i < 100; i++)

@@ -54,7 +54,7 @@ static void sweep_cal(struct skip_calibration *c)
 /* Analyze the hand-built sweep (each occurrence of @region, or each run) and fill the table. */
 static const struct skip_graph_gains *hand_table(const char *region)
 {
-	struct skip_analysis_opts o = { .region = region };
+	struct skip_analysis_opts o = {.region = region};
 	struct skip_calibration cal;
 
 	trace = hand_trace_more(dir, "advise_model", "advise_sweep");
@@ -101,7 +101,7 @@ Test(report_graph_gain, without_a_region_each_whole_run_is_modelled)
 
 Test(report_graph_gain, filling_it_again_replaces_the_table)
 {
-	struct skip_analysis_opts o = { .region = "step" };
+	struct skip_analysis_opts o = {.region = "step"};
 
 	hand_table("step");
 	cr_assert_eq(skip_report_add_graph_gain(trace, &o, NULL, rep), 0);
@@ -111,7 +111,7 @@ Test(report_graph_gain, filling_it_again_replaces_the_table)
 
 Test(report_graph_gain, a_calibration_out_of_range_leaves_the_report_unchanged)
 {
-	struct skip_analysis_opts o = { .region = "step" };
+	struct skip_analysis_opts o = {.region = "step"};
 	struct skip_calibration cal;
 	char *json;
 
@@ -129,7 +129,7 @@ Test(report_graph_gain, a_calibration_out_of_range_leaves_the_report_unchanged)
 
 Test(report_graph_gain, a_report_without_a_sweep_gets_no_table)
 {
-	struct skip_analysis_opts o = { .run_id = 1, .region = "step" };
+	struct skip_analysis_opts o = {.run_id = 1, .region = "step"};
 
 	trace = hand_trace_more(dir, "advise_model", "advise_sweep");
 	cr_assert_eq(skip_analyze(trace, &o, &rep), 0, "%s", skip_errmsg());
@@ -157,9 +157,9 @@ static void expect_json(const struct skip_report *r)
 	cJSON *sc = schema(), *doc, *rows;
 	char err[512], *json = skip_report_json(r);
 	const struct skip_graph_gains *g = r->sweep->graph;
-	static const char *const keys[] = { "value",	     "runs",	 "il_ns",
-					    "model_ns",	     "calibration_error",
-					    "unprofiled_ns", "graph_ns", "gain" };
+	static const char *const keys[] = {
+	    "value",	     "runs",	 "il_ns", "model_ns", "calibration_error",
+	    "unprofiled_ns", "graph_ns", "gain"};
 
 	doc = cJSON_Parse(json);
 	cr_assert_not_null(doc);
@@ -169,9 +169,9 @@ static void expect_json(const struct skip_report *r)
 	cr_assert_eq((size_t)cJSON_GetArraySize(rows), g->nrows);
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct skip_graph_gain *w = &g->rows[i];
-		const double want[] = { w->value,	      w->runs,	     w->il_ns,
-					w->model_ns,	      w->calibration_error,
-					w->unprofiled_ns,     w->graph_ns,   w->gain };
+		const double want[] = {
+		    w->value,	      w->runs,	   w->il_ns, w->model_ns, w->calibration_error,
+		    w->unprofiled_ns, w->graph_ns, w->gain};
 		cJSON *row = cJSON_GetArrayItem(rows, (int)i);
 
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -240,7 +240,7 @@ static void text_line(char *buf, size_t n, const struct skip_graph_gain *g)
  * every value modelled, each row a line of the golden text, the JSON valid, the page full. */
 static void recorded(const char *model)
 {
-	struct skip_analysis_opts o = { .region = "prefill", .top_k = 5 };
+	struct skip_analysis_opts o = {.region = "prefill", .top_k = 5};
 	char path[256], line[256], *golden;
 	const struct skip_graph_gains *g;
 

@@ -25,48 +25,97 @@ TestSuite(export_html, .fini = teardown);
 
 /* ---- a report by hand ---------------------------------------------------------------------- */
 
-static int64_t run_ids[3] = { 1, 2, 3 };
+static int64_t run_ids[3] = {1, 2, 3};
 
 static struct skip_name_stat kernels[] = {
-	{ .name = "k<&>\"x", .count = 3, .total_ns = 3000, .min_ns = 900, .max_ns = 1100,
-	  .launch_ns = 600 },
-	{ .name = "gemm", .count = 1, .total_ns = 500, .min_ns = 500, .max_ns = 500 },
+    {.name = "k<&>\"x",
+     .count = 3,
+     .total_ns = 3000,
+     .min_ns = 900,
+     .max_ns = 1100,
+     .launch_ns = 600},
+    {.name = "gemm", .count = 1, .total_ns = 500, .min_ns = 500, .max_ns = 500},
 };
 
 static struct skip_name_stat operators[] = {
-	{ .name = "fwd & bwd", .count = 4, .total_ns = 3500, .min_ns = 500, .max_ns = 1100,
-	  .launch_ns = 800 },
+    {.name = "fwd & bwd",
+     .count = 4,
+     .total_ns = 3500,
+     .min_ns = 500,
+     .max_ns = 1100,
+     .launch_ns = 800},
 };
 
 static struct skip_sweep_point points[] = {
-	{ .value = 1, .regions = 1, .runs = 1, .il_ns = 1000, .tklqt_ns = 500, .akd_ns = 100,
-	  .busy_ns = 300, .idle_ns = 700, .host_share = 0.8, .kernels = 3,
-	  .verdict = SKIP_VERDICT_CPU_BOUND, .run_ids = &run_ids[0] },
-	{ .value = 2, .regions = 1, .runs = 1, .il_ns = 2000, .tklqt_ns = 600, .akd_ns = 400,
-	  .busy_ns = 1500, .idle_ns = 500, .host_share = 0.6, .kernels = 3,
-	  .verdict = SKIP_VERDICT_CPU_BOUND, .run_ids = &run_ids[1] },
-	{ .value = 4, .regions = 1, .runs = 1, .il_ns = 4000, .tklqt_ns = 2000, .akd_ns = 1200,
-	  .busy_ns = 3600, .idle_ns = 400, .host_share = 0.2, .kernels = 3,
-	  .verdict = SKIP_VERDICT_GPU_BOUND, .run_ids = &run_ids[2] },
+    {.value = 1,
+     .regions = 1,
+     .runs = 1,
+     .il_ns = 1000,
+     .tklqt_ns = 500,
+     .akd_ns = 100,
+     .busy_ns = 300,
+     .idle_ns = 700,
+     .host_share = 0.8,
+     .kernels = 3,
+     .verdict = SKIP_VERDICT_CPU_BOUND,
+     .run_ids = &run_ids[0]},
+    {.value = 2,
+     .regions = 1,
+     .runs = 1,
+     .il_ns = 2000,
+     .tklqt_ns = 600,
+     .akd_ns = 400,
+     .busy_ns = 1500,
+     .idle_ns = 500,
+     .host_share = 0.6,
+     .kernels = 3,
+     .verdict = SKIP_VERDICT_CPU_BOUND,
+     .run_ids = &run_ids[1]},
+    {.value = 4,
+     .regions = 1,
+     .runs = 1,
+     .il_ns = 4000,
+     .tklqt_ns = 2000,
+     .akd_ns = 1200,
+     .busy_ns = 3600,
+     .idle_ns = 400,
+     .host_share = 0.2,
+     .kernels = 3,
+     .verdict = SKIP_VERDICT_GPU_BOUND,
+     .run_ids = &run_ids[2]},
 };
 
 static struct skip_graph_gain gain_rows[] = {
-	{ .value = 1, .runs = 1, .il_ns = 1000, .model_ns = 1010, .calibration_error = 0.01,
-	  .unprofiled_ns = 900, .graph_ns = 450, .gain = 2 },
-	{ .value = 4, .runs = 1, .il_ns = 4000, .model_ns = 4000, .calibration_error = 0,
-	  .unprofiled_ns = 3900, .graph_ns = 3000, .gain = 1.3 },
+    {.value = 1,
+     .runs = 1,
+     .il_ns = 1000,
+     .model_ns = 1010,
+     .calibration_error = 0.01,
+     .unprofiled_ns = 900,
+     .graph_ns = 450,
+     .gain = 2},
+    {.value = 4,
+     .runs = 1,
+     .il_ns = 4000,
+     .model_ns = 4000,
+     .calibration_error = 0,
+     .unprofiled_ns = 3900,
+     .graph_ns = 3000,
+     .gain = 1.3},
 };
 
-static struct skip_graph_gains gains = { gain_rows, 2 };
+static struct skip_graph_gains gains = {gain_rows, 2};
 
 static struct skip_sweep sweep;
 
 static struct skip_region regions[] = {
-	{ .run_id = 1, .occurrence = 1,
-	  .m = { .il_ns = 1000, .host_share = 0.8, .verdict = SKIP_VERDICT_CPU_BOUND } },
-	{ .run_id = 2, .occurrence = 1, .m = { .verdict = SKIP_VERDICT_EMPTY } },
-	{ .run_id = 3, .occurrence = 1,
-	  .m = { .il_ns = 4000, .host_share = 0.2, .verdict = SKIP_VERDICT_GPU_BOUND } },
+    {.run_id = 1,
+     .occurrence = 1,
+     .m = {.il_ns = 1000, .host_share = 0.8, .verdict = SKIP_VERDICT_CPU_BOUND}},
+    {.run_id = 2, .occurrence = 1, .m = {.verdict = SKIP_VERDICT_EMPTY}},
+    {.run_id = 3,
+     .occurrence = 1,
+     .m = {.il_ns = 4000, .host_share = 0.2, .verdict = SKIP_VERDICT_GPU_BOUND}},
 };
 
 /* A report of three runs, with the sweep above when @with_sweep; its strings are static. */
@@ -81,8 +130,8 @@ static void report(struct skip_report *r, int with_sweep)
 	r->verdict = SKIP_VERDICT_CPU_BOUND;
 	r->runs = 3;
 	snprintf(r->gpu, sizeof(r->gpu), "GPU <H100>");
-	r->stats[SKIP_M_IL] = (struct skip_stat){ 2500, 2500, 1000, 4000, 2121.3, 2 };
-	r->stats[SKIP_M_HOST_SHARE] = (struct skip_stat){ 0.5, 0.5, 0.2, 0.8, 0.42, 2 };
+	r->stats[SKIP_M_IL] = (struct skip_stat){2500, 2500, 1000, 4000, 2121.3, 2};
+	r->stats[SKIP_M_HOST_SHARE] = (struct skip_stat){0.5, 0.5, 0.2, 0.8, 0.42, 2};
 	r->top_by_time = r->top_by_count = kernels;
 	r->ntop_time = r->ntop_count = 2;
 	r->top_ops = operators;
@@ -90,14 +139,20 @@ static void report(struct skip_report *r, int with_sweep)
 	if (!with_sweep)
 		return;
 	sweep = (struct skip_sweep){
-		.param = "batch",
-		.pts = points,
-		.npts = 3,
-		.flip = { .found = 1, .value = 2.83, .lo = 1, .hi = 2, .threshold = 0.5 },
-		.knee = { .found = 1, .value = 3, .lo = 1, .hi = 2, .threshold = 720,
-			  .plateau = 600, .epsilon = 0.2, .plateau_points = 2 },
-		.agree = 1,
-		.graph = &gains,
+	    .param = "batch",
+	    .pts = points,
+	    .npts = 3,
+	    .flip = {.found = 1, .value = 2.83, .lo = 1, .hi = 2, .threshold = 0.5},
+	    .knee = {.found = 1,
+		     .value = 3,
+		     .lo = 1,
+		     .hi = 2,
+		     .threshold = 720,
+		     .plateau = 600,
+		     .epsilon = 0.2,
+		     .plateau_points = 2},
+	    .agree = 1,
+	    .graph = &gains,
 	};
 	r->sweep = &sweep;
 }

@@ -238,8 +238,10 @@ Test(runtime_plan, the_schema_names_the_executors_and_options_of_the_tables)
 				 r->metavar ? "integer" : "boolean", "\"%s\"", r->name);
 		if (!r->metavar)
 			continue;
-		cr_expect_eq(cJSON_GetObjectItem(s, "minimum")->valueint, r->min, "\"%s\"", r->name);
-		cr_expect_eq(cJSON_GetObjectItem(s, "maximum")->valueint, r->max, "\"%s\"", r->name);
+		cr_expect_eq(cJSON_GetObjectItem(s, "minimum")->valueint, r->min, "\"%s\"",
+			     r->name);
+		cr_expect_eq(cJSON_GetObjectItem(s, "maximum")->valueint, r->max, "\"%s\"",
+			     r->name);
 	}
 	for (i = 0; (e = skip_executor_info(i)); i++) {
 		struct skip_plan_opts o = {.executor = (enum skip_executor)i, .pdl = 1};
@@ -250,8 +252,8 @@ Test(runtime_plan, the_schema_names_the_executors_and_options_of_the_tables)
 		cr_assert_eq(skip_plan_compute(g, &o, &q), 0, "%s", skip_errmsg());
 		text = skip_plan_to_json(g, q);
 		doc = cJSON_Parse(text);
-		cr_expect_eq(skip_json_validate(schema, doc, err, sizeof(err)), 0, "%s: %s", e->name,
-			     err);
+		cr_expect_eq(skip_json_validate(schema, doc, err, sizeof(err)), 0, "%s: %s",
+			     e->name, err);
 		cJSON_Delete(doc);
 		free(text);
 		skip_plan_free(q);

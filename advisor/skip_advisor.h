@@ -57,38 +57,38 @@
  */
 struct skip_calibration {
 	/* host */
-	double launch_bare_ns;	  /* a runtime launch call right after the previous one, bare,
-				     with the host's time between them: what a recorded launch
-				     loop's launches are measured against (rule 1) */
-	double runtime_launch_ns; /* workload models (skip run): one launch of the serial
-				     executor on the host, bare, with the host's time before it */
-	double event_record_ns;	  /* host time of cudaEventRecord */
-	double stream_wait_ns;	  /* host time of cudaStreamWaitEvent */
-	double stream_switch_ns;  /* extra host time of a launch onto another stream than the
-				     previous launch's */
-	double sync_idle_ns;	  /* host time of a synchronize on a stream already done */
-	double launch_latency_ns; /* launch return to kernel start, the stream idle */
-	double stream_gap_ns;	  /* between back-to-back kernels of a stream, recorded */
+	double launch_bare_ns;	   /* a runtime launch call right after the previous one, bare,
+				      with the host's time between them: what a recorded launch
+				      loop's launches are measured against (rule 1) */
+	double runtime_launch_ns;  /* workload models (skip run): one launch of the serial
+				      executor on the host, bare, with the host's time before it */
+	double event_record_ns;	   /* host time of cudaEventRecord */
+	double stream_wait_ns;	   /* host time of cudaStreamWaitEvent */
+	double stream_switch_ns;   /* extra host time of a launch onto another stream than the
+				      previous launch's */
+	double sync_idle_ns;	   /* host time of a synchronize on a stream already done */
+	double launch_latency_ns;  /* launch return to kernel start, the stream idle */
+	double stream_gap_ns;	   /* between back-to-back kernels of a stream, recorded */
 	double stream_gap_bare_ns; /* workload models: the same in an unprofiled run */
-	double sync_return_ns;	  /* from the GPU's last end to a synchronize's return */
+	double sync_return_ns;	   /* from the GPU's last end to a synchronize's return */
 	/* graph */
-	double graph_launch_ns;	  /* host time of cudaGraphLaunch of a one-node graph */
+	double graph_launch_ns;	     /* host time of cudaGraphLaunch of a one-node graph */
 	double graph_launch_node_ns; /* extra host time of cudaGraphLaunch per node after one */
-	double graph_first_ns;	  /* from its return to the first node's start */
-	double graph_node_gap_ns; /* between dependent nodes of a graph */
-	double graph_dispatch_ns; /* least time between the starts of two graph nodes */
-	double graph_root_join_ns; /* extra wait of a graph node that joins branches started by
-				      different root nodes (the first such join only) */
+	double graph_first_ns;	     /* from its return to the first node's start */
+	double graph_node_gap_ns;    /* between dependent nodes of a graph */
+	double graph_dispatch_ns;    /* least time between the starts of two graph nodes */
+	double graph_root_join_ns;   /* extra wait of a graph node that joins branches started by
+					different root nodes (the first such join only) */
 	/* profiler */
 	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
 				      spent in the profiler, taken out for an unprofiled run */
 	double profiler_driver_launch_ns; /* the same for a driver launch (cuLaunchKernelEx) */
 	/* placement */
-	double remote_read_cost;  /* a kernel's extra time, as a fraction of its time, when all
-				     it reads was written by kernels on other multiprocessors
-				     (in a serial run a kernel reuses its predecessor's) */
-	double sm_share_rate;	  /* the pace (0..1] of a kernel's block on a multiprocessor
-				     where an older kernel's block runs, until that one ends */
+	double remote_read_cost; /* a kernel's extra time, as a fraction of its time, when all
+				    it reads was written by kernels on other multiprocessors
+				    (in a serial run a kernel reuses its predecessor's) */
+	double sm_share_rate;	 /* the pace (0..1] of a kernel's block on a multiprocessor
+				    where an older kernel's block runs, until that one ends */
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-model.md
  * "Calibration: what each figure is and how it is derived" says. */
@@ -115,53 +115,52 @@ SKIP_API int skip_calibration_set(struct skip_calibration *c, const char *name, 
 /* A calibration file's text (a JSON object; members it lacks keep the built-in values) into @c:
  * 0, or SKIP_E_INVAL with skip_errmsg() starting with @path (not JSON, not an object, an
  * unknown member, a value that is not a number or out of its range). @c is filled either way. */
-SKIP_API int skip_calibration_parse(const char *text, const char *path,
-				    struct skip_calibration *c);
+SKIP_API int skip_calibration_parse(const char *text, const char *path, struct skip_calibration *c);
 
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
 struct skip_chain {
 	int len;
-	char **names;	  /* short names, for display */
-	int32_t *ids;	  /* demangled-name ids (identity) */
-	int64_t count;	  /* occurrences (windows may overlap), in the analyzed run and the
-			     repetitions that --region pools (the report's runs) */
+	char **names;	       /* short names, for display */
+	int32_t *ids;	       /* demangled-name ids (identity) */
+	int64_t count;	       /* occurrences (windows may overlap), in the analyzed run and the
+				  repetitions that --region pools (the report's runs) */
 	int64_t head_launches; /* launches of the first kernel, in the same runs */
-	double ps;	  /* count / head_launches */
-	double launch_ns; /* mean t_api of the launch calls fusion would remove */
+	double ps;	       /* count / head_launches */
+	double launch_ns;      /* mean t_api of the launch calls fusion would remove */
 	double recoverable_ns; /* (len - 1) * count * launch_ns: the rank */
 };
 
 enum skip_advice_kind {
-	SKIP_ADVICE_GRAPH,   /* replay a region (each occurrence) as one CUDA graph */
-	SKIP_ADVICE_FUSION,  /* fuse a chain of kernels into one */
-	SKIP_ADVICE_STREAMS, /* run a workload DAG on several streams (E2) */
+	SKIP_ADVICE_GRAPH,    /* replay a region (each occurrence) as one CUDA graph */
+	SKIP_ADVICE_FUSION,   /* fuse a chain of kernels into one */
+	SKIP_ADVICE_STREAMS,  /* run a workload DAG on several streams (E2) */
 	SKIP_ADVICE_DAGGRAPH, /* run a workload DAG as one CUDA graph (E3) */
 };
 
 struct skip_advice {
 	enum skip_advice_kind kind;
-	char *title;		/* one line */
-	char *assumptions;	/* what the prediction takes for granted */
-	double baseline_il_ns;	/* the model without the change (median over regions) */
-	double predicted_il_ns; /* the model with it */
-	double speedup;		/* baseline / predicted */
-	double saved_ns;	/* baseline - predicted (per region, medians) */
-	double total_saved_ns;	/* summed over the regions: the rank */
-	size_t regions;		/* regions the prediction is over */
+	char *title;		  /* one line */
+	char *assumptions;	  /* what the prediction takes for granted */
+	double baseline_il_ns;	  /* the model without the change (median over regions) */
+	double predicted_il_ns;	  /* the model with it */
+	double speedup;		  /* baseline / predicted */
+	double saved_ns;	  /* baseline - predicted (per region, medians) */
+	double total_saved_ns;	  /* summed over the regions: the rank */
+	size_t regions;		  /* regions the prediction is over */
 	double calibration_error; /* of the model of those regions, as recorded */
-	int chain;		/* FUSION: index into the report's chains */
-	char *plan_json;	/* STREAMS, DAGGRAPH: the plan for skip run (NULL otherwise) */
+	int chain;		  /* FUSION: index into the report's chains */
+	char *plan_json;	  /* STREAMS, DAGGRAPH: the plan for skip run (NULL otherwise) */
 };
 
 struct skip_advise_opts {
-	int64_t run_id;		 /* 0: the first run */
-	const char *region;	 /* NVTX range: one model per occurrence; NULL: the whole run */
-	int min_len, max_len;	 /* chain lengths (default 2..8) */
-	double min_ps;		 /* keep chains with PS >= this (default 1.0) */
-	int top;		 /* chains to model (default 5) */
-	int profiled;		 /* predict the recorded (profiled) run, not an unprofiled one */
-	const char *workload;	 /* a workload file: the trace is `skip run` of it, serial */
-	const char *size;	 /* its "sizes" entry, as given to skip run --size */
+	int64_t run_id;	      /* 0: the first run */
+	const char *region;   /* NVTX range: one model per occurrence; NULL: the whole run */
+	int min_len, max_len; /* chain lengths (default 2..8) */
+	double min_ps;	      /* keep chains with PS >= this (default 1.0) */
+	int top;	      /* chains to model (default 5) */
+	int profiled;	      /* predict the recorded (profiled) run, not an unprofiled one */
+	const char *workload; /* a workload file: the trace is `skip run` of it, serial */
+	const char *size;     /* its "sizes" entry, as given to skip run --size */
 	/* With workload: what another kernel's start costs a task's kernel while it runs (ns),
 	 * by task name, as skip run --probe-starts measures it; tasks not named: nothing.
 	 * starts_workload (may be NULL) is the probed workload's name, checked against it. */
@@ -176,27 +175,27 @@ struct skip_advice_report {
 	char *path;
 	int64_t run_id;
 	char *region;
-	size_t regions;		 /* regions modelled (occurrences, iterations, or 1) */
-	size_t runs;		 /* workload and region modes: runs whose iterations or
-				    occurrences are pooled (1 with run_id given; else every run of
-				    the trace that has some) */
-	double recorded_il_ns;	 /* median recorded IL of those regions */
-	double replay_il_ns;	 /* median IL of the model of the recording */
-	double calibration_error; /* median |replay - recorded| / recorded */
+	size_t regions;		   /* regions modelled (occurrences, iterations, or 1) */
+	size_t runs;		   /* workload and region modes: runs whose iterations or
+				      occurrences are pooled (1 with run_id given; else every run of
+				      the trace that has some) */
+	double recorded_il_ns;	   /* median recorded IL of those regions */
+	double replay_il_ns;	   /* median IL of the model of the recording */
+	double calibration_error;  /* median |replay - recorded| / recorded */
 	struct skip_chain *chains; /* PS >= min_ps, by recoverable time */
 	size_t nchains;
 	struct skip_advice *items; /* by total predicted saved time, best first */
 	size_t nitems;
-	int best_plan;		 /* the fastest item with a plan (written by -o), -1 none */
-	int profiled;		 /* predictions are for a profiled run */
-	char *workload;		 /* the workload's name (workload mode), else NULL */
+	int best_plan;		  /* the fastest item with a plan (written by -o), -1 none */
+	int profiled;		  /* predictions are for a profiled run */
+	char *workload;		  /* the workload's name (workload mode), else NULL */
 	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */
 	double stream_gap_ns;	  /* none), as modelled */
 	double sync_return_ns;
-	double profiler_launch_ns; /* the profiler's cost per runtime launch call estimated from
-				      the run's launch loop (docs/advise-model.md "Host side"),
-				      -1 none (the calibration's profiler_launch_ns is taken out
-				      instead); pooled repetitions each use their own */
+	double profiler_launch_ns;   /* the profiler's cost per runtime launch call estimated from
+					the run's launch loop (docs/advise-model.md "Host side"),
+					-1 none (the calibration's profiler_launch_ns is taken out
+					instead); pooled repetitions each use their own */
 	struct skip_calibration cal; /* as used */
 };
 

@@ -287,9 +287,9 @@ struct skip_diff {
 
 /*
  * What changed between the sides, case by case. @threshold (a fraction, 0:
- * SKIP_DIFF_THRESHOLD) and @floor_ns (< 0: SKIP_GATE_FLOOR_NS) decide slower and faster. Returns 0 and *@out (free with
- * skip_diff_free() before the sides), or SKIP_E_INVAL when the sides share no case or their
- * regions differ.
+ * SKIP_DIFF_THRESHOLD) and @floor_ns (< 0: SKIP_GATE_FLOOR_NS) decide slower and faster. Returns 0
+ * and *@out (free with skip_diff_free() before the sides), or SKIP_E_INVAL when the sides share no
+ * case or their regions differ.
  */
 SKIP_API int skip_diff_compute(const struct skip_gate_side *base, const struct skip_gate_side *cand,
 			       double threshold, double floor_ns, struct skip_diff **out);

@@ -2,8 +2,8 @@
 # deps.sh ensure|check GROUP... : make sure the Debian packages skip builds with are present.
 #
 # GROUP is build (SQLite, cJSON), test (Criterion), cli (the sqlite3 shell, for the CLI
-# tests), browser (Chromium, for the HTML test) or fuzz (clang with libFuzzer and the sqlite3
-# shell, for `make fuzz`: mk/fuzz.mk).
+# tests), format (clang-format, for `make format-check`), browser (Chromium, for the HTML
+# test) or fuzz (clang with libFuzzer and the sqlite3 shell, for `make fuzz`: mk/fuzz.mk).
 # `check` only reports. `ensure` installs what is missing when it runs as root with apt-get,
 # and otherwise prints the one command to run and fails. Headers are looked for by compiling
 # an #include, so a local prefix (.deps/include, used on machines without apt) counts too.
@@ -48,6 +48,9 @@ for group in "$@"; do
 		;;
 	browser)
 		command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+		;;
+	format)
+		command -v clang-format >/dev/null 2>&1 || missing="$missing clang-format"
 		;;
 	fuzz)
 		command -v clang >/dev/null 2>&1 || missing="$missing clang"

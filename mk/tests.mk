@@ -58,6 +58,7 @@ test-cli: all | $(DEPS_CLI)
 	$(Q)SKIP=$(CURDIR)/$(O)/skip O=$(O) sh tests/cli/run.sh
 
 test: all $(DEPS_TEST)
+	$(Q)$(MAKE) --no-print-directory format-check
 	$(Q)$(MAKE) --no-print-directory test-unit
 	$(Q)$(MAKE) --no-print-directory test-cli
 	@echo "skip: make test passed"

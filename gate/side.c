@@ -34,12 +34,9 @@ struct building {
 static void tups_add(struct tups *t, const struct skip_name_stat *s, size_t n, size_t run)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (t->n == t->cap) {
-			t->cap = t->cap ? t->cap * 2 : 64;
-			t->v = sk_xrealloc(t->v, t->cap * sizeof(*t->v));
-		}
-		t->v[t->n++] = (struct tup){sk_xstrdup(s[i].name), run, s[i].count, s[i].total_ns,
-					    s[i].launch_ns};
+		SK_VEC_XPUSH(t->v, t->n, t->cap,
+			     (struct tup){sk_xstrdup(s[i].name), run, s[i].count, s[i].total_ns,
+					  s[i].launch_ns});
 	}
 }
 

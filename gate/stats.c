@@ -15,13 +15,6 @@
 
 #define EXACT_MAX_PAIRS 10000
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Null distribution of U (pairs with the candidate value larger) for sizes @m and @n without
  * ties: the coefficients of the Gaussian binomial [m + n choose m]_q, c[u] for u = 0..m*n, as
@@ -81,7 +74,7 @@ static double u_stat(const double *b, int nb, const double *c, int nc, double *t
 			u += c[j] > b[i] ? 1 : c[j] == b[i] ? 0.5 : 0;
 	memcpy(all, b, (size_t)nb * sizeof(double));
 	memcpy(all + nb, c, (size_t)nc * sizeof(double));
-	qsort(all, (size_t)n, sizeof(double), cmp_double);
+	qsort(all, (size_t)n, sizeof(double), sk_cmp_double);
 	*ties = 0;
 	for (int i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && all[j] == all[i]; j++)
@@ -158,7 +151,7 @@ static void shift_interval(const double *b, int nb, const double *c, int nc, lon
 	for (int i = 0; i < nb; i++)
 		for (int j = 0; j < nc; j++)
 			d[at++] = c[j] - b[i];
-	qsort(d, (size_t)pairs, sizeof(double), cmp_double);
+	qsort(d, (size_t)pairs, sizeof(double), sk_cmp_double);
 	s->shift = (d[(pairs - 1) / 2] + d[pairs / 2]) / 2;
 	s->ci_lo = k > 0 ? d[k - 1] : -INFINITY;
 	s->ci_hi = k > 0 ? d[pairs - k] : INFINITY;

@@ -21,7 +21,7 @@
 /* A set of excerpts modelled together (every occurrence of one thing), and what it is. */
 struct excerpts {
 	struct sk_excerpt *v;
-	size_t n;
+	size_t n, cap;
 	char *label; /* "NVTX region 'step'", for titles */
 };
 
@@ -39,7 +39,7 @@ static struct sk_excerpt *excerpt_push(struct excerpts *es, const struct skip_ti
 {
 	struct sk_excerpt *e;
 
-	es->v = sk_xrealloc(es->v, (es->n + 1) * sizeof(*es->v));
+	SK_VEC_XRESERVE(es->v, es->cap, es->n + 1);
 	e = &es->v[es->n++];
 	memset(e, 0, sizeof(*e));
 	e->tl = tl;
@@ -74,8 +74,7 @@ static void excerpts_whole(const struct skip_timeline *tl, struct excerpts *es)
 
 /* Each occurrence of the region the timeline was loaded with (op->window). Occurrences that
  * launched nothing are left out. */
-static void excerpts_windows(const struct skip_timeline *tl, const char *name,
-			    struct excerpts *es)
+static void excerpts_windows(const struct skip_timeline *tl, const char *name, struct excerpts *es)
 {
 	size_t *count = sk_xcalloc(tl->nwindows + 1, sizeof(size_t));
 	int *slot = sk_xmalloc((tl->nwindows + 1) * sizeof(int));
@@ -148,8 +147,8 @@ static size_t excerpts_periods(const struct skip_timeline *tl, struct excerpts *
 			cut = prev->pid != op->pid;
 			while (s < tl->nsyncs && tl->syncs[s].start < prev->launch)
 				s++;
-			for (size_t k = s; !cut && k < tl->nsyncs && tl->syncs[k].start < op->launch;
-			     k++)
+			for (size_t k = s;
+			     !cut && k < tl->nsyncs && tl->syncs[k].start < op->launch; k++)
 				cut = tl->syncs[k].pid == op->pid && tl->syncs[k].end <= op->launch;
 			if (cut)
 				nseg++;
@@ -168,20 +167,21 @@ static size_t excerpts_periods(const struct skip_timeline *tl, struct excerpts *
 		nseg++;
 	{
 		size_t *ord = sk_xmalloc((nseg + 1) * sizeof(size_t));
-		struct segs sg = { hash, len };
+		struct segs sg = {hash, len};
 
 		for (size_t i = 0; i < nseg; i++)
 			ord[i] = i;
 		if (nseg)
 			qsort_r(ord, nseg, sizeof(size_t), cmp_seg, &sg);
 		for (size_t i = 0, j; i < nseg; i = j) {
-			for (j = i + 1; j < nseg && hash[ord[j]] == hash[ord[i]] &&
-					len[ord[j]] == len[ord[i]];
+			for (j = i + 1;
+			     j < nseg && hash[ord[j]] == hash[ord[i]] && len[ord[j]] == len[ord[i]];
 			     j++)
 				;
 			if (len[ord[i]] < 2 || j - i < 2)
 				continue;
-			if (j - i > best_count || (j - i == best_count && len[ord[i]] > len[best])) {
+			if (j - i > best_count ||
+			    (j - i == best_count && len[ord[i]] > len[best])) {
 				best = ord[i];
 				best_count = j - i;
 			}
@@ -213,9 +213,8 @@ static size_t excerpts_periods(const struct skip_timeline *tl, struct excerpts *
 
 /* Median model IL over the set, transformed by @x; also the total of (baseline - that) when
  * @base (per excerpt) is given. Excerpts the model cannot finish are left out. */
-static double model_set(const struct sk_ctx *c, const struct excerpts *es,
-			const struct sk_xform *x, int profiled, double *per, double *total_saved,
-			const double *base)
+static double model_set(const struct sk_ctx *c, const struct excerpts *es, const struct sk_xform *x,
+			int profiled, double *per, double *total_saved, const double *base)
 {
 	double *v = sk_xmalloc((es->n + 1) * sizeof(double)), med;
 	size_t n = 0;
@@ -269,16 +268,16 @@ static void calibrate_set(const struct sk_ctx *c, const struct excerpts *es, dou
 /* ---- items ----------------------------------------------------------------------------------- */
 
 static const char graph_assumptions[] =
-	"every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
-	"host work between the launches is not repeated, and the region does not synchronize "
-	"with the host inside; synchronizations after its last launch stay); kernels keep their "
-	"recorded durations; the graph's launch, first-node latency, per-node gap and node "
-	"dispatch rate are the calibration's (docs/skip-advise.md)";
+    "every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
+    "host work between the launches is not repeated, and the region does not synchronize "
+    "with the host inside; synchronizations after its last launch stay); kernels keep their "
+    "recorded durations; the graph's launch, first-node latency, per-node gap and node "
+    "dispatch rate are the calibration's (docs/skip-advise.md)";
 
 static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es,
 		       size_t members)
 {
-	struct sk_xform x = { .kind = SK_X_GRAPH };
+	struct sk_xform x = {.kind = SK_X_GRAPH};
 	double *base = sk_xmalloc((es->n + 1) * sizeof(double)), b, g, saved, rec, rep, cerr;
 	struct skip_advice *a;
 
@@ -306,8 +305,8 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 
 	for (size_t i = 0; i < r->nchains && (int)i < c->o.top; i++) {
 		const struct skip_chain *ch = &r->chains[i];
-		struct sk_xform x = { .kind = SK_X_FUSE, .chain = ch->ids, .len = ch->len };
-		struct sk_strbuf sb = { 0 };
+		struct sk_xform x = {.kind = SK_X_FUSE, .chain = ch->ids, .len = ch->len};
+		struct sk_strbuf sb = {0};
 		struct skip_advice *a;
 		double saved, f = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
 
@@ -317,19 +316,20 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 			for (int k = 0; k < ch->len; k++)
 				sk_strbuf_printf(&sb, "%s%s", k ? " -> " : "", ch->names[k]);
 		else
-			sk_strbuf_printf(&sb, "%s -> ... -> %s", ch->names[0], ch->names[ch->len - 1]);
+			sk_strbuf_printf(&sb, "%s -> ... -> %s", ch->names[0],
+					 ch->names[ch->len - 1]);
 		a = sk_item_push(r);
 		a->kind = SKIP_ADVICE_FUSION;
 		a->chain = (int)i;
-		a->title = sk_xasprintf("fuse chain %zu, %d kernels: %s (PS %.2f, %lld occurrences)",
-					i + 1, ch->len, sb.buf ? sb.buf : "", ch->ps,
-					(long long)ch->count);
+		a->title = sk_xasprintf(
+		    "fuse chain %zu, %d kernels: %s (PS %.2f, %lld occurrences)", i + 1, ch->len,
+		    sb.buf ? sb.buf : "", ch->ps, (long long)ch->count);
 		free(sb.buf);
 		a->assumptions = sk_xstrdup(
-			"each occurrence becomes one launch of a kernel that takes the chain's summed "
-			"duration (an upper bound: fusing usually also saves memory traffic); the "
-			"launches it removes took their recorded time; that the kernels' data allow "
-			"fusing is not checked");
+		    "each occurrence becomes one launch of a kernel that takes the chain's summed "
+		    "duration (an upper bound: fusing usually also saves memory traffic); the "
+		    "launches it removes took their recorded time; that the kernels' data allow "
+		    "fusing is not checked");
 		a->regions = es->n;
 		a->calibration_error = r->calibration_error;
 		sk_item_set(a, b, f, saved);
@@ -349,13 +349,13 @@ static int cmp_item(const void *x, const void *y)
 /* Excerpt sets that are graph candidates when no --region was given. */
 static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 {
-	struct excerpts per = { 0 };
+	struct excerpts per = {0};
 	char **names = NULL;
 	size_t nn = skip_trace_repeated_ranges(c->t, c->tl->run_id, 2, 3, &names);
 
 	for (size_t i = 0; i < nn; i++) {
 		struct skip_timeline *wt = NULL;
-		struct excerpts es = { 0 };
+		struct excerpts es = {0};
 
 		if (!skip_timeline_load(c->t, c->tl->run_id, names[i], &wt) && wt->nwindows) {
 			struct sk_ctx wc = *c;
@@ -420,7 +420,7 @@ static int region_missing(struct skip_trace *t, int64_t run, const char *region)
 {
 	char **names = NULL;
 	size_t n = skip_trace_repeated_ranges(t, run, 1, 5, &names);
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 
 	for (size_t i = 0; i < n; i++) {
 		sk_strbuf_printf(&sb, "%s'%s'", i ? ", " : "", names[i]);
@@ -503,11 +503,11 @@ static size_t chains_of(const struct sk_ctx *c, const struct pool *p, struct ski
 int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		struct skip_advice_report **out)
 {
-	struct sk_ctx c = { .t = t, .o = *opts };
+	struct sk_ctx c = {.t = t, .o = *opts};
 	struct skip_advice_report *r;
-	struct excerpts es = { 0 };
+	struct excerpts es = {0};
 	struct skip_timeline *tl = NULL;
-	struct pool pool = { 0 };
+	struct pool pool = {0};
 	int64_t run;
 	int err;
 
@@ -552,8 +552,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		}
 		r->nchains = chains_of(&c, &pool, &r->chains);
 		r->regions = es.n;
-		calibrate_set(&c, &es, &r->recorded_il_ns, &r->replay_il_ns,
-			      &r->calibration_error);
+		calibrate_set(&c, &es, &r->recorded_il_ns, &r->replay_il_ns, &r->calibration_error);
 		if (c.o.region)
 			graph_item(&c, r, &es, es.n ? es.v[0].n : 0);
 		else
@@ -580,9 +579,9 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,
 		       int profiled, struct skip_graph_prediction *out)
 {
-	struct sk_ctx c = { .tl = tl };
-	struct excerpts es = { 0 };
-	struct sk_xform x = { .kind = SK_X_GRAPH };
+	struct sk_ctx c = {.tl = tl};
+	struct excerpts es = {0};
+	struct sk_xform x = {.kind = SK_X_GRAPH};
 
 	memset(out, 0, sizeof(*out));
 	if (cal)

@@ -17,11 +17,11 @@
 
 struct entry {
 	uint64_t hash;
-	int32_t *ids;	  /* the chain (owned) */
-	int32_t *names;	  /* short-name ids of the first occurrence (owned) */
+	int32_t *ids;	/* the chain (owned) */
+	int32_t *names; /* short-name ids of the first occurrence (owned) */
 	int len;
 	int64_t count;
-	double api_sum;	  /* t_api of the launches 2..L of every occurrence */
+	double api_sum; /* t_api of the launches 2..L of every occurrence */
 	int64_t api_n;
 };
 
@@ -115,12 +115,13 @@ static void build_seqs(const struct skip_timeline *tl, struct seq *sq, size_t *n
 		sq[s].segment = sk_xrealloc(sq[s].segment, (sq[s].n + 1) * sizeof(int));
 		sq[s].ids[sq[s].n] = op->fullname >= 0 ? op->fullname : op->name;
 		sq[s].names[sq[s].n] = op->name;
-		sq[s].t_api[sq[s].n] = op->launch != INT64_MIN ? (double)(op->api_end - op->launch)
-							       : 0;
-		sq[s].segment[sq[s].n] = sq[s].n == 0 ? 0
-				       : sq[s].segment[sq[s].n - 1] +
-						 (tl->ops[last[s - first]].window != op->window ||
-						  sk_sync_between(tl, &tl->ops[last[s - first]], op));
+		sq[s].t_api[sq[s].n] =
+		    op->launch != INT64_MIN ? (double)(op->api_end - op->launch) : 0;
+		sq[s].segment[sq[s].n] =
+		    sq[s].n == 0 ? 0
+				 : sq[s].segment[sq[s].n - 1] +
+				       (tl->ops[last[s - first]].window != op->window ||
+					sk_sync_between(tl, &tl->ops[last[s - first]], op));
 		last[s - first] = i;
 		sq[s].n++;
 	}
@@ -164,7 +165,8 @@ size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *co
 {
 	struct seq *sq;
 	struct skip_chain *c = NULL;
-	struct table heads = { 0 }; /* windows of one kernel: launches per identity (PS denominator) */
+	/* windows of one kernel: launches per identity (PS denominator) */
+	struct table heads = {0};
 	size_t nseq = 0, nc = 0, nops = 0;
 
 	for (size_t i = 0; i < ntl; i++)
@@ -174,7 +176,7 @@ size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *co
 		build_seqs(tls[i], sq, &nseq);
 	count_windows(sq, nseq, 1, &heads);
 	for (int len = min_len; len <= max_len; len++) {
-		struct table tab = { 0 };
+		struct table tab = {0};
 
 		count_windows(sq, nseq, len, &tab);
 		for (size_t i = 0; i < tab.cap; i++) {
@@ -194,7 +196,8 @@ size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *co
 				e->ids = NULL;
 				ch->names = sk_xcalloc((size_t)len, sizeof(char *));
 				for (int k = 0; k < len; k++)
-					ch->names[k] = sk_xstrdup(skip_trace_string(t, e->names[k]));
+					ch->names[k] =
+					    sk_xstrdup(skip_trace_string(t, e->names[k]));
 				ch->count = e->count;
 				ch->head_launches = head;
 				ch->ps = (double)e->count / (double)head;

@@ -50,18 +50,18 @@ struct wi_src {
 };
 
 struct wi_op {
-	int64_t dur;	  /* on the GPU */
-	int stream;	  /* 0 .. nstreams-1; operations of a stream run in index order */
-	int sms;	  /* multiprocessors it needs (0: a copy engine) */
-	int call;	  /* the host call that submits it, or -1: submitted at submit_at */
+	int64_t dur; /* on the GPU */
+	int stream;  /* 0 .. nstreams-1; operations of a stream run in index order */
+	int sms;     /* multiprocessors it needs (0: a copy engine) */
+	int call;    /* the host call that submits it, or -1: submitted at submit_at */
 	int64_t submit_at;
-	int64_t lat;	  /* from submission to the earliest start */
-	int64_t gap;	  /* after the end of its stream predecessor or of a dependency */
-	int *deps;	  /* operations that must have ended (besides the stream order) */
+	int64_t lat; /* from submission to the earliest start */
+	int64_t gap; /* after the end of its stream predecessor or of a dependency */
+	int *deps;   /* operations that must have ended (besides the stream order) */
 	int ndeps;
-	int graph_node;	  /* a node of a CUDA graph: it starts at least the program's dispatch_gap
-			     after the previous graph node started (the GPU dispatches them in
-			     turn, whichever is ready) */
+	int graph_node;	    /* a node of a CUDA graph: it starts at least the program's dispatch_gap
+			       after the previous graph node started (the GPU dispatches them in
+			       turn, whichever is ready) */
 	int64_t join_extra; /* added to the gap after every dependency (a graph node joining
 			       branches of different roots) */
 	/* Placement (programs with a remote_cost or a share_rate): a kernel's blocks go one per
@@ -69,46 +69,48 @@ struct wi_op {
 	 * of another placement or grid wrote costs more (the wi_prog's remote_cost), and so does
 	 * a multiprocessor shared with an older kernel (its share_rate). dur is its duration
 	 * with serial_remote of read_bytes so placed (the recording's). */
-	int blocks;	  /* its grid's blocks; 0: no placement (a copy) */
+	int blocks;	     /* its grid's blocks; 0: no placement (a copy) */
 	struct wi_src *srcs; /* owned */
 	int nsrcs;
 	double read_bytes;    /* all it reads, with or without a writer in the program */
 	double serial_remote; /* bytes of srcs whose writer's grid differs from its own */
-	int64_t start_cost; /* a kernel: what each other kernel's start costs it while it runs
-			       (its L1 refilled, docs/advise-model.md "Kernel starts"), at most
-			       the time since the previous such start or its own; 0: nothing */
-	int first_sm;	  /* out: the multiprocessor its first block was placed on */
-	int64_t start, end; /* out */
+	int64_t start_cost;   /* a kernel: what each other kernel's start costs it while it runs
+				 (its L1 refilled, docs/advise-model.md "Kernel starts"), at most
+				 the time since the previous such start or its own; 0: nothing */
+	int first_sm;	      /* out: the multiprocessor its first block was placed on */
+	int64_t start, end;   /* out */
 };
 
 struct wi_call {
 	int thread;
-	int64_t gap;	  /* host time after the thread's previous call (before the first: after
-			     the program's t0) */
-	int64_t dur;	  /* the call's own time (a sync: at least this) */
-	int *waits;	  /* a synchronization: the operations it waits for */
+	int64_t gap; /* host time after the thread's previous call (before the first: after
+			the program's t0) */
+	int64_t dur; /* the call's own time (a sync: at least this) */
+	int *waits;  /* a synchronization: the operations it waits for */
 	int nwaits;
 	int is_sync;
-	int64_t ret;	  /* a synchronization: return latency after the last of them ends */
+	int64_t ret;	    /* a synchronization: return latency after the last of them ends */
 	int64_t start, end; /* out */
 };
 
 struct wi_prog {
 	struct wi_op *ops;
-	int nops, capops;
+	int nops;
+	size_t capops;
 	struct wi_call *calls;
-	int ncalls, capcalls;
+	int ncalls;
+	size_t capcalls;
 	int nstreams;
 	int nthreads;
-	int sms;	  /* multiprocessors of the GPU */
+	int sms;	      /* multiprocessors of the GPU */
 	int64_t dispatch_gap; /* between the starts of two graph nodes */
-	double remote_cost; /* a kernel's time grows by this fraction for all its reads coming
-			       from kernels of another placement */
-	double share_rate;  /* 0 < rate < 1: a block placed on a multiprocessor where an older
-			       kernel's block runs progresses at this rate until that ends
-			       (0 or 1: no cost). Kernels are placed when either is set. */
+	double remote_cost;   /* a kernel's time grows by this fraction for all its reads coming
+				 from kernels of another placement */
+	double share_rate;    /* 0 < rate < 1: a block placed on a multiprocessor where an older
+				 kernel's block runs progresses at this rate until that ends
+				 (0 or 1: no cost). Kernels are placed when either is set. */
 	int64_t t0;
-	int64_t host_end;  /* out: the last host call's end */
+	int64_t host_end; /* out: the last host call's end */
 };
 
 /* Append an operation / a call; return its index. The arrays grow; pointers into them are
@@ -150,11 +152,11 @@ static inline int sk_measured(double member)
 /* The latencies of a recording (the fallback rule's first source), the calibration's where it
  * shows none. */
 struct sk_lat {
-	int64_t launch;	     /* launch return to start, the stream idle */
-	int64_t stream_gap;  /* back-to-back kernels of a stream */
-	int64_t node_gap;    /* dependent nodes of a graph */
-	int64_t graph_first; /* graph launch return to its first node */
-	int64_t sync_ret;    /* the GPU's last end to a synchronize's return */
+	int64_t launch;		 /* launch return to start, the stream idle */
+	int64_t stream_gap;	 /* back-to-back kernels of a stream */
+	int64_t node_gap;	 /* dependent nodes of a graph */
+	int64_t graph_first;	 /* graph launch return to its first node */
+	int64_t sync_ret;	 /* the GPU's last end to a synchronize's return */
 	int64_t profiler_launch; /* the profiler's cost per runtime launch call in this recording,
 				    estimated against launch_bare_ns; -1: none (the calibration's
 				    profiler_launch_ns applies) */

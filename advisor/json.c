@@ -9,10 +9,10 @@
 #include "internal.h"
 
 static const char *const kind_names[] = {
-	[SKIP_ADVICE_GRAPH] = "graph",
-	[SKIP_ADVICE_FUSION] = "fusion",
-	[SKIP_ADVICE_STREAMS] = "streams",
-	[SKIP_ADVICE_DAGGRAPH] = "dag-graph",
+    [SKIP_ADVICE_GRAPH] = "graph",
+    [SKIP_ADVICE_FUSION] = "fusion",
+    [SKIP_ADVICE_STREAMS] = "streams",
+    [SKIP_ADVICE_DAGGRAPH] = "dag-graph",
 };
 
 const char *skip_advice_kind_name(enum skip_advice_kind k)

@@ -33,29 +33,29 @@
 void skip_calibration_default(struct skip_calibration *c)
 {
 	/* host */
-	c->launch_bare_ns = 3890;	  /* bursts of 16 cudaLaunchKernel, bare */
-	c->runtime_launch_ns = 3626;	  /* launch_calib.json's bare runs, per launch */
-	c->event_record_ns = 319;	  /* cudaEventRecord, host */
-	c->stream_wait_ns = 317;	  /* cudaStreamWaitEvent, host */
-	c->stream_switch_ns = 263;	  /* a launch onto another busy stream after an event wait */
-	c->sync_idle_ns = 511;		  /* cudaStreamSynchronize of a finished stream, host */
-	c->launch_latency_ns = 2400;	  /* fallback: launch return to start, stream idle */
-	c->stream_gap_ns = 1350;	  /* fallback: back-to-back kernels of a stream (recorded) */
-	c->stream_gap_bare_ns = 1047;	  /* 16 back-to-back 10 us kernels on a stream, bare */
-	c->sync_return_ns = 2800;	  /* fallback: GPU done to cudaStreamSynchronize's return */
+	c->launch_bare_ns = 3890;     /* bursts of 16 cudaLaunchKernel, bare */
+	c->runtime_launch_ns = 3626;  /* launch_calib.json's bare runs, per launch */
+	c->event_record_ns = 319;     /* cudaEventRecord, host */
+	c->stream_wait_ns = 317;      /* cudaStreamWaitEvent, host */
+	c->stream_switch_ns = 263;    /* a launch onto another busy stream after an event wait */
+	c->sync_idle_ns = 511;	      /* cudaStreamSynchronize of a finished stream, host */
+	c->launch_latency_ns = 2400;  /* fallback: launch return to start, stream idle */
+	c->stream_gap_ns = 1350;      /* fallback: back-to-back kernels of a stream (recorded) */
+	c->stream_gap_bare_ns = 1047; /* 16 back-to-back 10 us kernels on a stream, bare */
+	c->sync_return_ns = 2800;     /* fallback: GPU done to cudaStreamSynchronize's return */
 	/* graph */
-	c->graph_launch_ns = 1871;	  /* cudaGraphLaunch of a one-node graph, host */
-	c->graph_launch_node_ns = 5.7;	  /* cudaGraphLaunch, per node after the first */
-	c->graph_first_ns = 1612;	  /* derived: a one-node graph's launch + sync reproduced */
-	c->graph_node_gap_ns = 26;	  /* 64 dependent fill_k nodes, over its duration */
-	c->graph_dispatch_ns = 903;	  /* between the starts of independent graph nodes */
-	c->graph_root_join_ns = 1846;	  /* two root nodes joined, over a chain */
+	c->graph_launch_ns = 1871;     /* cudaGraphLaunch of a one-node graph, host */
+	c->graph_launch_node_ns = 5.7; /* cudaGraphLaunch, per node after the first */
+	c->graph_first_ns = 1612;      /* derived: a one-node graph's launch + sync reproduced */
+	c->graph_node_gap_ns = 26;     /* 64 dependent fill_k nodes, over its duration */
+	c->graph_dispatch_ns = 903;    /* between the starts of independent graph nodes */
+	c->graph_root_join_ns = 1846;  /* two root nodes joined, over a chain */
 	/* profiler */
-	c->profiler_launch_ns = 2766;	  /* bursts of cudaLaunchKernel under skip record - bare */
+	c->profiler_launch_ns = 2766; /* bursts of cudaLaunchKernel under skip record - bare */
 	c->profiler_driver_launch_ns = 1618; /* launch_calib.json's runs: recorded - bare */
 	/* placement */
-	c->remote_read_cost = 0.60;	  /* fork-join copies: the join's add 30% slower */
-	c->sm_share_rate = 0.69;	  /* math_k beside an older math_k: 20.2 us -> 29.3 us */
+	c->remote_read_cost = 0.60; /* fork-join copies: the join's add 30% slower */
+	c->sm_share_rate = 0.69;    /* math_k beside an older math_k: 20.2 us -> 29.3 us */
 }
 
 /* The ranges: a cost of the host or of the GPU's scheduling beyond 1 s is no measurement of a
@@ -65,28 +65,31 @@ void skip_calibration_default(struct skip_calibration *c)
  * object), which is not the struct's. */
 #define NS_MAX 1e9
 const struct skip_calibration_key skip_calibration_keys[] = {
-#define K(f, part, max, unit) { #f, offsetof(struct skip_calibration, f), part, 0, max, unit }
-	K(graph_launch_ns, "graph", NS_MAX, "ns"),
-	K(graph_first_ns, "graph", NS_MAX, "ns"),
-	K(graph_node_gap_ns, "graph", NS_MAX, "ns"),
-	K(event_record_ns, "host", NS_MAX, "ns"),
-	K(stream_wait_ns, "host", NS_MAX, "ns"),
-	K(launch_latency_ns, "host", NS_MAX, "ns"),
-	K(stream_gap_ns, "host", NS_MAX, "ns"),
-	K(sync_return_ns, "host", NS_MAX, "ns"),
-	K(sync_idle_ns, "host", NS_MAX, "ns"),
-	K(profiler_launch_ns, "profiler", NS_MAX, "ns"),
-	K(profiler_driver_launch_ns, "profiler", NS_MAX, "ns"),
-	K(stream_switch_ns, "host", NS_MAX, "ns"),
-	K(graph_launch_node_ns, "graph", NS_MAX, "ns"),
-	K(graph_dispatch_ns, "graph", NS_MAX, "ns"),
-	K(graph_root_join_ns, "graph", NS_MAX, "ns"),
-	K(remote_read_cost, "placement", 10, "fraction"),
-	K(sm_share_rate, "placement", 1, "fraction"),
-	K(runtime_launch_ns, "host", NS_MAX, "ns"),
-	K(stream_gap_bare_ns, "host", NS_MAX, "ns"),
-	K(launch_bare_ns, "host", NS_MAX, "ns"),
-	{ NULL, 0, NULL, 0, 0, NULL },
+#define K(f, part, max, unit)                                                                      \
+	{                                                                                          \
+#f, offsetof(struct skip_calibration, f), part, 0, max, unit                       \
+	}
+    K(graph_launch_ns, "graph", NS_MAX, "ns"),
+    K(graph_first_ns, "graph", NS_MAX, "ns"),
+    K(graph_node_gap_ns, "graph", NS_MAX, "ns"),
+    K(event_record_ns, "host", NS_MAX, "ns"),
+    K(stream_wait_ns, "host", NS_MAX, "ns"),
+    K(launch_latency_ns, "host", NS_MAX, "ns"),
+    K(stream_gap_ns, "host", NS_MAX, "ns"),
+    K(sync_return_ns, "host", NS_MAX, "ns"),
+    K(sync_idle_ns, "host", NS_MAX, "ns"),
+    K(profiler_launch_ns, "profiler", NS_MAX, "ns"),
+    K(profiler_driver_launch_ns, "profiler", NS_MAX, "ns"),
+    K(stream_switch_ns, "host", NS_MAX, "ns"),
+    K(graph_launch_node_ns, "graph", NS_MAX, "ns"),
+    K(graph_dispatch_ns, "graph", NS_MAX, "ns"),
+    K(graph_root_join_ns, "graph", NS_MAX, "ns"),
+    K(remote_read_cost, "placement", 10, "fraction"),
+    K(sm_share_rate, "placement", 1, "fraction"),
+    K(runtime_launch_ns, "host", NS_MAX, "ns"),
+    K(stream_gap_bare_ns, "host", NS_MAX, "ns"),
+    K(launch_bare_ns, "host", NS_MAX, "ns"),
+    {NULL, 0, NULL, 0, 0, NULL},
 #undef K
 };
 
@@ -172,18 +175,15 @@ int skip_calibration_parse(const char *text, const char *path, struct skip_calib
 	return err;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The upper median, v[n / 2] of the sorted values (@dflt for none), not common's skip_median():
+ * a latency the model replays is a recorded sample (a duration that occurred), not an average
+ * of two. Of an even count it takes the upper middle value, not skip_median_low_i64()'s lower
+ * one: the advisor always has, and its outputs (the goldens included) depend on it. */
 static int64_t median_or(int64_t *v, size_t n, int64_t dflt)
 {
 	if (!n)
 		return dflt;
-	qsort(v, n, sizeof(int64_t), cmp_i64);
+	qsort(v, n, sizeof(int64_t), sk_cmp_i64);
 	return v[n / 2];
 }
 
@@ -197,7 +197,7 @@ static int64_t sync_return(const struct skip_timeline *tl, int64_t *ends, int64_
 	for (size_t i = 0; i < tl->nops; i++)
 		ends[n++] = tl->ops[i].end;
 	if (n)
-		qsort(ends, n, sizeof(int64_t), cmp_i64);
+		qsort(ends, n, sizeof(int64_t), sk_cmp_i64);
 	for (size_t s = 0; s < tl->nsyncs && n; s++) {
 		const struct skip_sync *y = &tl->syncs[s];
 		size_t lo = 0, hi = n;
@@ -233,8 +233,8 @@ static int cmp_hcall(const void *a, const void *b)
 /* A kernel launched by a runtime API call of its own (not a graph's). */
 static int runtime_launch(const struct skip_op *op)
 {
-	return op->kind == SKIP_OP_KERNEL && op->launch != INT64_MIN && !op->driver &&
-	       !op->graph && op->api_end >= op->launch;
+	return op->kind == SKIP_OP_KERNEL && op->launch != INT64_MIN && !op->driver && !op->graph &&
+	       op->api_end >= op->launch;
 }
 
 /* The profiler's cost per runtime launch call in this recording, from its kernel launches
@@ -265,8 +265,8 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 		const struct skip_op *op = &tl->ops[i];
 
 		if (runtime_launch(op))
-			h[n++] = (struct hcall){ ((uint64_t)op->pid << 32) | op->tid, op->launch,
-						 op->api_end };
+			h[n++] = (struct hcall){((uint64_t)op->pid << 32) | op->tid, op->launch,
+						op->api_end};
 	}
 	if (n)
 		qsort(h, n, sizeof(*h), cmp_hcall);
@@ -370,9 +370,9 @@ static int key_index(struct keyed *k, uint64_t key)
 struct pcall {
 	int64_t start, end; /* recorded */
 	int thread;
-	int sync;	    /* index into the timeline's syncs, -1 for a launch */
-	int dropped;	    /* removed by a transformation (its gap carries on) */
-	int64_t dur;	    /* as modelled */
+	int sync;    /* index into the timeline's syncs, -1 for a launch */
+	int dropped; /* removed by a transformation (its gap carries on) */
+	int64_t dur; /* as modelled */
 };
 
 static int cmp_pcall(const void *a, const void *b)
@@ -390,26 +390,26 @@ struct builder {
 	const struct sk_lat *l;
 	const struct skip_calibration *cal;
 	int profiled;
-	struct pcall *pc;   /* launch calls first, then syncs */
+	struct pcall *pc; /* launch calls first, then syncs */
 	int npc;
-	int *op_call;	    /* per member: index into pc, -1 none */
-	int carry_gaps;	    /* a dropped call's gap before it moves to the next call */
+	int *op_call;	/* per member: index into pc, -1 none */
+	int carry_gaps; /* a dropped call's gap before it moves to the next call */
 	struct keyed threads, streams, slkeys;
 	struct {
 		int *v, n;
-	} *sl; /* per stream of slkeys: its launched members (sync_waits) */
+	} * sl; /* per stream of slkeys: its launched members (sync_waits) */
 };
 
 int64_t sk_excerpt_il(const struct skip_timeline *tl, const struct sk_excerpt *e)
 {
 	int64_t end = e->end;
 	size_t lo;
-	struct keyed th = { 0 }; /* the threads that launched in it */
+	struct keyed th = {0}; /* the threads that launched in it */
 
 	for (size_t k = 0; k < e->n; k++)
 		if (tl->ops[e->idx[k]].launch != INT64_MIN)
-			key_index(&th,
-				  ((uint64_t)tl->ops[e->idx[k]].pid << 24) | tl->ops[e->idx[k]].tid);
+			key_index(&th, ((uint64_t)tl->ops[e->idx[k]].pid << 24) |
+					   tl->ops[e->idx[k]].tid);
 	lo = sk_sync_from(tl, e->t0);
 	for (size_t s = lo; s < tl->nsyncs && tl->syncs[s].start <= e->end; s++) {
 		const struct skip_sync *y = &tl->syncs[s];
@@ -443,9 +443,11 @@ static void add_launch_calls(struct builder *b)
 		prev = op;
 		b->op_call[k] = b->npc;
 		b->pc[b->npc] = (struct pcall){
-			.start = op->launch, .end = op->api_end, .sync = -1,
-			.thread = key_index(&b->threads, ((uint64_t)op->pid << 24) | op->tid),
-			.dur = op->api_end - op->launch,
+		    .start = op->launch,
+		    .end = op->api_end,
+		    .sync = -1,
+		    .thread = key_index(&b->threads, ((uint64_t)op->pid << 24) | op->tid),
+		    .dur = op->api_end - op->launch,
 		};
 		if (!b->profiled)
 			b->pc[b->npc].dur -= sk_ns(sk_profiler_cost(b->l, b->cal, op->driver));
@@ -467,9 +469,11 @@ static void add_sync_calls(struct builder *b)
 				th = i;
 		if (th < 0)
 			continue; /* a thread that launched nothing in the excerpt */
-		b->pc[b->npc++] = (struct pcall){ .start = y->start, .end = y->end, .thread = th,
-						  .sync = (int)s,
-						  .dur = sk_ns(b->cal->sync_idle_ns) };
+		b->pc[b->npc++] = (struct pcall){.start = y->start,
+						 .end = y->end,
+						 .thread = th,
+						 .sync = (int)s,
+						 .dur = sk_ns(b->cal->sync_idle_ns)};
 	}
 }
 
@@ -481,12 +485,14 @@ static void sync_waits(struct builder *b, const struct pcall *c, struct wi_call 
 		b->sl = sk_xcalloc(b->e->n + 1, sizeof(*b->sl));
 		for (size_t k = 0; k < b->e->n; k++) {
 			const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
-			int s = key_index(&b->slkeys, ((uint64_t)op->pid << 32) |
-							      ((uint64_t)op->device << 24) | op->stream);
+			int s =
+			    key_index(&b->slkeys, ((uint64_t)op->pid << 32) |
+						      ((uint64_t)op->device << 24) | op->stream);
 
 			if (op->launch == INT64_MIN)
 				continue;
-			b->sl[s].v = sk_xrealloc(b->sl[s].v, (size_t)(b->sl[s].n + 1) * sizeof(int));
+			b->sl[s].v =
+			    sk_xrealloc(b->sl[s].v, (size_t)(b->sl[s].n + 1) * sizeof(int));
 			b->sl[s].v[b->sl[s].n++] = (int)k;
 		}
 	}
@@ -530,7 +536,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 		qsort(sorted, (size_t)b->npc, sizeof(*sorted), cmp_pcall);
 	for (int i = 0; i < b->npc; i++) {
 		const struct pcall *c = &b->pc[sorted[i].sync];
-		struct wi_call w = { .thread = c->thread };
+		struct wi_call w = {.thread = c->thread};
 
 		order[i] = sorted[i].sync;
 		if (c->thread != th) {
@@ -646,17 +652,17 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 
 	for (size_t k = 0; k < b->e->n; k++) {
 		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
-		struct wi_op o = { .dur = op->end - op->start, .call = -1 };
+		struct wi_op o = {.dur = op->end - op->start, .call = -1};
 
 		member_op[k] = -1;
 		if (merged && merged[k] != (int)k) {
 			p->ops[member_op[merged[k]]].dur =
-				skip_add_sat(p->ops[member_op[merged[k]]].dur, op->end - op->start);
+			    skip_add_sat(p->ops[member_op[merged[k]]].dur, op->end - op->start);
 			member_op[k] = member_op[merged[k]];
 			continue;
 		}
 		o.stream = key_index(&b->streams, ((uint64_t)op->pid << 32) |
-							  ((uint64_t)op->device << 24) | op->stream);
+						      ((uint64_t)op->device << 24) | op->stream);
 		o.sms = sk_sm_need(op, sms);
 		if (b->op_call[k] >= 0)
 			o.call = to_prog[b->op_call[k]];
@@ -688,13 +694,13 @@ static void remap_waits(struct wi_prog *p, const int *member_op)
 }
 
 int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt *e,
-			const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
-			const struct sk_xform *x, int64_t *host_end)
+			 const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
+			 const struct sk_xform *x, int64_t *host_end)
 {
-	struct builder b = { .tl = tl, .e = e, .l = l, .cal = cal, .profiled = profiled,
-			     .carry_gaps = 1 };
-	struct wi_prog p = { .t0 = e->t0, .sms = tl->sm_count,
-			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns) };
+	struct builder b = {
+	    .tl = tl, .e = e, .l = l, .cal = cal, .profiled = profiled, .carry_gaps = 1};
+	struct wi_prog p = {
+	    .t0 = e->t0, .sms = tl->sm_count, .dispatch_gap = sk_ns(cal->graph_dispatch_ns)};
 	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
 	int64_t il;
 

@@ -52,12 +52,8 @@ static void push(struct heap *h, int64_t t, int type, int id)
 {
 	size_t i;
 
-	if (h->n == h->cap) {
-		h->cap = h->cap ? h->cap * 2 : 256;
-		h->v = sk_xrealloc(h->v, h->cap * sizeof(*h->v));
-	}
-	i = h->n++;
-	h->v[i] = (struct ev){ t, h->seq++, type, id };
+	i = h->n;
+	SK_VEC_XPUSH(h->v, h->n, h->cap, (struct ev){t, h->seq++, type, id});
 	while (i && ev_less(&h->v[i], &h->v[(i - 1) / 2])) {
 		struct ev x = h->v[i];
 
@@ -93,10 +89,7 @@ static struct ev pop(struct heap *h)
 
 int wi_add_op(struct wi_prog *p, const struct wi_op *op)
 {
-	if (p->nops == p->capops) {
-		p->capops = p->capops ? p->capops * 2 : 256;
-		p->ops = sk_xrealloc(p->ops, (size_t)p->capops * sizeof(*p->ops));
-	}
+	SK_VEC_XRESERVE(p->ops, p->capops, (size_t)p->nops + 1);
 	p->ops[p->nops] = *op;
 	if (op->stream >= p->nstreams)
 		p->nstreams = op->stream + 1;
@@ -105,10 +98,7 @@ int wi_add_op(struct wi_prog *p, const struct wi_op *op)
 
 int wi_add_call(struct wi_prog *p, const struct wi_call *c)
 {
-	if (p->ncalls == p->capcalls) {
-		p->capcalls = p->capcalls ? p->capcalls * 2 : 256;
-		p->calls = sk_xrealloc(p->calls, (size_t)p->capcalls * sizeof(*p->calls));
-	}
+	SK_VEC_XRESERVE(p->calls, p->capcalls, (size_t)p->ncalls + 1);
 	p->calls[p->ncalls] = *c;
 	if (c->thread >= p->nthreads)
 		p->nthreads = c->thread + 1;
@@ -132,15 +122,15 @@ void wi_free(struct wi_prog *p)
 struct sim {
 	struct wi_prog *p;
 	struct heap h;
-	int *next_call;	   /* per thread: index into its calls */
+	int *next_call;	    /* per thread: index into its calls */
 	int **thread_calls; /* per thread: its calls in order */
 	int *nthread_calls;
-	int *head;	   /* per stream: the position of its next operation in stream_ops */
-	int **stream_ops;  /* per stream: its operations in order */
+	int *head;	  /* per stream: the position of its next operation in stream_ops */
+	int **stream_ops; /* per stream: its operations in order */
 	int *nstream_ops;
 	int64_t *submitted; /* per operation: submission time, NOT_YET */
-	int *waiting_call; /* per thread: a synchronization waiting for the GPU, -1 none */
-	int64_t *wake_at;  /* per stream: the wake-up already queued, -1 none */
+	int *waiting_call;  /* per thread: a synchronization waiting for the GPU, -1 none */
+	int64_t *wake_at;   /* per stream: the wake-up already queued, -1 none */
 	int free_sms;
 	int running;
 	int *sm_load;	   /* per multiprocessor: blocks placed on it (placing()) */

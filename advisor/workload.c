@@ -83,19 +83,20 @@ static const struct skip_sync *sync_after(const struct skip_timeline *tl, const 
 static int mismatch(struct skip_trace *t, const char *wname, const char **kname, int n,
 		    const uint32_t *ker, size_t nk, const struct skip_timeline *tl)
 {
-	struct sk_strbuf want = { 0 }, got = { 0 };
+	struct sk_strbuf want = {0}, got = {0};
 
 	for (int k = 0; k < n && k < 6; k++)
 		sk_strbuf_printf(&want, "%s%s", k ? ", " : "", kname[k] ? kname[k] : "?");
 	for (size_t k = 0; k < nk && k < 6; k++)
 		sk_strbuf_printf(&got, "%s%s", k ? ", " : "",
 				 skip_trace_string(t, tl->ops[ker[k]].name));
-	sk_fail(SKIP_E_INVAL,
-		"the trace does not match workload '%s': no iteration of its %d kernels in the serial "
-		"order (%s%s) in the run, whose kernels are %s%s%s. Record `skip run WORKLOAD "
-		"--executor serial` with the --size given here",
-		wname, n, want.buf ? want.buf : "", n > 6 ? ", ..." : "",
-		nk ? "" : "none", got.buf ? got.buf : "", nk > 6 ? ", ..." : "");
+	sk_fail(
+	    SKIP_E_INVAL,
+	    "the trace does not match workload '%s': no iteration of its %d kernels in the serial "
+	    "order (%s%s) in the run, whose kernels are %s%s%s. Record `skip run WORKLOAD "
+	    "--executor serial` with the --size given here",
+	    wname, n, want.buf ? want.buf : "", n > 6 ? ", ..." : "", nk ? "" : "none",
+	    got.buf ? got.buf : "", nk > 6 ? ", ..." : "");
 	free(want.buf);
 	free(got.buf);
 	return SKIP_E_INVAL;
@@ -140,8 +141,9 @@ static size_t find_iterations(struct skip_trace *t, const struct skip_timeline *
 		for (; k < n; k++) {
 			const struct skip_op *op = &tl->ops[ker[i + (size_t)k]];
 
-			if (!kname[k] || !name_matches(t, op, kname[k]) || op->launch == INT64_MIN ||
-			    op->stream != tl->ops[ker[i]].stream || op->tid != tl->ops[ker[i]].tid)
+			if (!kname[k] || !name_matches(t, op, kname[k]) ||
+			    op->launch == INT64_MIN || op->stream != tl->ops[ker[i]].stream ||
+			    op->tid != tl->ops[ker[i]].tid)
 				break;
 		}
 		if (k < n) {
@@ -179,7 +181,7 @@ static int64_t stream_gap(const struct wmodel *m, int profiled)
 
 static int add_call(struct wi_prog *p, double gap, int64_t dur)
 {
-	struct wi_call w = { .thread = 0, .gap = sk_ns(gap), .dur = dur };
+	struct wi_call w = {.thread = 0, .gap = sk_ns(gap), .dur = dur};
 
 	return wi_add_call(p, &w);
 }
@@ -187,8 +189,11 @@ static int add_call(struct wi_prog *p, double gap, int64_t dur)
 static int add_sync(struct wi_prog *p, const struct wmodel *m, double gap, const int *waits,
 		    int nwaits)
 {
-	struct wi_call w = { .thread = 0, .gap = sk_ns(gap), .is_sync = 1,
-			     .dur = sk_ns(m->c->o.cal.sync_idle_ns), .ret = m->c->lat.sync_ret };
+	struct wi_call w = {.thread = 0,
+			    .gap = sk_ns(gap),
+			    .is_sync = 1,
+			    .dur = sk_ns(m->c->o.cal.sync_idle_ns),
+			    .ret = m->c->lat.sync_ret};
 
 	w.waits = sk_xmalloc(((size_t)nwaits + 1) * sizeof(int));
 	if (nwaits) /* waits may be NULL then */
@@ -218,7 +223,7 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
 	o->nsrcs = t->nsrc;
 	o->srcs = sk_xmalloc(((size_t)t->nsrc + 1) * sizeof(*o->srcs));
 	for (int i = 0; i < t->nsrc; i++)
-		o->srcs[i] = (struct wi_src){ op_of[t->src[i]], t->src_bytes[i] };
+		o->srcs[i] = (struct wi_src){op_of[t->src[i]], t->src_bytes[i]};
 }
 
 /* ---- the programs: what the executor submits, as a what-if program --------------------------- */
@@ -227,16 +232,13 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
  * operation waits for. */
 struct opset {
 	int *op;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static void opset_add(struct opset *s, int op)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 4;
-		s->op = sk_xrealloc(s->op, (size_t)s->cap * sizeof(int));
-	}
-	s->op[s->n++] = op;
+	SK_VEC_XPUSH(s->op, s->n, s->cap, op);
 }
 
 static void opset_set(struct opset *to, const struct opset *from)
@@ -253,27 +255,25 @@ struct build {
 	const char *exec; /* its name, for messages */
 	struct wi_prog *p;
 	int profiled;
-	int *op_of;	      /* [n] each task's operation */
-	struct opset *front;  /* [nstreams] what a synchronize or a record of the stream waits for */
-	char *front_graph;    /* [nstreams] front is a graph's last nodes, not the stream's own */
-	struct opset *pending; /* [nstreams] what the stream's next operation waits for (its waits) */
-	struct opset *event;  /* [nevents] what a wait for the event waits for */
+	int *op_of;	     /* [n] each task's operation */
+	struct opset *front; /* [nstreams] what a synchronize or a record of the stream waits for */
+	char *front_graph;   /* [nstreams] front is a graph's last nodes, not the stream's own */
+	struct opset
+	    *pending;	     /* [nstreams] what the stream's next operation waits for (its waits) */
+	struct opset *event; /* [nevents] what a wait for the event waits for */
 	int nstreams, nevents;
-	int launches;	      /* kernel launches so far */
-	int prev_stream;      /* of the last one */
-	int graph_streams;    /* the program's streams taken by graph nodes (after the executor's) */
+	int launches;	   /* kernel launches so far */
+	int prev_stream;   /* of the last one */
+	int graph_streams; /* the program's streams taken by graph nodes (after the executor's) */
 	struct skip_step *calls; /* [nrun] the step each host call of the program stands for */
 	int *op_task;		 /* [capops] the task each operation is the kernel of */
-	int capops;
+	size_t capops;
 };
 
 /* Operation @op is task @v's kernel. */
 static void op_is(struct build *b, int op, int v)
 {
-	if (op >= b->capops) {
-		b->capops = 2 * op + 16;
-		b->op_task = sk_xrealloc(b->op_task, (size_t)b->capops * sizeof(int));
-	}
+	SK_VEC_XRESERVE(b->op_task, b->capops, (size_t)op + 1);
 	b->op_task[op] = v;
 }
 
@@ -297,9 +297,12 @@ static void on_launch(struct build *b, const struct skip_step *s)
 	const struct wmodel *m = b->m;
 	int v = s->task, x = s->stream, first = !b->launches++;
 	double gap = first ? 0 : m->ts[v].gap;
-	struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms, .stream = x,
-			   .lat = m->c->lat.launch, .gap = stream_gap(m, b->profiled) };
-	struct opset deps = { 0 };
+	struct wi_op o = {.dur = sk_ns(m->ts[v].dur),
+			  .sms = m->ts[v].sms,
+			  .stream = x,
+			  .lat = m->c->lat.launch,
+			  .gap = stream_gap(m, b->profiled)};
+	struct opset deps = {0};
 
 	opset_set(&deps, &b->pending[x]);
 	for (int i = 0; b->front_graph[x] && i < b->front[x].n; i++)
@@ -307,11 +310,10 @@ static void on_launch(struct build *b, const struct skip_step *s)
 	o.deps = deps.op; /* NULL when none */
 	o.ndeps = deps.n;
 	set_srcs(m, v, b->op_of, &o);
-	o.call = step_call(b, s, gap,
-			   host_cost(m, v, gap, b->profiled) +
-				   (!first && x != b->prev_stream
-					    ? sk_ns(m->c->o.cal.stream_switch_ns)
-					    : 0));
+	o.call = step_call(
+	    b, s, gap,
+	    host_cost(m, v, gap, b->profiled) +
+		(!first && x != b->prev_stream ? sk_ns(m->c->o.cal.stream_switch_ns) : 0));
 	b->prev_stream = x;
 	b->op_of[v] = wi_add_op(b->p, &o);
 	op_is(b, b->op_of[v], v);
@@ -349,8 +351,8 @@ static int graph_of(const struct build *b, int gr, int **node, int ***src, int *
 			(*node)[nn++] = s->task;
 		if (s->kind != SKIP_STEP_EDGE)
 			continue;
-		(*src)[s->task] = sk_xrealloc((*src)[s->task],
-					      ((size_t)(*nsrc)[s->task] + 1) * sizeof(int));
+		(*src)[s->task] =
+		    sk_xrealloc((*src)[s->task], ((size_t)(*nsrc)[s->task] + 1) * sizeof(int));
 		(*src)[s->task][(*nsrc)[s->task]++] = s->from;
 	}
 	return nn;
@@ -362,10 +364,14 @@ static void graph_node(struct build *b, int v, int k, int call, int x, const int
 		       int *group)
 {
 	const struct wmodel *m = b->m;
-	struct wi_op o = { .dur = sk_ns(m->ts[v].dur), .sms = m->ts[v].sms,
-			   .stream = b->nstreams + b->graph_streams + k, .call = call,
-			   .lat = m->c->lat.graph_first, .gap = m->c->lat.node_gap, .graph_node = 1 };
-	struct opset deps = { 0 };
+	struct wi_op o = {.dur = sk_ns(m->ts[v].dur),
+			  .sms = m->ts[v].sms,
+			  .stream = b->nstreams + b->graph_streams + k,
+			  .call = call,
+			  .lat = m->c->lat.graph_first,
+			  .gap = m->c->lat.node_gap,
+			  .graph_node = 1};
+	struct opset deps = {0};
 
 	group[v] = v; /* a root starts its own group */
 	for (int i = 0; i < nsrc; i++) {
@@ -429,8 +435,9 @@ static int on_step(struct build *b, const struct skip_step *s)
 	const struct skip_calibration *cal = &b->m->c->o.cal;
 
 	if (s->thread)
-		return refuse(b, "its launches come from worker threads, in an order that the GPU's "
-				 "completions decide");
+		return refuse(b,
+			      "its launches come from worker threads, in an order that the GPU's "
+			      "completions decide");
 	if (s->stream < 0 || s->stream >= b->nstreams)
 		return refuse(b, "a step on a stream it did not make");
 	switch (s->kind) {
@@ -517,8 +524,8 @@ static void build_fini(struct build *b)
 static int build_program(const struct wmodel *m, const struct skip_plan *plan, int profiled,
 			 struct wi_prog *p, struct skip_step **calls, int **op_task)
 {
-	struct build b = { .m = m, .p = p, .profiled = profiled,
-			   .exec = skip_executor_name(plan->executor) };
+	struct build b = {
+	    .m = m, .p = p, .profiled = profiled, .exec = skip_executor_name(plan->executor)};
 	struct skip_launches *l = NULL;
 	int err = skip_plan_launches(m->g, plan, &l);
 
@@ -561,10 +568,10 @@ static double share_rate(const struct skip_calibration *cal)
 static int64_t model_plan(const struct wmodel *m, const struct skip_plan *plan, int profiled)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	struct wi_prog p = { .sms = m->c->tl->sm_count,
-			     .dispatch_gap = sk_ns(cal->graph_dispatch_ns),
-			     .remote_cost = cal->remote_read_cost,
-			     .share_rate = share_rate(cal) };
+	struct wi_prog p = {.sms = m->c->tl->sm_count,
+			    .dispatch_gap = sk_ns(cal->graph_dispatch_ns),
+			    .remote_cost = cal->remote_read_cost,
+			    .share_rate = share_rate(cal)};
 
 	if (build_program(m, plan, profiled, &p, NULL, NULL)) {
 		wi_free(&p);
@@ -639,7 +646,8 @@ static void task_stats(struct wmodel *m, const struct wrun *runs, int nruns, con
 			const struct skip_op *z = iter_op(runs, nruns, (size_t)i, m->n - 1);
 			const struct skip_sync *y = sync_after(runs[r].tl, z);
 
-			v[i] = (double)((y && y->end >= z->end ? y->end : z->end + m->c->lat.sync_ret) -
+			v[i] = (double)((y && y->end >= z->end ? y->end
+							       : z->end + m->c->lat.sync_ret) -
 					a->launch);
 		}
 	*recorded = skip_median(v, ni);
@@ -666,7 +674,8 @@ static void task_sources(struct wmodel *m, const int *order)
 				int nb = skip_graph_task_access(m->g, order[j], &b), hit = 0;
 
 				for (int x = 0; x < nb && !hit; x++)
-					hit = (b[x].mode & SKIP_WRITE) && b[x].buffer == a[i].buffer &&
+					hit = (b[x].mode & SKIP_WRITE) &&
+					      b[x].buffer == a[i].buffer &&
 					      b[x].offset < a[i].offset + a[i].size &&
 					      a[i].offset < b[x].offset + b[x].size;
 				if (!hit)
@@ -699,11 +708,12 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 				       "the start costs name task '%s', which workload '%s' lacks",
 				       o->start_tasks[i], wname);
 		if (!(o->start_costs_ns[i] <= 1e9)) /* NaN too */
-			return sk_fail(SKIP_E_INVAL,
-				       "the start cost of task '%s' is %g ns: more than 1 s is no "
-				       "measurement of a kernel start (skip run --probe-starts gives "
-				       "them)",
-				       o->start_tasks[i], o->start_costs_ns[i]);
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "the start cost of task '%s' is %g ns: more than 1 s is no "
+			    "measurement of a kernel start (skip run --probe-starts gives "
+			    "them)",
+			    o->start_tasks[i], o->start_costs_ns[i]);
 		m->ts[v].start_cost = o->start_costs_ns[i] > 0 ? o->start_costs_ns[i] : 0;
 	}
 	return 0;
@@ -712,22 +722,23 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 /* What the model assumes of kernel starts: the probed costs, or that there are none. */
 static char *starts_note(const struct wmodel *m)
 {
-	struct sk_strbuf sb = { 0 };
+	struct sk_strbuf sb = {0};
 	char *note;
 	int any = 0;
 
 	for (int v = 0; v < m->n; v++) {
 		if (m->ts[v].start_cost <= 0)
 			continue;
-		sk_strbuf_printf(&sb, "%s%s %.0f ns", any ? ", " : "", skip_graph_task_name(m->g, v),
-				 m->ts[v].start_cost);
+		sk_strbuf_printf(&sb, "%s%s %.0f ns", any ? ", " : "",
+				 skip_graph_task_name(m->g, v), m->ts[v].start_cost);
 		any = 1;
 	}
 	if (!any) {
 		free(sb.buf);
-		return sk_xstrdup("a kernel that starts costs the running ones nothing (one that "
-				  "re-reads data through its L1 cache loses about 1-2 us per start on "
-				  "the H100: give skip run --probe-starts's figures with --starts)");
+		return sk_xstrdup(
+		    "a kernel that starts costs the running ones nothing (one that "
+		    "re-reads data through its L1 cache loses about 1-2 us per start on "
+		    "the H100: give skip run --probe-starts's figures with --starts)");
 	}
 	note = sk_xasprintf("a kernel that starts costs each running kernel what skip run "
 			    "--probe-starts measured for it, at most the time since the previous "
@@ -746,16 +757,14 @@ static char *kernel_words(const struct wmodel *m)
 	char *starts = starts_note(m), *kernels;
 
 	kernels = sk_xasprintf(
-		"kernels keep their recorded durations (medians over the iterations) when they run "
-		"beside others, but one that reads data a kernel on other multiprocessors wrote takes "
-		"up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "
-		"least loaded first, so a serial run's kernels reuse their predecessors'); a block "
-		"placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
-		"of its pace until that one ends; kernels share the GPU by the multiprocessors their "
-		"grids occupy (memory bandwidth is not modelled); %s",
-		100 * cal->remote_read_cost,
-		100 * share_rate(cal),
-		starts);
+	    "kernels keep their recorded durations (medians over the iterations) when they run "
+	    "beside others, but one that reads data a kernel on other multiprocessors wrote takes "
+	    "up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "
+	    "least loaded first, so a serial run's kernels reuse their predecessors'); a block "
+	    "placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
+	    "of its pace until that one ends; kernels share the GPU by the multiprocessors their "
+	    "grids occupy (memory bandwidth is not modelled); %s",
+	    100 * cal->remote_read_cost, 100 * share_rate(cal), starts);
 	free(starts);
 	return kernels;
 }
@@ -771,21 +780,20 @@ static char *streams_title(const struct wmodel *m, const struct skip_plan *plan,
 static char *streams_assumptions(const struct wmodel *m, const char *kernels)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	char *launch = m->c->o.profiled
-			       ? sk_xstrdup("launch calls take their recorded time")
+	char *launch = m->c->o.profiled ? sk_xstrdup("launch calls take their recorded time")
 		       : sk_measured(cal->runtime_launch_ns)
-			       ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
-					      "before it (skip run's, calibrated)",
-					      cal->runtime_launch_ns)
-			       : sk_xasprintf("launch calls take their recorded time less the "
-					      "profiler's %.0f ns",
-					      m->profiler);
+			   ? sk_xasprintf("a launch takes %.0f ns on the host with the time "
+					  "before it (skip run's, calibrated)",
+					  cal->runtime_launch_ns)
+			   : sk_xasprintf("launch calls take their recorded time less the "
+					  "profiler's %.0f ns",
+					  m->profiler);
 	char *a = sk_xasprintf(
-		"%s; %s; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize "
-		"of a finished stream %.0f ns on the host; a waiting kernel starts %lld ns "
-		"after the event's kernel ends",
-		kernels, launch, cal->event_record_ns, cal->stream_wait_ns, cal->sync_idle_ns,
-		(long long)stream_gap(m, m->c->o.profiled));
+	    "%s; %s; cudaEventRecord %.0f ns, cudaStreamWaitEvent %.0f ns, a synchronize "
+	    "of a finished stream %.0f ns on the host; a waiting kernel starts %lld ns "
+	    "after the event's kernel ends",
+	    kernels, launch, cal->event_record_ns, cal->stream_wait_ns, cal->sync_idle_ns,
+	    (long long)stream_gap(m, m->c->o.profiled));
 
 	free(launch);
 	return a;
@@ -794,8 +802,8 @@ static char *streams_assumptions(const struct wmodel *m, const char *kernels)
 static char *graph_title(const struct wmodel *m, const struct skip_plan *plan, const char *w)
 {
 	(void)plan;
-	return sk_xasprintf("run workload '%s' as one CUDA graph (E3: %d kernel nodes, %d edges)", w,
-			    m->n, skip_graph_nedges(m->g));
+	return sk_xasprintf("run workload '%s' as one CUDA graph (E3: %d kernel nodes, %d edges)",
+			    w, m->n, skip_graph_nedges(m->g));
 }
 
 static char *graph_assumptions(const struct wmodel *m, const char *kernels)
@@ -803,13 +811,13 @@ static char *graph_assumptions(const struct wmodel *m, const char *kernels)
 	const struct skip_calibration *cal = &m->c->o.cal;
 
 	return sk_xasprintf(
-		"%s; cudaGraphLaunch takes %.0f ns on the host, the first nodes start %lld ns "
-		"after it returns, a node %lld ns after its last dependency ends (%.0f ns more "
-		"where it first joins the branches of different root nodes) and %.0f ns after "
-		"the previous node started; the synchronize returns %lld ns after the last node",
-		kernels, cal->graph_launch_ns, (long long)m->c->lat.graph_first,
-		(long long)m->c->lat.node_gap, cal->graph_root_join_ns, cal->graph_dispatch_ns,
-		(long long)m->c->lat.sync_ret);
+	    "%s; cudaGraphLaunch takes %.0f ns on the host, the first nodes start %lld ns "
+	    "after it returns, a node %lld ns after its last dependency ends (%.0f ns more "
+	    "where it first joins the branches of different root nodes) and %.0f ns after "
+	    "the previous node started; the synchronize returns %lld ns after the last node",
+	    kernels, cal->graph_launch_ns, (long long)m->c->lat.graph_first,
+	    (long long)m->c->lat.node_gap, cal->graph_root_join_ns, cal->graph_dispatch_ns,
+	    (long long)m->c->lat.sync_ret);
 }
 
 /* The executors advised for a workload, in this order, against the recorded serial run: the
@@ -820,8 +828,8 @@ static const struct offer {
 	char *(*title)(const struct wmodel *m, const struct skip_plan *plan, const char *wname);
 	char *(*assumptions)(const struct wmodel *m, const char *kernels);
 } offers[] = {
-	{ "streams", SKIP_ADVICE_STREAMS, streams_title, streams_assumptions },
-	{ "graph", SKIP_ADVICE_DAGGRAPH, graph_title, graph_assumptions },
+    {"streams", SKIP_ADVICE_STREAMS, streams_title, streams_assumptions},
+    {"graph", SKIP_ADVICE_DAGGRAPH, graph_title, graph_assumptions},
 };
 #define NOFFERS (sizeof(offers) / sizeof(offers[0]))
 
@@ -847,10 +855,10 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m, cons
 
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 {
-	struct skip_plan_opts po = { .executor = SKIP_EXEC_SERIAL };
+	struct skip_plan_opts po = {.executor = SKIP_EXEC_SERIAL};
 	struct skip_plan *serial = NULL;
 	struct skip_workload *w;
-	struct wmodel m = { .c = c };
+	struct wmodel m = {.c = c};
 	const char **kname = NULL;
 	struct wrun *runs = NULL;
 	int64_t *ids = NULL, nids = 0;
@@ -886,7 +894,8 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 			u->tl = u->owned;
 		}
 		u->nk = run_kernels(c->t, u->tl, &u->ker);
-		u->ni = m.n ? find_iterations(c->t, u->tl, u->ker, u->nk, kname, m.n, &u->first) : 0;
+		u->ni =
+		    m.n ? find_iterations(c->t, u->tl, u->ker, u->nk, kname, m.n, &u->first) : 0;
 		if (u->ni) {
 			ni += u->ni;
 			nruns++;
@@ -912,10 +921,9 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 	r->recorded_il_ns = recorded;
 	replay = (double)model_plan(&m, serial, 1);
 	r->replay_il_ns = replay;
-	r->calibration_error = recorded > 0 ? (replay > recorded ? replay - recorded
-								  : recorded - replay) /
-						      recorded
-					    : 0;
+	r->calibration_error =
+	    recorded > 0 ? (replay > recorded ? replay - recorded : recorded - replay) / recorded
+			 : 0;
 	base = (double)model_plan(&m, serial, c->o.profiled);
 	for (size_t i = 0; i < NOFFERS && !err; i++) {
 		struct skip_plan *plan = NULL;
@@ -951,9 +959,9 @@ out:
 int sk_model_view(const struct skip_graph *g, const struct skip_plan *plan, double dur_ns,
 		  struct sk_model_view *v)
 {
-	struct skip_timeline tl = { .sm_count = 132 };
-	struct sk_ctx c = { .tl = &tl };
-	struct wmodel m = { .c = &c, .g = g, .n = skip_graph_ntasks(g), .host_gap = 500 };
+	struct skip_timeline tl = {.sm_count = 132};
+	struct sk_ctx c = {.tl = &tl};
+	struct wmodel m = {.c = &c, .g = g, .n = skip_graph_ntasks(g), .host_gap = 500};
 	int err;
 
 	memset(v, 0, sizeof(*v));
@@ -961,10 +969,10 @@ int sk_model_view(const struct skip_graph *g, const struct skip_plan *plan, doub
 	sk_calibrate(&tl, &c.o.cal, &c.lat);
 	m.ts = sk_xcalloc((size_t)m.n + 1, sizeof(*m.ts));
 	for (int t = 0; t < m.n; t++)
-		m.ts[t] = (struct task_stat){ .dur = dur_ns, .call = 3000, .gap = 500, .sms = 1,
-					      .blocks = 1 };
-	v->prog = (struct wi_prog){ .sms = tl.sm_count,
-				    .dispatch_gap = sk_ns(c.o.cal.graph_dispatch_ns) };
+		m.ts[t] = (struct task_stat){
+		    .dur = dur_ns, .call = 3000, .gap = 500, .sms = 1, .blocks = 1};
+	v->prog =
+	    (struct wi_prog){.sms = tl.sm_count, .dispatch_gap = sk_ns(c.o.cal.graph_dispatch_ns)};
 	err = build_program(&m, plan, 1, &v->prog, &v->calls, &v->op_task);
 	free(m.ts);
 	if (err)

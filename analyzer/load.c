@@ -182,16 +182,22 @@ static int64_t first_rowid(sqlite3 *db, const char *table, int64_t run, int64_t 
 	int64_t found = 0, r = 0;
 	int rc;
 
-	while (lo < hi) {
+	/* 64 halvings cover any rowid range; a damaged B-tree can answer a seek with a row before
+	 * it, so each step moves past mid whatever it answers, and the search has a bound. */
+	for (int steps = 0; lo < hi; steps++) {
 		int64_t mid = lo + (hi - lo) / 2;
 
+		if (steps > 130)
+			return -1;
 		rc = row_at(db, table, mid, &found, &r);
 		if (rc < 0)
 			return -1;
 		if (!rc || r >= run)
 			hi = mid;
+		else if ((found > mid ? found : mid) == INT64_MAX)
+			return INT64_MAX;
 		else
-			lo = found + 1;
+			lo = (found > mid ? found : mid) + 1;
 	}
 	rc = row_at(db, table, lo, &found, &r);
 	return rc < 0 ? -1 : rc && r >= run ? found : INT64_MAX;

@@ -465,6 +465,9 @@ static int on_step(struct build *b, const struct skip_step *s)
 		b->calls[c] = *s;
 		return 0;
 	}
+	case SKIP_STEP_PERSIST:
+		return refuse(b, "its tiles are scheduled inside one resident kernel, in an order "
+				 "that the workers' counters decide");
 	default:
 		return refuse(b, "a step of a kind the model does not know");
 	}

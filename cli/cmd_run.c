@@ -143,6 +143,8 @@ struct result {
 	int verified; /* -1 not checked, 0 differs, 1 matches */
 	char verify_msg[512];
 	int failed;
+	int usage;   /* it failed before running, on what it was given (exit 2) */
+	int skipped; /* --executor all: E5 cannot run this module's tasks; not a failure */
 	char fail_msg[512];
 };
 
@@ -198,6 +200,10 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 			*v = 1;
 			return 0;
 		}
+		if (r->names)
+			return skip_plan_option_value(r, arg, v)
+				   ? cli_usage_error("run", "%s", skip_errmsg())
+				   : 0;
 		return cli_int32("run", optname, arg, r->min, r->max, v);
 	}
 	switch (c) {
@@ -411,6 +417,10 @@ static void run_one(const struct run_opts *o, struct skip_graph *g, struct resul
 	x = skip_exec_new(g, r->plan, &err);
 	if (!x) {
 		fail(r, "preparing");
+		r->usage = err == SKIP_E_INVAL;
+		/* every executor that can run it: E5 needs a module written with SKIP_TASK */
+		r->skipped =
+		    r->usage && o->executor < 0 && r->plan->executor == SKIP_EXEC_PERSISTENT;
 		return;
 	}
 	if (ref) {
@@ -517,8 +527,8 @@ static void print_text(const struct run_opts *o, const struct skip_workload *w,
 		const struct result *r = &res[i];
 
 		if (r->failed) {
-			printf("  %-8s failed: %s\n", skip_executor_name(r->plan->executor),
-			       r->fail_msg);
+			printf("  %-8s %s: %s\n", skip_executor_name(r->plan->executor),
+			       r->skipped ? "not run" : "failed", r->fail_msg);
 			continue;
 		}
 		printf("  %-8s %10.4f %10.4f %10.4f  %s\n", skip_executor_name(r->plan->executor),
@@ -547,9 +557,11 @@ static cJSON *result_json(const struct run_opts *o, const struct result *r)
 	}
 	if (f & SKIP_PLAN_WINDOW)
 		cJSON_AddNumberToObject(j, "window", p->window);
+	if (f & SKIP_PLAN_PERSIST)
+		cJSON_AddStringToObject(j, "mode", skip_persist_modes[p->mode > 1 ? 1 : 0]);
 	cJSON_AddBoolToObject(j, "pdl", p->pdl);
 	if (r->failed) {
-		cJSON_AddStringToObject(j, "error", r->fail_msg);
+		cJSON_AddStringToObject(j, r->skipped ? "not_run" : "error", r->fail_msg);
 		return j;
 	}
 	cJSON_AddNumberToObject(j, "median_ms", r->median);
@@ -701,7 +713,14 @@ static int execute(const struct run_opts *o, struct skip_graph *g, struct result
 	}
 	for (int i = 0; i < nres; i++) {
 		run_one(o, g, &res[i], ref);
-		if (res[i].failed || res[i].verified == 0)
+		if (res[i].skipped)
+			continue;
+		if (res[i].usage) { /* no table follows a usage error: say it here */
+			fprintf(stderr, "skip run: error: the %s executor: %s\n",
+				skip_executor_name(res[i].plan->executor), res[i].fail_msg);
+			if (rc == EXIT_OK)
+				rc = EXIT_USAGE;
+		} else if (res[i].failed || res[i].verified == 0)
 			rc = EXIT_ERR;
 	}
 	skip_checkpoint_free(ref);

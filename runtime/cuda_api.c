@@ -72,6 +72,9 @@ static void resolve_all(void)
 	err |= resolve("cuGraphAddKernelNode", (void **)&sk_drv.graph_add_kernel_node, 1);
 	err |= resolve("cuFuncSetAttribute", (void **)&sk_drv.func_set_attribute, 1);
 	err |= resolve("cuGetErrorString", (void **)&sk_drv.get_error_string, 1);
+	err |= resolve("cuModuleGetGlobal", (void **)&sk_drv.module_get_global, 1);
+	err |=
+	    resolve("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&sk_drv.occupancy, 1);
 	if (cudaGetDriverEntryPointByVersion("cuFuncGetParamInfo",
 					     (void **)&sk_drv.func_get_param_info, 12040,
 					     cudaEnableDefault, NULL) != cudaSuccess)

@@ -33,6 +33,11 @@ struct cuda_dev {
 	struct cgraph *graphs; /* [ngraphs] */
 	int ngraphs;
 	size_t capgraphs;
+	struct sk_cuda_persist **persist; /* [npersist] E5's states */
+	int npersist;
+	size_t cappersist;
+	int *pending; /* [d.nstreams] the state last launched on the stream, or -1 */
+	size_t cappending;
 };
 
 static struct cuda_dev *cdev(struct sk_dev *d)
@@ -63,6 +68,9 @@ static int cuda_stream_new(struct sk_dev *d)
 
 	if (err)
 		return err;
+	if ((err = SK_VEC_RESERVE(c->pending, c->cappending, s + 1)))
+		return err;
+	c->pending[s] = -1;
 	e = cudaStreamCreateWithFlags(&c->streams[s], cudaStreamNonBlocking);
 	if (e != cudaSuccess)
 		return sk_cuda_fail(e, "creating stream %d", s);
@@ -197,10 +205,50 @@ static int cuda_graph_launch(struct sk_dev *d, int stream, int graph)
 	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "cudaGraphLaunch");
 }
 
+static int cuda_persist_fit(struct sk_dev *d, int *nthreads, int *sms)
+{
+	unsigned smem;
+
+	if (cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, cdev(d)->g->cuda->device) !=
+	    cudaSuccess)
+		return sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
+	return sk_cuda_persist_fit(cdev(d)->g, nthreads, &smem);
+}
+
+static int cuda_persist_new(struct sk_dev *d, const struct sk_persist_plan *plan)
+{
+	struct cuda_dev *c = cdev(d);
+	int i = c->npersist, err = SK_VEC_RESERVE(c->persist, c->cappersist, i + 1);
+
+	if (err)
+		return err;
+	if (!(c->persist[i] = sk_cuda_persist_new(c->g, plan, &err)))
+		return err;
+	return c->npersist++;
+}
+
+static int cuda_persist_launch(struct sk_dev *d, int stream, int state)
+{
+	struct cuda_dev *c = cdev(d);
+	int err = sk_cuda_persist_launch(c->persist[state], c->streams[stream], 1);
+
+	if (!err)
+		c->pending[stream] = state;
+	return err;
+}
+
 static int cuda_sync(struct sk_dev *d, int stream, int task)
 {
 	struct cuda_dev *c = cdev(d);
-	cudaError_t e = cudaStreamSynchronize(c->streams[stream]);
+	cudaError_t e;
+
+	if (c->pending[stream] >= 0) { /* E5: the wait that knows what stopped it */
+		int state = c->pending[stream];
+
+		c->pending[stream] = -1;
+		return sk_cuda_persist_wait(c->persist[state], c->streams[stream]);
+	}
+	e = cudaStreamSynchronize(c->streams[stream]);
 
 	if (e == cudaSuccess)
 		return 0;
@@ -225,6 +273,10 @@ static void cuda_free(struct sk_dev *d)
 		cudaStreamSynchronize(c->streams[i]);
 		cudaStreamDestroy(c->streams[i]);
 	}
+	for (int i = 0; i < c->npersist; i++)
+		sk_cuda_persist_free(c->persist[i]);
+	free(c->persist);
+	free(c->pending);
 	free(c->graphs);
 	free(c->events);
 	free(c->event_task);
@@ -245,6 +297,9 @@ static const struct sk_dev_ops cuda_ops = {
     .wait = cuda_wait,
     .graph_launch = cuda_graph_launch,
     .sync = cuda_sync,
+    .persist_fit = cuda_persist_fit,
+    .persist_new = cuda_persist_new,
+    .persist_launch = cuda_persist_launch,
     .free = cuda_free,
 };
 

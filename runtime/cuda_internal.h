@@ -25,6 +25,8 @@ struct sk_driver {
 	PFN_cuFuncSetAttribute_v9000 func_set_attribute;
 	PFN_cuFuncGetParamInfo_v12040 func_get_param_info; /* NULL on drivers before 12.4 */
 	PFN_cuGetErrorString_v6000 get_error_string;
+	PFN_cuModuleGetGlobal_v3020 module_get_global;
+	PFN_cuOccupancyMaxActiveBlocksPerMultiprocessor_v6050 occupancy;
 };
 /* Filled by sk_cuda_init(); read-only afterwards. */
 extern struct sk_driver sk_drv;
@@ -53,6 +55,29 @@ void sk_cuda_unload(struct skip_graph *g);
 int sk_cuda_launch(const struct sk_task *t, cudaStream_t stream, int pdl);
 /* Launch one of the built-in kernels with a 1-D grid on the graph's stream. */
 int sk_cuda_launch_builtin(struct sk_cuda *c, CUfunction fn, size_t n, void **params);
+
+/* ---- cuda_persist.c: E5 on the GPU ----------------------------------------------------------- */
+
+struct sk_persist_plan;
+struct sk_cuda_persist;
+
+/*
+ * How E5 would run @g: the worker kernel of the module every task comes from, its block (the
+ * largest task block) into *@nthreads and dynamic shared memory into *@smem; returns how many
+ * worker CTAs fit co-resident (occupancy times SMs), or a negative code naming the task that
+ * cannot run under E5 (another module, no SKIP_TASK entry, a 2-D grid, ...).
+ */
+int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *smem);
+/* E5's state for plan @p of @g on the GPU (device memory, and host-mapped words for errors);
+ * @p must outlive it. NULL and *@err. Free with sk_cuda_persist_free(). */
+struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
+					    const struct sk_persist_plan *p, int *err);
+/* One cooperative launch of @niters iterations on @stream. */
+int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int niters);
+/* Wait for it: 0, the run's error (its message names the task), or SKIP_E_CUDA after a trap
+ * or when no tile started for twice the watchdog (a body that never returns). */
+int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream);
+void sk_cuda_persist_free(struct sk_cuda_persist *s);
 
 /* The embedded PTX of runtime/builtin.cu (generated at build time). */
 extern const char sk_builtin_ptx[];

@@ -13,7 +13,7 @@
 
 /* The executors, in enum skip_executor order: one row X(NAME) each, for the struct
  * sk_executor sk_exec_NAME that runtime/exec/NAME.c defines. */
-#define EXECUTORS(X) X(serial) X(streams) X(graph) X(window)
+#define EXECUTORS(X) X(serial) X(streams) X(graph) X(window) X(persistent)
 
 #define DECLARE(name) extern const struct sk_executor sk_exec_##name;
 #define ROW(name)     &sk_exec_##name,

@@ -28,6 +28,7 @@
 /* ---- the device ------------------------------------------------------------------------------ */
 
 struct sk_dev;
+struct sk_persist_plan;
 
 /*
  * What an executor may ask of a device. Streams, events and graphs are numbered from 0 in the
@@ -57,8 +58,19 @@ struct sk_dev_ops {
 	/* @stream waits for @event; @task is launched on it next (for messages). */
 	int (*wait)(struct sk_dev *d, int stream, int event, int task);
 	int (*graph_launch)(struct sk_dev *d, int stream, int graph);
-	/* The host waits for @stream; @task: the task it waits for, or -1 (for messages). */
+	/* The host waits for @stream; @task: the task it waits for, or -1 (for messages). With
+	 * a persistent run on @stream, its error if it stopped on one. */
 	int (*sync)(struct sk_dev *d, int stream, int task);
+	/* E5: how many worker CTAs of the graph's persistent kernel fit co-resident, their
+	 * block (the largest task block) in *@nthreads and the GPU's SMs in *@sms; or an error
+	 * naming the task that cannot run under E5. */
+	int (*persist_fit)(struct sk_dev *d, int *nthreads, int *sms);
+	/* E5: the persistent kernel's state for @plan (which outlives the device), numbered
+	 * from 0. */
+	int (*persist_new)(struct sk_dev *d, const struct sk_persist_plan *plan);
+	/* E5: one cooperative launch of @state's workers on @stream: one iteration of the
+	 * whole graph. */
+	int (*persist_launch)(struct sk_dev *d, int stream, int state);
 	/* The executor is done with @d: wait for its work, release what it made, free @d. */
 	void (*free)(struct sk_dev *d);
 };

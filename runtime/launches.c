@@ -39,7 +39,7 @@ struct recorder {
 	struct skip_launches *l;
 	int running; /* 0: steps go to l->prepare; 1: to l->run */
 	size_t capprepare, caprun;
-	int nevents, ngraphs;
+	int nevents, ngraphs, npersist;
 	int *event_task; /* [nevents] */
 	size_t capevents;
 	int maxthread;
@@ -155,6 +155,30 @@ static int rec_sync(struct sk_dev *d, int stream, int task)
 	return push(d, step(SKIP_STEP_SYNC, stream, task, -1, -1, -1, 0));
 }
 
+/* E5 as if on the H100 that the advisor's calibration describes: its 132 SMs, a worker each. */
+#define REC_PERSIST_WORKERS 132
+
+static int rec_persist_fit(struct sk_dev *d, int *nthreads, int *sms)
+{
+	*sms = REC_PERSIST_WORKERS;
+	*nthreads = 1;
+	for (int i = 0; i < d->g->ntasks; i++)
+		if ((int)d->g->tasks[i].block[0] > *nthreads)
+			*nthreads = (int)d->g->tasks[i].block[0];
+	return REC_PERSIST_WORKERS;
+}
+
+static int rec_persist_new(struct sk_dev *d, const struct sk_persist_plan *plan)
+{
+	(void)plan;
+	return rec(d)->npersist++;
+}
+
+static int rec_persist_launch(struct sk_dev *d, int stream, int state)
+{
+	return push(d, step(SKIP_STEP_PERSIST, stream, -1, -1, -1, state, 0));
+}
+
 /* The executor is done; what it recorded stays for skip_plan_launches(). */
 static void rec_free(struct sk_dev *d)
 {
@@ -174,6 +198,9 @@ static const struct sk_dev_ops rec_ops = {
     .wait = rec_wait,
     .graph_launch = rec_graph_launch,
     .sync = rec_sync,
+    .persist_fit = rec_persist_fit,
+    .persist_new = rec_persist_new,
+    .persist_launch = rec_persist_launch,
     .free = rec_free,
 };
 
@@ -274,6 +301,10 @@ const char *skip_step_format(const struct skip_graph *g, const struct skip_step 
 		snprintf(buf, len, "%ssync stream %d%s%s%s", th, s->stream,
 			 s->task >= 0 ? " after '" : "", s->task >= 0 ? tname(g, s->task) : "",
 			 s->task >= 0 ? "'" : "");
+		break;
+	case SKIP_STEP_PERSIST:
+		snprintf(buf, len, "%spersistent kernel %d runs every task on stream %d", th,
+			 s->graph, s->stream);
 		break;
 	default:
 		snprintf(buf, len, "%sstep %d", th, (int)s->kind);

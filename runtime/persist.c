@@ -43,6 +43,8 @@ void sk_persist_plan_free(struct sk_persist_plan *p)
 	free(p->topo);
 	free(p->q_off);
 	free(p->q);
+	free(p->step);
+	free(p->step_wait);
 	free(p->dispatch);
 	free(p->start_us);
 	free(p);
@@ -479,6 +481,80 @@ out:
 	return err;
 }
 
+/* How many counters a tile of @t waits on at most. */
+static int count_waits(const struct sk_persist_plan *p, int t)
+{
+	int n = 0;
+
+	for (int i = p->pred_off[t]; i < p->pred_off[t + 1]; i++) {
+		int lo = 0, hi = 1;
+
+		if (p->pred_tile[i]) /* the widest range any tile of t reads */
+			for (int k = 0; k < p->ntiles[t]; k++) {
+				int a, b;
+
+				sk_persist_tile_range(k, p->ntiles[t], p->ntiles[p->pred[i]], &a,
+						      &b);
+				if (b - a > hi - lo)
+					lo = a, hi = b;
+			}
+		n += hi - lo;
+	}
+	return n;
+}
+
+/* The queues' entries as steps (AOT's worker loop reads nothing else of the plan). */
+static int build_steps(struct sk_persist_plan *p)
+{
+	size_t T = (size_t)p->total_tiles, extra = 0;
+
+	for (int t = 0; t < p->ntasks; t++) {
+		int n = count_waits(p, t);
+
+		if (n > SK_STEP_WAITS)
+			extra += (size_t)(n - SK_STEP_WAITS) * (size_t)p->ntiles[t];
+	}
+	struct sk_persist_step *step = calloc(T + 1, sizeof(*step));
+	struct sk_persist_wait *wait = calloc(extra + 1, sizeof(*wait));
+
+	if (!step || !wait) {
+		free(step);
+		free(wait);
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
+	free(p->step);
+	free(p->step_wait);
+	p->step = step;
+	p->step_wait = wait;
+	p->nstep_wait = 0;
+	for (int i = 0; i < p->q_off[p->o.nworkers]; i++) {
+		struct sk_persist_step *s = &p->step[i];
+		int g = p->q[i], t = p->tile_task[g], k = g - p->tile_base[t];
+
+		*s = (struct sk_persist_step){.task = t, .tile = k, .wait_off = p->nstep_wait};
+		for (int j = p->pred_off[t]; j < p->pred_off[t + 1]; j++) {
+			int q = p->pred[j], lo = 0, hi = 1;
+
+			if (p->pred_tile[j])
+				sk_persist_tile_range(k, p->ntiles[t], p->ntiles[q], &lo, &hi);
+			for (int x = lo; x < hi; x++) {
+				int c = p->pred_tile[j] ? -(p->tile_base[q] + x) - 1 : q;
+				int per = p->pred_tile[j] ? 1 : p->ntiles[q];
+
+				if (s->nwait < SK_STEP_WAITS) {
+					s->ctr[s->nwait] = c;
+					s->per_epoch[s->nwait] = per;
+				} else {
+					p->step_wait[p->nstep_wait++] =
+					    (struct sk_persist_wait){c, per};
+				}
+				s->nwait++;
+			}
+		}
+	}
+	return 0;
+}
+
 struct sk_persist_plan *sk_persist_plan_new(const struct sk_persist_dag *dag,
 					    const struct sk_persist_opts *o, int *err)
 {
@@ -505,7 +581,7 @@ struct sk_persist_plan *sk_persist_plan_new(const struct sk_persist_dag *dag,
 		    p->max_tiles > o->nworkers ? p->max_tiles : o->nworkers);
 		goto fail;
 	}
-	if ((e = build_queues(p, dag)))
+	if ((e = build_queues(p, dag)) || (e = build_steps(p)))
 		goto fail;
 	p->jit_cap = pow2_at_least(p->total_tiles);
 	p->feed_cap = pow2_at_least(o->feed_tiles ? o->feed_tiles : p->total_tiles + o->nworkers);
@@ -517,12 +593,12 @@ fail:
 	return NULL;
 }
 
-void sk_persist_plan_lose(struct sk_persist_plan *p, int task)
+int sk_persist_plan_lose(struct sk_persist_plan *p, int task)
 {
 	int n = 0;
 
 	if (task < 0 || task >= p->ntasks || p->lost[task])
-		return;
+		return 0;
 	p->lost[task] = 1;
 	for (int w = 0, start = 0; w < p->o.nworkers; w++) {
 		int end = p->q_off[w + 1];
@@ -533,4 +609,5 @@ void sk_persist_plan_lose(struct sk_persist_plan *p, int task)
 		start = end;
 		p->q_off[w + 1] = n;
 	}
+	return build_steps(p);
 }

@@ -37,8 +37,26 @@
 #ifndef SKIP_RUNTIME_PERSIST_H
 #define SKIP_RUNTIME_PERSIST_H
 
-#include <stdatomic.h>
 #include <stdint.h>
+
+/*
+ * Built two ways: as C11 for the host and the CPU workers, and as CUDA C++ by skip_task.cuh,
+ * which compiles persist_core.c into a workload's module as the worker kernel's device code.
+ * SK_PFN marks what the device side runs; SK_ALIGNED keeps the layouts identical.
+ */
+#ifdef __CUDACC__
+#include <cuda/atomic>
+#define SK_PFN	       __device__
+#define SK_ALIGNED(n)  alignas(n)
+#define SK_PERSIST_GPU 1
+#else
+#include <stdatomic.h>
+#define SK_PFN
+#define SK_ALIGNED(n) _Alignas(n)
+#endif
+/* The error a confused ticket stops with: SKIP_E_INVAL (checked in persist.c), spelled here
+ * because the device build does not include skip_common.h. */
+#define SK_PERSIST_E_INVAL (-1002)
 
 /* ---- the plan -------------------------------------------------------------------------------- */
 
@@ -105,6 +123,21 @@ struct sk_persist_opts {
 				  .lookahead = 8,                                                  \
 				  .report_batch = 8})
 
+/* AOT: one queue entry as a worker reads it, in one 32-byte load: the tile, and the counters
+ * it waits on (the first two inline, the rest in step_wait). A counter c >= 0 is
+ * ctr[c].done, whose target is per_epoch * e (the producer's tiles); c < 0 is
+ * tile_done[-c - 1], whose target is e (one producer tile). */
+#define SK_STEP_WAITS 2
+struct sk_persist_step {
+	int task, tile;
+	int nwait;    /* counters to wait on */
+	int wait_off; /* the ones after the first SK_STEP_WAITS: step_wait[wait_off ..] */
+	int ctr[SK_STEP_WAITS], per_epoch[SK_STEP_WAITS];
+};
+struct sk_persist_wait {
+	int ctr, per_epoch;
+};
+
 /*
  * The plan: immutable once built (sk_persist_plan_lose() aside), read by every worker. CSR
  * arrays of predecessors and successors (sorted, duplicates merged), the tiles' numbering
@@ -128,6 +161,9 @@ struct sk_persist_plan {
 	 * queues are subsequences of one topological order of the tiles (dispatch[g] is g's
 	 * place in it), which is what makes any AOT plan deadlock-free. */
 	int *q_off, *q;
+	struct sk_persist_step *step;	   /* [total_tiles] q's entries, flattened (q_off too) */
+	struct sk_persist_wait *step_wait; /* [nstep_wait] their waits past the first two */
+	int nstep_wait;
 	int *dispatch;	    /* [total_tiles] */
 	double *start_us;   /* [total_tiles] predicted start, from the list scheduling */
 	double makespan_us; /* predicted length of one epoch */
@@ -154,9 +190,9 @@ void sk_persist_plan_free(struct sk_persist_plan *p);
 /*
  * For the watchdog's tests, a missing producer: the plan forgets @task. It leaves the AOT
  * queues and is never pushed or fed; its consumers still wait on it. Call before
- * sk_persist_new().
+ * sk_persist_new(). 0, or SKIP_E_NOMEM (the plan is then unusable).
  */
-void sk_persist_plan_lose(struct sk_persist_plan *p, int task);
+int sk_persist_plan_lose(struct sk_persist_plan *p, int task);
 
 /* ---- running it ------------------------------------------------------------------------------ */
 
@@ -225,9 +261,56 @@ void sk_persist_get_stats(const struct sk_persist *rt, struct sk_persist_stats *
  * docs/persistent.md). Atomic read-modify-writes appear only with SK_DEV: nothing RMWs host
  * memory, which PCIe cannot do coherently (hostNativeAtomicSupported = 0 on the H100 box).
  */
-typedef _Atomic uint64_t sk_au64;
-
 enum sk_scope { SK_DEV, SK_SYS };
+
+#ifdef SK_PERSIST_GPU
+typedef uint64_t sk_au64;
+
+/* cuda::atomic_ref at the word's scope: SK_DEV thread_scope_device (PTX .gpu), SK_SYS
+ * thread_scope_system (.sys). */
+#define SK_AREF(a, s, body)                                                                        \
+	((s) == SK_SYS ? cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*(a)).body          \
+		       : cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*(a)).body)
+static __device__ inline uint64_t sk_ld_relaxed(sk_au64 *a, enum sk_scope s)
+{
+	return SK_AREF(a, s, load(cuda::memory_order_relaxed));
+}
+static __device__ inline uint64_t sk_ld_acquire(sk_au64 *a, enum sk_scope s)
+{
+	return SK_AREF(a, s, load(cuda::memory_order_acquire));
+}
+static __device__ inline void sk_st_release(sk_au64 *a, uint64_t v, enum sk_scope s)
+{
+	SK_AREF(a, s, store(v, cuda::memory_order_release));
+}
+static __device__ inline uint64_t sk_fetch_add_relaxed(sk_au64 *a, uint64_t v)
+{
+	return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).fetch_add(
+	    v, cuda::memory_order_relaxed);
+}
+static __device__ inline uint64_t sk_fetch_add_acq_rel(sk_au64 *a, uint64_t v)
+{
+	return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).fetch_add(
+	    v, cuda::memory_order_acq_rel);
+}
+static __device__ inline int sk_cas_relaxed(sk_au64 *a, uint64_t *expect, uint64_t v)
+{
+	return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).compare_exchange_weak(
+	    *expect, v, cuda::memory_order_relaxed, cuda::memory_order_relaxed);
+}
+/* GPU only: publish a tile with one release fence, then *@a = @v and *@b += 1, *@c += 1 as
+ * relaxed writes that return nothing (st and red: the thread does not wait for them). Same
+ * ordering as a release store and two release adds: what came before the fence is visible to
+ * whoever acquires any of the three. */
+static __device__ inline void sk_publish3(sk_au64 *a, uint64_t v, sk_au64 *b, sk_au64 *c)
+{
+	cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+	asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
+	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(b) : "memory");
+	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(c) : "memory");
+}
+#else
+typedef _Atomic uint64_t sk_au64;
 
 static inline uint64_t sk_ld_relaxed(sk_au64 *a, enum sk_scope s)
 {
@@ -257,12 +340,13 @@ static inline int sk_cas_relaxed(sk_au64 *a, uint64_t *expect, uint64_t v)
 	return atomic_compare_exchange_weak_explicit(a, expect, v, memory_order_relaxed,
 						     memory_order_relaxed);
 }
+#endif
 
 /* ---- the run-time state: persist_core.c and persist_host.c only ------------------------------ */
 
 /* One task's counters, alone on a 128-byte line (they are the hot words). All monotone. */
 struct sk_persist_ctr {
-	_Alignas(128) sk_au64 done; /* tiles completed, all epochs: ntiles * e once epoch e is */
+	SK_ALIGNED(128) sk_au64 done; /* tiles completed, all epochs: ntiles * e once epoch e is */
 	sk_au64 ticket; /* JIT, COPILOT: tiles claimed; tile = v % ntiles, epoch v / ntiles + 1 */
 	sk_au64 arrive; /* JIT: producer arrivals: npreds * e once ready in epoch e */
 };
@@ -272,23 +356,61 @@ struct sk_persist_ctr {
 #define SK_RING_TASK_BITS 24
 #define SK_RING_STOP	  ((1u << SK_RING_TASK_BITS) - 1) /* COPILOT: "this worker stops" */
 struct sk_persist_ring {
-	sk_au64 *slot;		    /* [mask + 1] */
-	uint64_t mask;		    /* capacity - 1 */
-	_Alignas(128) sk_au64 head; /* next position to claim: consumers' CAS (device memory) */
-	_Alignas(128) sk_au64 tail; /* JIT: next position to reserve: producers' fetch_add */
+	sk_au64 *slot;		      /* [mask + 1] */
+	uint64_t mask;		      /* capacity - 1 */
+	SK_ALIGNED(128) sk_au64 head; /* next position to claim: consumers' CAS (device memory) */
+	SK_ALIGNED(128) sk_au64 tail; /* JIT: next position to reserve: producers' fetch_add */
 };
 
 /* One worker's completion reports to the co-pilot: single producer (the worker), single
  * consumer (the host), in host memory. */
 struct sk_persist_reports {
-	_Alignas(128) sk_au64 tail; /* published reports: the worker's release store */
-	uint64_t local;		    /* the worker's own: reports written (>= tail) */
-	uint64_t head_seen;	    /* the worker's own: the host's head, last read */
-	uint32_t *ids;		    /* [report_cap] completed task ids */
-	_Alignas(128) sk_au64 head; /* reports the host has read: its release store */
+	SK_ALIGNED(128) sk_au64 tail; /* published reports: the worker's release store */
+	uint64_t local;		      /* the worker's own: reports written (>= tail) */
+	uint64_t head_seen;	      /* the worker's own: the host's head, last read */
+	uint32_t *ids;		      /* [report_cap] completed task ids */
+	SK_ALIGNED(128) sk_au64 head; /* reports the host has read: its release store */
 };
 
 struct sk_persist_host; /* persist_host.c: threads and the co-pilot's ready set */
+
+/* Why a run stopped, as the thread that stopped it saw it: plain numbers, so that the device
+ * can write it; the host makes the message (sk_persist_why_text()) once every worker has
+ * stopped. */
+enum sk_persist_why_kind {
+	SK_WHY_NONE,
+	SK_WHY_TEXT,   /* the host's own reason, already in diag */
+	SK_WHY_BODY,   /* a task's body failed: task, tile, epoch, worker */
+	SK_WHY_TICKET, /* a ticket outside the run: task, ticket, first and last epoch */
+	SK_WHY_STALL,  /* the watchdog: epoch, done (tiles of the epoch), worker, the path */
+	SK_WHY_TRAP,   /* the GPU: the context died (a trap); the last tile started, per worker */
+};
+#define SK_WHY_PATH 16
+struct sk_persist_why {
+	int kind;
+	int task, tile, worker; /* worker -1: the co-pilot */
+	uint64_t epoch, ticket, first, last, done;
+	int npath; /* STALL: tasks on the path, each waiting on the next */
+	int end;   /* STALL: 1 the path closes a cycle; 2 its last task's producers are done */
+	int path[SK_WHY_PATH], path_done[SK_WHY_PATH]; /* task and its tiles done */
+};
+
+/* The GPU's task table: one entry per task, in device memory (skip_task.cuh runs them). */
+struct sk_persist_gpu_task {
+	void *fn;	   /* the task's entry, a skip_task_fn of the worker's module */
+	const void *args;  /* its packed arguments, in device memory */
+	unsigned nthreads; /* its block */
+	unsigned ntiles;   /* its grid */
+};
+
+/* The GPU's: the tile a worker last began, in host-mapped memory, so that the host can name
+ * it when a trap has killed the context. */
+struct sk_persist_started {
+	uint64_t epoch;
+	int task, tile;
+	int running; /* 1 from the tile's start to its end */
+	int pad;
+};
 
 struct sk_persist {
 	const struct sk_persist_plan *p;
@@ -297,15 +419,21 @@ struct sk_persist {
 	sk_au64 *tile_done;	     /* [total_tiles] the epoch each tile last completed */
 	struct sk_persist_ring jit;  /* JIT ready ring (device memory) */
 	struct sk_persist_ring feed; /* COPILOT feed ring: slots in host memory, head on device */
-	struct sk_persist_reports *rep;	  /* [nworkers] COPILOT */
-	uint64_t first_epoch, last_epoch; /* of the current run: set before the workers start */
-	uint64_t timeout_ns;		  /* the watchdog */
-	_Alignas(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
-	_Alignas(128) sk_au64 abort;	  /* 0, or minus the error that stops every thread */
-	char diag[512];			  /* why: written once, by the thread that set abort */
+	struct sk_persist_reports *rep;	    /* [nworkers] COPILOT */
+	uint64_t first_epoch, last_epoch;   /* of the current run: set before the workers start */
+	uint64_t timeout_ns;		    /* the watchdog */
+	SK_ALIGNED(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
+	SK_ALIGNED(128) sk_au64 abort;	    /* 0, or minus the error that stops every thread */
+	struct sk_persist_why why;	    /* written once, by the thread that set abort */
+	char diag[512];			    /* the message: the host's, from why */
 	sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
 	struct sk_persist_host *host;
 	int spent; /* a run failed: the counters are mid-epoch */
+	/* the GPU's (NULL on the CPU) */
+	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
+	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
+	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */
+	const char *const *names;		 /* host: [ntasks] for messages, or NULL */
 };
 
 /* A thread's watchdog while it waits: the progress it last saw and since when. */
@@ -316,26 +444,30 @@ struct sk_persist_watch {
 };
 
 /* Worker @w's whole run in the plan's mode (a CTA's kernel body on the GPU). */
-void sk_persist_work(struct sk_persist *rt, int w);
+SK_PFN void sk_persist_work(struct sk_persist *rt, int w);
 /* JIT, before the workers start: push the roots of the run's first epoch (later epochs' roots
  * are pushed by the tile that ends the epoch before). */
-int sk_persist_jit_start(struct sk_persist *rt);
-/* Stop the run with @err unless it is already stopping; the first caller's message wins.
- * Returns the error the run stops with. */
+SK_PFN int sk_persist_jit_start(struct sk_persist *rt);
+/* Stop the run with @err and @why unless it is already stopping; the first caller's reason
+ * wins. Returns the error the run stops with. */
+SK_PFN int sk_persist_stop(struct sk_persist *rt, int err, const struct sk_persist_why *why);
+/* The host's version (persist_host.c): the reason as text, kind SK_WHY_TEXT. */
 int sk_persist_abort(struct sk_persist *rt, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt);
-/* One backoff step of a waiting thread (@worker, or -1 for the co-pilot) that waits on
- * @what (for the message, or NULL); trips the watchdog after timeout_ns without progress.
- * Returns 0 to keep waiting, or the error the run stops with. */
-int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
+/* The message for rt->why into rt->diag (host, after every worker stopped). */
+void sk_persist_why_text(struct sk_persist *rt);
+SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt);
+/* One backoff step of a waiting thread (@worker, or -1 for the co-pilot); trips the watchdog
+ * after timeout_ns without progress. Returns 0 to keep waiting, or the error the run stops
+ * with. */
+SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
 /* Claim the next entry of @r: the task id, or -1 when there is none yet. @release: give
  * the slot back for the next lap (JIT); COPILOT's host reuses slots by credit instead. */
-int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s);
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s);
 /* COPILOT host: publish @task at position @pos of @r (the caller checked the slot is free). */
-void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
+SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
 /* Consumer tile @c of @nc reads producer tiles [*lo, *hi) of @np (SK_PERSIST_EDGE_TILE). */
-static inline void sk_persist_tile_range(int c, int nc, int np, int *lo, int *hi)
+static inline SK_PFN void sk_persist_tile_range(int c, int nc, int np, int *lo, int *hi)
 {
 	*lo = (int)((int64_t)c * np / nc);
 	*hi = (int)((((int64_t)c + 1) * np + nc - 1) / nc);

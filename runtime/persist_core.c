@@ -21,19 +21,42 @@
  * rule 4) and its reports by one worker each (release, rule 3); no read-modify-write touches
  * host memory (rule 5). Each choice is explained where it is made.
  */
-#define SK_LOG_DOMAIN "runtime"
 #include <errno.h>
+
+#include "persist.h"
+
+/* ---- platform: the clock, the pause, the body and the jitter hook ---------------------------- */
+
+#ifdef SK_PERSIST_GPU
+/* skip_task.cuh defines SK_PERSIST_BODY (the CTA runs the task's tile) before it includes this
+ * file; the GPU has no jitter hook. */
+static __device__ uint64_t now_ns(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/* Backoff step @n: spin 64 times (a dependent task's wait is a few hundred ns), then sleep from
+ * 32 ns doubling to 1 us (the CTAs are co-resident; a sleeping one leaves its SM's issue slots
+ * to the others). */
+static __device__ void pause_step(unsigned n)
+{
+	if (n >= 64)
+		__nanosleep(32u << (n < 69 ? n - 64 : 5));
+}
+
+#define jitter(rt, w, at) ((void)0)
+#else
 #include <sched.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <time.h>
 
 #include "skip_common.h"
-#include "persist.h"
 
-/* ---- platform: the clock and the pause (GPU: %globaltimer and __nanosleep) ------------------- */
+_Static_assert(SK_PERSIST_E_INVAL == SKIP_E_INVAL, "persist.h spells SKIP_E_INVAL");
 
-static uint64_t now_ns(void)
+static SK_PFN uint64_t now_ns(void)
 {
 	struct timespec ts;
 
@@ -44,7 +67,7 @@ static uint64_t now_ns(void)
 /* Backoff step @n of a wait: spin a little, then yield, then sleep up to 100 us. Workers here
  * are threads that may outnumber the cores (the GPU's are co-resident CTAs, which sleep
  * with __nanosleep instead of yielding). */
-static void pause_step(unsigned n)
+static SK_PFN void pause_step(unsigned n)
 {
 	if (n < 4) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -59,36 +82,46 @@ static void pause_step(unsigned n)
 	}
 }
 
-static inline void jitter(struct sk_persist *rt, int w, enum sk_persist_point at)
+#define SK_PERSIST_BODY(rt, t, k, e, w) ((rt)->h.body((rt)->h.ctx, t, k, e, w))
+
+static inline SK_PFN void jitter(struct sk_persist *rt, int w, enum sk_persist_point at)
 {
 	if (rt->h.jitter)
 		rt->h.jitter(rt->h.ctx, w, at);
 }
+#endif
 
-static inline void count(sk_au64 *stat)
+/* Statistics: the CPU's (on the GPU, shared counters would cost every tile a round trip). */
+static inline SK_PFN void count(sk_au64 *stat)
 {
+#ifdef SK_PERSIST_GPU
+	(void)stat;
+#else
 	sk_fetch_add_relaxed(stat, 1);
+#endif
 }
 
 /* ---- stopping: errors and the watchdog ------------------------------------------------------- */
 
-int sk_persist_abort(struct sk_persist *rt, int err, const char *fmt, ...)
+SK_PFN int sk_persist_stop(struct sk_persist *rt, int err, const struct sk_persist_why *why)
 {
 	uint64_t expect = 0;
-	va_list ap;
 
-	/* Relaxed: the flag only says "stop". The message is read by the thread that joins the
+	/* Relaxed: the flag only says "stop". The reason is read by the thread that joins the
 	 * workers, after pthread_join (GPU: after the kernel ends). */
 	while (!sk_cas_relaxed(&rt->abort, &expect, (uint64_t)(-(int64_t)err)))
 		if (expect) /* else a weak CAS's spurious failure: try again */
 			return -(int)expect;
-	va_start(ap, fmt);
-	vsnprintf(rt->diag, sizeof(rt->diag), fmt, ap);
-	va_end(ap);
+	rt->why = *why;
+#ifdef SK_PERSIST_GPU
+	/* the host learns of it without a copy: the why it copies after the kernel ends */
+	if (rt->abort_host)
+		sk_st_release(rt->abort_host, (uint64_t)(-(int64_t)err), SK_SYS);
+#endif
 	return err;
 }
 
-static inline int stopped(struct sk_persist *rt)
+static inline SK_PFN int stopped(struct sk_persist *rt)
 {
 	uint64_t a = sk_ld_relaxed(&rt->abort, SK_DEV);
 
@@ -96,7 +129,7 @@ static inline int stopped(struct sk_persist *rt)
 }
 
 /* Tiles of @t done in epoch @e (clamped to 0..ntiles). */
-static int tiles_of(struct sk_persist *rt, int t, uint64_t e)
+static SK_PFN int tiles_of(struct sk_persist *rt, int t, uint64_t e)
 {
 	uint64_t n = (uint64_t)rt->p->ntiles[t], d = sk_ld_relaxed(&rt->ctr[t].done, SK_DEV);
 
@@ -106,7 +139,7 @@ static int tiles_of(struct sk_persist *rt, int t, uint64_t e)
 }
 
 /* The first producer of @t still unfinished in epoch @e, or -1. */
-static int unfinished_producer(struct sk_persist *rt, int t, uint64_t e)
+static SK_PFN int unfinished_producer(struct sk_persist *rt, int t, uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
 
@@ -120,66 +153,50 @@ static int unfinished_producer(struct sk_persist *rt, int t, uint64_t e)
  * The watchdog fired: say what is stuck. From the first unfinished task that waits on an
  * unfinished producer, follow unfinished producers until a task repeats (a cycle) or one has
  * all its producers done but has not finished itself (it never ran: a missing producer, or a
- * tile that never returns).
+ * tile that never returns). sk_persist_why_text() words it.
  */
-static int stall(struct sk_persist *rt, int worker)
+static SK_PFN int stall(struct sk_persist *rt, int worker)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t done = sk_ld_relaxed(&rt->tiles_done, SK_DEV), e = done / p->total_tiles + 1;
-	char msg[sizeof(rt->diag)], who[32];
-	const char *tail = "";
-	int path[16], n = 0, len, t = -1, end = 0;
+	struct sk_persist_why why = {};
+	int t = -1;
 
 	if (e > rt->last_epoch)
 		e = rt->last_epoch;
-	if (worker >= 0)
-		snprintf(who, sizeof(who), "worker %d", worker);
-	else
-		snprintf(who, sizeof(who), "the co-pilot");
-	len = snprintf(msg, sizeof(msg),
-		       "watchdog: no tile finished for %llu ms (epoch %llu, %llu of %d tiles done; "
-		       "seen by %s)",
-		       (unsigned long long)(rt->timeout_ns / 1000000), (unsigned long long)e,
-		       (unsigned long long)(done - (e - 1) * p->total_tiles), p->total_tiles, who);
+	why.kind = SK_WHY_STALL;
+	why.worker = worker;
+	why.epoch = e;
+	why.done = done - (e - 1) * p->total_tiles;
 	for (int u = 0; u < p->ntasks && t < 0; u++)
 		if (tiles_of(rt, u, e) < p->ntiles[u] && unfinished_producer(rt, u, e) >= 0)
 			t = u;
 	for (int u = 0; u < p->ntasks && t < 0; u++)
 		if (tiles_of(rt, u, e) < p->ntiles[u])
 			t = u;
-	while (t >= 0 && n < 16) {
-		for (int i = 0; i < n; i++)
-			if (path[i] == t)
-				end = 1;
-		path[n++] = t;
-		if (end)
+	while (t >= 0 && why.npath < SK_WHY_PATH) {
+		for (int i = 0; i < why.npath; i++)
+			if (why.path[i] == t)
+				why.end = 1;
+		why.path_done[why.npath] = tiles_of(rt, t, e);
+		why.path[why.npath++] = t;
+		if (why.end)
 			break;
 		t = unfinished_producer(rt, t, e);
 	}
-	for (int i = 0; i < n && len < (int)sizeof(msg); i++)
-		len += snprintf(msg + len, sizeof(msg) - (size_t)len,
-				"%s task %d (%d of %d tiles done)", i ? ", which waits on" : ":",
-				path[i], tiles_of(rt, path[i], e), p->ntiles[path[i]]);
-	if (end)
-		tail = ": a cycle";
-	else if (t < 0 && n)
-		tail = ", whose producers are done but which has not finished: it was never "
-		       "scheduled (a missing producer), or one of its tiles never returned";
-	else if (n)
-		tail = " ...";
-	if (len < (int)sizeof(msg))
-		snprintf(msg + len, sizeof(msg) - (size_t)len, "%s", tail);
-	return sk_persist_abort(rt, -ETIMEDOUT, "%s", msg);
+	if (!why.end && t < 0 && why.npath)
+		why.end = 2;
+	return sk_persist_stop(rt, -ETIMEDOUT, &why);
 }
 
-void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt)
+SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt)
 {
 	wt->seen = sk_ld_relaxed(&rt->tiles_done, SK_DEV);
 	wt->since_ns = 0;
 	wt->spins = 0;
 }
 
-int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker)
+SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker)
 {
 	uint64_t now, cur;
 	int err = stopped(rt);
@@ -205,13 +222,13 @@ int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, in
 
 /* ---- rings ----------------------------------------------------------------------------------- */
 
-static inline uint64_t ring_word(uint64_t seq, uint32_t task)
+static inline SK_PFN uint64_t ring_word(uint64_t seq, uint32_t task)
 {
 	return seq << SK_RING_TASK_BITS | task;
 }
 
 /* a - b for 40-bit sequence numbers (wrapping). */
-static inline int64_t seq_diff(uint64_t a, uint64_t b)
+static inline SK_PFN int64_t seq_diff(uint64_t a, uint64_t b)
 {
 	return (int64_t)((a - b) << SK_RING_TASK_BITS) >> SK_RING_TASK_BITS;
 }
@@ -224,7 +241,7 @@ static inline int64_t seq_diff(uint64_t a, uint64_t b)
  * (not yet published: consumers never skip ahead, so entries are claimed in position order,
  * which the tile-ticket argument relies on), newer means the head moved on.
  */
-int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s)
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s)
 {
 	uint64_t pos = sk_ld_relaxed(&r->head, SK_DEV);
 
@@ -248,7 +265,7 @@ int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s)
 	}
 }
 
-void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task)
+SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task)
 {
 	/* Host to device (rule 4): one release store of a word that carries its own position */
 	sk_st_release(&r->slot[pos & r->mask], ring_word(pos + 1, task), SK_SYS);
@@ -261,7 +278,8 @@ void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task)
  * consumer stalls between claim and release: the ring holds a whole epoch's tiles, and an
  * epoch's entries are all claimed before the next epoch's are pushed).
  */
-static int ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task, int n, int w)
+static SK_PFN int ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task, int n,
+			    int w)
 {
 	uint64_t pos = sk_fetch_add_relaxed(&r->tail, (uint64_t)n);
 
@@ -286,7 +304,7 @@ static int ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task,
 
 /* Publish worker @w's gathered reports: one release store of the tail (rule 3: the ids are
  * written before it; GPU: st.release.sys, after fence.sc.sys in the CUDA mapping). */
-static void flush_reports(struct sk_persist *rt, int w)
+static SK_PFN void flush_reports(struct sk_persist *rt, int w)
 {
 	struct sk_persist_reports *r;
 
@@ -301,7 +319,7 @@ static void flush_reports(struct sk_persist *rt, int w)
 }
 
 /* Worker @w reports that @task completed; published every report_batch, or when it idles. */
-static int report(struct sk_persist *rt, int w, int task)
+static SK_PFN int report(struct sk_persist *rt, int w, int task)
 {
 	struct sk_persist_reports *r = &rt->rep[w];
 	uint64_t cap = (uint64_t)rt->p->report_cap;
@@ -329,7 +347,7 @@ static int report(struct sk_persist *rt, int w, int task)
 
 /* Wait until *@a >= @target (acquire: rule 1, the consumer side). A worker of the co-pilot
  * publishes its reports before it blocks, so the host never waits on them. */
-static int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
+static SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
 {
 	struct sk_persist_watch wt;
 
@@ -348,15 +366,20 @@ static int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
 }
 
 /* Tile @k of @t, epoch @e: wait for exactly the producer tiles it reads. */
-static int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, int w)
+static SK_PFN int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, int w)
 {
 	const struct sk_persist_plan *p = rt->p;
+	/* JIT pushes a task once its full-edge producers have completed (arrive() after their
+	 * last tile, acq_rel, then the ring's release and acquire): only tile edges wait */
+	int full_done = p->o.mode == SK_PERSIST_JIT;
 
 	jitter(rt, w, SK_AT_WAIT);
 	for (int i = p->pred_off[t]; i < p->pred_off[t + 1]; i++) {
 		int q = p->pred[i], lo, hi, err = 0;
 
 		if (!p->pred_tile[i]) {
+			if (full_done)
+				continue;
 			err = wait_ge(rt, &rt->ctr[q].done, (uint64_t)p->ntiles[q] * e, w);
 		} else {
 			sk_persist_tile_range(k, p->ntiles[t], p->ntiles[q], &lo, &hi);
@@ -375,37 +398,89 @@ static int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, int w)
  * counters with acq_rel read-modify-writes: release to publish this tile, acquire so that the
  * tile that completes a task (or an epoch) has seen every other tile's writes before it makes
  * successors ready, and passes them on. Sets *@task_end and *@epoch_end when this tile was the
- * task's or the epoch's last.
+ * task's or the epoch's last; AOT passes NULL for both (on the GPU that publishes the tile with
+ * one release fence and relaxed writes whose results it does not wait for).
  */
-static int run_tile(struct sk_persist *rt, int w, int t, int k, uint64_t e, int *task_end,
-		    int *epoch_end)
+static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, uint64_t e, int *task_end,
+			      int *epoch_end)
 {
 	const struct sk_persist_plan *p = rt->p;
-	int err = wait_inputs(rt, t, k, e, w);
 	uint64_t old;
+	int err;
 
-	if (err)
+#ifdef SK_PERSIST_GPU
+	/* a load on the critical path of every tile: every 32nd tile looks (and every wait) */
+	if ((p->tile_base[t] + k) % 32 == 0 && (err = stopped(rt)))
 		return err;
+#else
 	if ((err = stopped(rt)))
 		return err;
-	err = rt->h.body(rt->h.ctx, t, k, e, w);
-	if (err)
-		return sk_persist_abort(rt, err,
-					"task %d tile %d (epoch %llu) failed on worker %d: %s", t,
-					k, (unsigned long long)e, w, skip_strerror(err));
+#endif
+	err = SK_PERSIST_BODY(rt, t, k, e, w);
+	if (err) {
+		struct sk_persist_why why = {};
+
+		why.kind = SK_WHY_BODY;
+		why.task = t;
+		why.tile = k;
+		why.epoch = e;
+		why.worker = w;
+		return sk_persist_stop(rt, err, &why);
+	}
+#ifdef SK_PERSIST_GPU
+	if (!task_end) { /* AOT: nobody needs the counts back. One fence, then three writes the
+			    worker does not wait for (red: fire and forget) */
+		sk_publish3(&rt->tile_done[p->tile_base[t] + k], e, &rt->ctr[t].done,
+			    &rt->tiles_done);
+		return 0;
+	}
+#endif
 	sk_st_release(&rt->tile_done[p->tile_base[t] + k], e, SK_DEV);
 	jitter(rt, w, SK_AT_COMPLETE);
 	old = sk_fetch_add_acq_rel(&rt->ctr[t].done, 1);
-	*task_end = old + 1 == (uint64_t)p->ntiles[t] * e;
+	if (task_end)
+		*task_end = old + 1 == (uint64_t)p->ntiles[t] * e;
 	old = sk_fetch_add_acq_rel(&rt->tiles_done, 1);
-	*epoch_end = old + 1 == (uint64_t)p->total_tiles * e;
+	if (epoch_end)
+		*epoch_end = old + 1 == (uint64_t)p->total_tiles * e;
 	count(&rt->n_tiles);
 	return 0;
 }
 
+static SK_PFN int run_tile(struct sk_persist *rt, int w, int t, int k, uint64_t e, int *task_end,
+			   int *epoch_end)
+{
+	int err = wait_inputs(rt, t, k, e, w);
+
+	return err ? err : finish_tile(rt, w, t, k, e, task_end, epoch_end);
+}
+
+/* AOT: step @s in epoch @e, its waits read from the step itself. */
+static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist_step *s,
+			   uint64_t e)
+{
+	const struct sk_persist_plan *p = rt->p;
+
+	jitter(rt, w, SK_AT_WAIT);
+	for (int i = 0; i < s->nwait; i++) {
+		struct sk_persist_wait x = {0, 0};
+		sk_au64 *a;
+		int err;
+
+		if (i < SK_STEP_WAITS)
+			x = (struct sk_persist_wait){s->ctr[i], s->per_epoch[i]};
+		else
+			x = p->step_wait[s->wait_off + i - SK_STEP_WAITS];
+		a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
+		if ((err = wait_ge(rt, a, (uint64_t)x.per_epoch * e, w)))
+			return err;
+	}
+	return finish_tile(rt, w, s->task, s->tile, e, NULL, NULL);
+}
+
 /* ---- JIT: readiness by arrivals -------------------------------------------------------------- */
 
-static int arrive(struct sk_persist *rt, int w, int t, uint64_t e);
+static SK_PFN int arrive(struct sk_persist *rt, int w, int t, uint64_t e);
 
 /*
  * Make @t ready in epoch @e: its tiles' entries go into the ring, then its tile-edge consumers
@@ -413,7 +488,7 @@ static int arrive(struct sk_persist *rt, int w, int t, uint64_t e);
  * these, so producer tiles are claimed first). Recursion follows chains of tile edges only
  * (GPU: an explicit stack).
  */
-static int push_task(struct sk_persist *rt, int w, int t, uint64_t e)
+static SK_PFN int push_task(struct sk_persist *rt, int w, int t, uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
 	int err;
@@ -430,7 +505,7 @@ static int push_task(struct sk_persist *rt, int w, int t, uint64_t e)
 
 /* A producer of @t arrived (completed, or pushed for a tile edge). acq_rel: the arrival that
  * makes @t ready has seen every earlier one and their writes. */
-static int arrive(struct sk_persist *rt, int w, int t, uint64_t e)
+static SK_PFN int arrive(struct sk_persist *rt, int w, int t, uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t need = (uint64_t)(p->pred_off[t + 1] - p->pred_off[t]);
@@ -440,7 +515,7 @@ static int arrive(struct sk_persist *rt, int w, int t, uint64_t e)
 	return 0;
 }
 
-static int push_roots(struct sk_persist *rt, int w, uint64_t e)
+static SK_PFN int push_roots(struct sk_persist *rt, int w, uint64_t e)
 {
 	int err = 0;
 
@@ -449,7 +524,7 @@ static int push_roots(struct sk_persist *rt, int w, uint64_t e)
 	return err;
 }
 
-int sk_persist_jit_start(struct sk_persist *rt)
+SK_PFN int sk_persist_jit_start(struct sk_persist *rt)
 {
 	return push_roots(rt, -1, rt->first_epoch);
 }
@@ -463,19 +538,25 @@ int sk_persist_jit_start(struct sk_persist *rt)
  * unfinished claimed tile earliest in ring order waits on nothing unfinished, so it runs,
  * whatever the number of workers.
  */
-static int claim_and_run(struct sk_persist *rt, int w, int t)
+static SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t v = sk_fetch_add_relaxed(&rt->ctr[t].ticket, 1),
 		 e = v / (uint64_t)p->ntiles[t] + 1;
 	int k = (int)(v % (uint64_t)p->ntiles[t]), task_end = 0, epoch_end = 0, err;
 
-	if (e < rt->first_epoch || e > rt->last_epoch)
-		return sk_persist_abort(
-		    rt, SKIP_E_INVAL,
-		    "task %d: ticket %llu is epoch %llu, outside the run's %llu..%llu", t,
-		    (unsigned long long)v, (unsigned long long)e,
-		    (unsigned long long)rt->first_epoch, (unsigned long long)rt->last_epoch);
+	if (e < rt->first_epoch || e > rt->last_epoch) {
+		struct sk_persist_why why = {};
+
+		why.kind = SK_WHY_TICKET;
+		why.task = t;
+		why.ticket = v;
+		why.epoch = e;
+		why.first = rt->first_epoch;
+		why.last = rt->last_epoch;
+		why.worker = w;
+		return sk_persist_stop(rt, SK_PERSIST_E_INVAL, &why);
+	}
 	if ((err = run_tile(rt, w, t, k, e, &task_end, &epoch_end)))
 		return err;
 	if (p->o.mode == SK_PERSIST_COPILOT)
@@ -489,15 +570,21 @@ static int claim_and_run(struct sk_persist *rt, int w, int t)
 }
 
 /* AOT: the worker's queue, every epoch; between epochs, wait for the epoch's end. */
-static void work_aot(struct sk_persist *rt, int w)
+static SK_PFN void work_aot(struct sk_persist *rt, int w)
 {
 	const struct sk_persist_plan *p = rt->p;
 
 	for (uint64_t e = rt->first_epoch; e <= rt->last_epoch; e++) {
-		for (int i = p->q_off[w]; i < p->q_off[w + 1]; i++) {
-			int g = p->q[i], t = p->tile_task[g], task_end, epoch_end;
+		int i = p->q_off[w], end = p->q_off[w + 1];
+		struct sk_persist_step cur, next;
 
-			if (run_tile(rt, w, t, g - p->tile_base[t], e, &task_end, &epoch_end))
+		/* the next step is read while this one runs (a load the GPU does not wait for
+		 * until the next round) */
+		if (i < end)
+			cur = p->step[i];
+		for (; i < end; i++, cur = next) {
+			next = p->step[i + 1 < end ? i + 1 : i];
+			if (run_step(rt, w, &cur, e))
 				return;
 		}
 		if (e < rt->last_epoch &&
@@ -507,7 +594,7 @@ static void work_aot(struct sk_persist *rt, int w)
 }
 
 /* JIT and COPILOT: claim entries until the run is over. */
-static void work_ring(struct sk_persist *rt, int w)
+static SK_PFN void work_ring(struct sk_persist *rt, int w)
 {
 	int copilot = rt->p->o.mode == SK_PERSIST_COPILOT;
 	struct sk_persist_ring *r = copilot ? &rt->feed : &rt->jit;
@@ -537,7 +624,7 @@ static void work_ring(struct sk_persist *rt, int w)
 	flush_reports(rt, w);
 }
 
-void sk_persist_work(struct sk_persist *rt, int w)
+SK_PFN void sk_persist_work(struct sk_persist *rt, int w)
 {
 	if (rt->p->o.mode == SK_PERSIST_AOT)
 		work_aot(rt, w);

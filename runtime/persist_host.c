@@ -23,6 +23,8 @@
 #define SK_LOG_DOMAIN "runtime"
 #include <assert.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -355,6 +357,96 @@ static void copilot(struct sk_persist *rt)
 		sk_persist_ring_put(&rt->feed, h->feed_pos++, SK_RING_STOP);
 }
 
+/* ---- stopping ---------------------------------------------------------------------------------
+ */
+
+int sk_persist_abort(struct sk_persist *rt, int err, const char *fmt, ...)
+{
+	struct sk_persist_why why = {.kind = SK_WHY_TEXT};
+	va_list ap;
+	int got = sk_persist_stop(rt, err, &why);
+
+	if (got != err || rt->why.kind != SK_WHY_TEXT)
+		return got;
+	va_start(ap, fmt);
+	vsnprintf(rt->diag, sizeof(rt->diag), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* "task 3", or "task 'name'" where the state has names. */
+static const char *task_text(const struct sk_persist *rt, int t, char *buf, size_t n)
+{
+	if (rt->names && t >= 0 && t < rt->p->ntasks)
+		snprintf(buf, n, "task '%s'", rt->names[t]);
+	else
+		snprintf(buf, n, "task %d", t);
+	return buf;
+}
+
+static const char *who(int worker, char *buf, size_t n)
+{
+	if (worker < 0)
+		return "the co-pilot";
+	snprintf(buf, n, "worker %d", worker);
+	return buf;
+}
+
+void sk_persist_why_text(struct sk_persist *rt)
+{
+	const struct sk_persist_why *y = &rt->why;
+	char *m = rt->diag, wbuf[32], tbuf[160];
+	size_t cap = sizeof(rt->diag);
+	int len = 0;
+
+	switch (y->kind) {
+	case SK_WHY_BODY:
+		snprintf(m, cap, "%s tile %d (epoch %llu) failed on worker %d: %s",
+			 task_text(rt, y->task, tbuf, sizeof(tbuf)), y->tile,
+			 (unsigned long long)y->epoch, y->worker,
+			 skip_strerror(-(int)sk_ld_relaxed(&rt->abort, SK_DEV)));
+		break;
+	case SK_WHY_TICKET:
+		snprintf(m, cap, "%s: ticket %llu is epoch %llu, outside the run's %llu..%llu",
+			 task_text(rt, y->task, tbuf, sizeof(tbuf)), (unsigned long long)y->ticket,
+			 (unsigned long long)y->epoch, (unsigned long long)y->first,
+			 (unsigned long long)y->last);
+		break;
+	case SK_WHY_STALL:
+		len =
+		    snprintf(m, cap,
+			     "watchdog: no tile finished for %llu ms (epoch %llu, %llu of %d tiles "
+			     "done; seen by %s)",
+			     (unsigned long long)(rt->timeout_ns / 1000000),
+			     (unsigned long long)y->epoch, (unsigned long long)y->done,
+			     rt->p->total_tiles, who(y->worker, wbuf, sizeof(wbuf)));
+		for (int i = 0; i < y->npath && len < (int)cap; i++)
+			len += snprintf(m + len, cap - (size_t)len, "%s %s (%d of %d tiles done)",
+					i ? ", which waits on" : ":",
+					task_text(rt, y->path[i], tbuf, sizeof(tbuf)),
+					y->path_done[i], rt->p->ntiles[y->path[i]]);
+		if (len < (int)cap)
+			snprintf(m + len, cap - (size_t)len, "%s",
+				 y->end == 1   ? ": a cycle"
+				 : y->end == 2 ? ", whose producers are done but which has not "
+						 "finished: it was never scheduled (a missing "
+						 "producer), or one of its tiles never returned"
+				 : y->npath    ? " ..."
+					       : "");
+		break;
+	case SK_WHY_TRAP:
+		snprintf(m, cap,
+			 "the GPU stopped the kernel (a trap or a fault) while %s ran %s tile "
+			 "%d (epoch %llu)",
+			 who(y->worker, wbuf, sizeof(wbuf)),
+			 task_text(rt, y->task, tbuf, sizeof(tbuf)), y->tile,
+			 (unsigned long long)y->epoch);
+		break;
+	default: /* TEXT: already there */
+		break;
+	}
+}
+
 /* ---- run ------------------------------------------------------------------------------------- */
 
 static void *worker_main(void *arg)
@@ -402,6 +494,7 @@ int sk_persist_run(struct sk_persist *rt, int niters)
 	ab = sk_ld_relaxed(&rt->abort, SK_DEV);
 	if (ab) {
 		rt->spent = 1;
+		sk_persist_why_text(rt);
 		return sk_fail(-(int)ab, "persistent run (%s, %d workers): %s",
 			       sk_persist_mode_name(p->o.mode), p->o.nworkers, rt->diag);
 	}

@@ -15,26 +15,50 @@
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-#define OPT(f, name, field, lo, hi, dflt, metavar, help)                                           \
+#define OPT(f, name, field, lo, hi, dflt, metavar, names, help)                                    \
 	{                                                                                          \
 		name, field, offsetof(struct skip_plan_opts, f), offsetof(struct skip_plan, f),    \
-		    lo, hi, dflt, metavar, help                                                    \
+		    lo, hi, dflt, metavar, names, help                                             \
 	}
+const char *const skip_persist_modes[] = {"aot", "jit", NULL};
 const struct skip_plan_option skip_plan_options[] = {
-    OPT(nstreams, "streams", SKIP_PLAN_STREAMS, 1, SK_MAX_STREAMS, 0, "N",
+    OPT(nstreams, "streams", SKIP_PLAN_STREAMS, 1, SK_MAX_STREAMS, 0, "N", NULL,
 	"streams for %s (default: the DAG width, at most 16)"),
-    OPT(window, "window", SKIP_PLAN_WINDOW, 1, SK_MAX_WINDOW, 32, "W",
+    OPT(window, "window", SKIP_PLAN_WINDOW, 1, SK_MAX_WINDOW, 32, "W", NULL,
 	"window size for %s, 1-64 (default 32)"),
-    OPT(pdl, "pdl", SKIP_PLAN_PDL, 0, 1, 0, NULL,
+    OPT(pdl, "pdl", SKIP_PLAN_PDL, 0, 1, 0, NULL, NULL,
 	"programmatic dependent launch between tasks marked \"pdl\" (%s)"),
-    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL},
+    OPT(mode, "mode", SKIP_PLAN_PERSIST, 1, 2, 1, "MODE", skip_persist_modes,
+	"scheduling of %s: aot (per-worker queues, the default) or jit (a ready queue on the "
+	"GPU)"),
+    OPT(workers, "workers", SKIP_PLAN_PERSIST, 1, 1024, 0, "N", NULL,
+	"worker CTAs of %s (default: as many as fit co-resident)"),
+    {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 #undef OPT
+
+int skip_plan_option_value(const struct skip_plan_option *r, const char *text, int *out)
+{
+	char list[128];
+	size_t at = 0;
+
+	for (int i = 0; r->names && r->names[i]; i++)
+		if (text && !strcmp(text, r->names[i])) {
+			*out = i + 1;
+			return 0;
+		}
+	list[0] = '\0';
+	for (int i = 0; r->names && r->names[i] && at < sizeof(list); i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", i ? ", " : "",
+				       r->names[i]);
+	return sk_fail(SKIP_E_INVAL, "unknown %s '%s' (%s)", r->name, text ? text : "", list);
+}
 
 unsigned sk_plan_fields(const struct skip_plan *p)
 {

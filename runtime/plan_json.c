@@ -207,6 +207,14 @@ static int parse_options(const cJSON *root, struct skip_plan_opts *o)
 
 			if ((r->metavar != NULL) != numbers)
 				continue;
+			if (r->names && it) {
+				if (!cJSON_IsString(it))
+					return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be a name",
+						       r->name);
+				if (skip_plan_option_value(r, it->valuestring, v))
+					return sk_fail(SKIP_E_INVAL, "plan: %s", skip_errmsg());
+				continue;
+			}
 			if (r->metavar && get_int(root, r->name, r->min, r->max, v) < 0)
 				return SKIP_E_INVAL;
 			if (r->metavar)
@@ -369,6 +377,13 @@ static int write_options(cJSON *root, const struct skip_plan *p)
 
 		if (!(fields & r->field))
 			continue;
+		if (r->metavar && !v) /* a number the device decides ("workers") */
+			continue;
+		if (r->names && v >= 1 && v <= r->max) {
+			if (!cJSON_AddStringToObject(root, r->name, r->names[v - 1]))
+				return SKIP_E_NOMEM;
+			continue;
+		}
 		if (!(r->metavar ? cJSON_AddNumberToObject(root, r->name, v)
 				 : cJSON_AddBoolToObject(root, r->name, v)))
 			return SKIP_E_NOMEM;

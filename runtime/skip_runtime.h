@@ -200,11 +200,12 @@ SKIP_API int skip_graph_depends(const struct skip_graph *g, int a, int b);
 /* ---- plans ----------------------------------------------------------------------------------- */
 
 enum skip_executor {
-	SKIP_EXEC_SERIAL,  /* E1: one stream, topological order */
-	SKIP_EXEC_STREAMS, /* E2: several streams, cross-stream dependencies as events */
-	SKIP_EXEC_GRAPH,   /* E3: one CUDA graph, instantiated once, replayed */
-	SKIP_EXEC_WINDOW,  /* E4: window of W pending launches, conflict checks, stream pool */
-	SKIP_NEXECUTORS	   /* their number: a new executor's value goes just before it */
+	SKIP_EXEC_SERIAL,     /* E1: one stream, topological order */
+	SKIP_EXEC_STREAMS,    /* E2: several streams, cross-stream dependencies as events */
+	SKIP_EXEC_GRAPH,      /* E3: one CUDA graph, instantiated once, replayed */
+	SKIP_EXEC_WINDOW,     /* E4: window of W pending launches, conflict checks, stream pool */
+	SKIP_EXEC_PERSISTENT, /* E5: one resident kernel runs every task's tiles */
+	SKIP_NEXECUTORS	      /* their number: a new executor's value goes just before it */
 };
 
 /* The members of a plan (struct skip_plan and its JSON) that an executor may own: it reads
@@ -217,6 +218,7 @@ enum skip_plan_field {
 	SKIP_PLAN_EVENTS = 1 << 3,     /* "events" and their counts: events, nevents, events_* */
 	SKIP_PLAN_PDL = 1 << 4,	       /* "pdl": pdl */
 	SKIP_PLAN_WINDOW = 1 << 5,     /* "window": window */
+	SKIP_PLAN_PERSIST = 1 << 6,    /* "mode", "workers": mode, workers */
 };
 
 /* What an executor is, from the table of executors (runtime/exec.c). */
@@ -250,8 +252,10 @@ struct skip_plan {
 	int nevents;			/* after pruning */
 	int events_unpruned;		/* before pruning (step a); -1 when loaded without them */
 	int events_step_b;		/* after pruning step b; -1 when unknown */
-	int pdl;    /* graph, serial: programmatic edges where both tasks allow */
-	int window; /* window: W pending launches (1..64) */
+	int pdl;     /* graph, serial: programmatic edges where both tasks allow */
+	int window;  /* window: W pending launches (1..64) */
+	int mode;    /* persistent: 1 aot, 2 jit (skip_persist_modes[mode - 1]) */
+	int workers; /* persistent: worker CTAs; 0 as many as fit co-resident */
 };
 
 struct skip_plan_opts {
@@ -259,6 +263,8 @@ struct skip_plan_opts {
 	int nstreams; /* streams/window: 0 = the DAG width, at most 16 */
 	int window;   /* window: 0 = 32 */
 	int pdl;      /* serial/graph */
+	int mode;     /* persistent: 0 = aot */
+	int workers;  /* persistent: 0 = as many as fit co-resident */
 };
 
 /*
@@ -275,9 +281,15 @@ struct skip_plan_option {
 	int min, max;		    /* its range; a flag: 0 and 1 (JSON true and false) */
 	int dflt;		    /* when not given; 0: the executor computes it */
 	const char *metavar;	    /* skip run's name for its value; NULL for a flag */
+	const char *const *names;   /* NULL, or the value is a name: names[v - 1], v >= 1 */
 	const char *help;	    /* for skip run --help; "%s" becomes its executors' names */
 };
 SKIP_API extern const struct skip_plan_option skip_plan_options[];
+/* A named option's value for @text (names[v - 1]) into *@out; or SKIP_E_INVAL naming the
+ * choices: "unknown mode 'x' (aot, jit)". */
+SKIP_API int skip_plan_option_value(const struct skip_plan_option *r, const char *text, int *out);
+/* The persistent executor's modes, by plan value - 1: "aot", "jit"; NULL-terminated. */
+SKIP_API extern const char *const skip_persist_modes[];
 
 /*
  * Compute a plan for a finalized graph. Streams: levelize, least predecessors first, the
@@ -326,6 +338,8 @@ enum skip_step_kind {
 	SKIP_STEP_WAIT,		/* stream waits for event (of from) before task: StreamWaitEvent */
 	SKIP_STEP_GRAPH_LAUNCH, /* graph is launched on stream */
 	SKIP_STEP_SYNC,		/* the host waits for stream (after task, or -1 for all of it) */
+	SKIP_STEP_PERSIST,	/* the persistent kernel (state number in graph) runs every task
+				   once, in one cooperative launch on stream */
 };
 /* LAUNCH: with programmatic stream serialization; EDGE: a programmatic edge. */
 #define SKIP_STEP_PDL 1u

@@ -138,8 +138,10 @@ static int must_end(int mode, int kind, int want)
 		fprintf(stderr, "%s\n", skip_errmsg());
 		goto out_dag;
 	}
-	if (kind == 1)
-		sk_persist_plan_lose(p, 5);
+	if (kind == 1 && sk_persist_plan_lose(p, 5)) {
+		fprintf(stderr, "%s\n", skip_errmsg());
+		goto out_plan;
+	}
 	if (!(rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, pc_jitter, &c}, &err)))
 		goto out_plan;
 	t0 = now_s();

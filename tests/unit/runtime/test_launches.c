@@ -303,6 +303,12 @@ static void replay(const struct skip_launches *l, const char *how, uint64_t seed
 			launched |= nodes;
 			break;
 		}
+		case SKIP_STEP_PERSIST:
+			/* every task, ordered inside by the protocol's counters: its own tests
+			 * (test_persist.c, the TSan stress program) check that order */
+			o.stream[s->stream] |= (1ULL << g->ntasks) - 1;
+			launched |= (1ULL << g->ntasks) - 1;
+			break;
 		case SKIP_STEP_SYNC:
 			o.host |= o.stream[s->stream];
 			break;

@@ -450,7 +450,7 @@ static void must_time_out(int lose, int cycle, const char *needle)
 			o.flags = SK_PERSIST_UNCHECKED;
 			p = plan_of(&d, o);
 			if (lose >= 0)
-				sk_persist_plan_lose(p, lose);
+				cr_assert_eq(sk_persist_plan_lose(p, lose), 0);
 			pc_check_init(&c, &d);
 			c.jitter_permille = 20;
 			rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, pc_jitter, &c},

@@ -56,7 +56,7 @@ Test(runtime_plan, malformed_headers_are_named)
 	rejects("{\"executor\": \"serial\"}", "\"skip_plan\": 1 (the format version) expected");
 	rejects("{\"skip_plan\": 2, \"executor\": \"serial\"}", "\"skip_plan\": 1");
 	rejects("{" HEAD "\"pdl\": true}",
-		"\"executor\" (serial, streams, graph or window) is missing");
+		"\"executor\" (serial, streams, graph, window or persistent) is missing");
 	rejects("{" HEAD "\"executor\": \"gpu\"}", "unknown executor 'gpu'");
 	rejects("{" HEAD "\"executor\": \"serial\", \"stream\": 2}", "unknown member \"stream\"");
 	rejects("{" HEAD "\"executor\": \"graph\", \"pdl\": 1}", "\"pdl\" must be true or false");
@@ -235,7 +235,21 @@ Test(runtime_plan, the_schema_names_the_executors_and_options_of_the_tables)
 
 		cr_assert_not_null(s, "the schema lacks \"%s\"", r->name);
 		cr_expect_str_eq(cJSON_GetObjectItem(s, "type")->valuestring,
-				 r->metavar ? "integer" : "boolean", "\"%s\"", r->name);
+				 r->names     ? "string"
+				 : r->metavar ? "integer"
+					      : "boolean",
+				 "\"%s\"", r->name);
+		if (r->names) { /* the names, in their order */
+			const cJSON *en = cJSON_GetObjectItem(s, "enum");
+			int n = 0;
+
+			for (; r->names[n]; n++)
+				cr_expect_str_eq(cJSON_GetArrayItem(en, n)->valuestring,
+						 r->names[n], "\"%s\"", r->name);
+			cr_expect_eq(cJSON_GetArraySize(en), n, "\"%s\"", r->name);
+			cr_expect_eq(r->max, n, "\"%s\": max is the last name", r->name);
+			continue;
+		}
 		if (!r->metavar)
 			continue;
 		cr_expect_eq(cJSON_GetObjectItem(s, "minimum")->valueint, r->min, "\"%s\"",

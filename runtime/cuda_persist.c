@@ -1,0 +1,543 @@
+/*
+ * cuda_persist.c: E5, the persistent executor, on the GPU: the state of persist.h in device
+ * memory, one cooperative launch of skip_persist_worker (compiled into the workload's module
+ * by skip_task.cuh) per run, and the wait that turns what stopped it into a message.
+ *
+ * Memory: one device block holds the plan's arrays (with the plan itself, its pointers
+ * rewritten to device addresses), the counters (a 128-byte line per task), the tiles' epochs,
+ * the JIT ring, the task table (entry, packed arguments, block, tiles) and struct sk_persist.
+ * It is built as one host image and copied once. Two host-mapped words per worker say which
+ * tile it started and whether it still runs it, and one mirrors the abort flag, so that the
+ * host learns of an error without a copy and can name the tile after a trap, when the
+ * context is gone.
+ */
+#define SK_LOG_DOMAIN "runtime"
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "persist.h"
+
+#define WORKER "skip_persist_worker"
+
+struct sk_cuda_persist {
+	const struct skip_graph *g;
+	const struct sk_persist_plan *p;
+	CUfunction worker;
+	int nthreads;
+	unsigned smem;
+	void *dmem;			    /* the device block */
+	CUdeviceptr drt;		    /* its struct sk_persist */
+	struct sk_persist_started *started; /* [nworkers] host-mapped */
+	uint64_t *abort_host;		    /* host-mapped */
+	struct sk_persist_started *dstarted; /* the same two, as the device sees them */
+	uint64_t *dabort;
+	uint64_t epochs;		    /* completed so far */
+	int spent;			    /* a run failed */
+	const char **names;		    /* [ntasks] */
+};
+
+/* ---- what runs under E5 ---------------------------------------------------------------------- */
+
+/* The device value of @name's global @sym in module @m: 0, 1 when it has none, or an error. */
+static int get_global(CUmodule m, const char *name, const char *suffix, void *out, size_t size)
+{
+	char sym[320];
+	CUdeviceptr d;
+	size_t bytes;
+	cudaError_t e;
+
+	snprintf(sym, sizeof(sym), "%s%s", name, suffix);
+	if (sk_drv.module_get_global(&d, &bytes, m, sym) != CUDA_SUCCESS || bytes != size)
+		return 1;
+	e = cudaMemcpy(out, (void *)(uintptr_t)d, size, cudaMemcpyDeviceToHost);
+	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "reading %s", sym);
+}
+
+/* The module every task of @g comes from, or an error naming the first task that does not. */
+static int one_module(const struct skip_graph *g)
+{
+	int m = -1;
+
+	for (int i = 0; i < g->ntasks; i++) {
+		const struct sk_task *t = &g->tasks[i];
+
+		if (t->kernel.kind != SKIP_KERNEL_MODULE)
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent: task '%s' is not a module's kernel; E5 runs the "
+				       "tasks of one module built with runtime/skip_task.cuh",
+				       t->name);
+		if (m >= 0 && t->kernel.module != m)
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent: task '%s' comes from %s, task '%s' from %s; E5 "
+				       "runs the tasks of one module",
+				       t->name, g->modules[t->kernel.module], g->tasks[0].name,
+				       g->modules[m]);
+		m = t->kernel.module;
+	}
+	return m < 0 ? sk_fail(SKIP_E_INVAL, "persistent: the graph has no tasks") : m;
+}
+
+int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *smem)
+{
+	int m = one_module(g), per_sm = 0, sms = 0, dev = g->cuda->device;
+	CUfunction fn;
+	CUresult r;
+
+	if (m < 0)
+		return m;
+	*nthreads = 1;
+	*smem = 0;
+	for (int i = 0; i < g->ntasks; i++) {
+		const struct sk_task *t = &g->tasks[i];
+
+		if (t->grid[1] > 1 || t->grid[2] > 1 || t->block[1] > 1 || t->block[2] > 1)
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent: task '%s' has a %ux%ux%u grid of %ux%ux%u blocks; "
+				       "E5 runs one-dimensional grids and blocks",
+				       t->name, t->grid[0], t->grid[1], t->grid[2], t->block[0],
+				       t->block[1], t->block[2]);
+		if ((int)t->block[0] > *nthreads)
+			*nthreads = (int)t->block[0];
+		if (t->shared_bytes > *smem)
+			*smem = t->shared_bytes;
+	}
+	r = sk_drv.module_get_function(&fn, g->cuda->mods[m], WORKER);
+	if (r != CUDA_SUCCESS)
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent: %s has no %s kernel: build the module with "
+			       "runtime/skip_task.cuh (docs/persistent.md) to run it under E5",
+			       g->modules[m], WORKER);
+	if (*smem && (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+						   (int)*smem)) != CUDA_SUCCESS)
+		return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker", *smem);
+	r = sk_drv.occupancy(&per_sm, fn, *nthreads, *smem);
+	if (r != CUDA_SUCCESS)
+		return sk_cu_fail(r, "persistent: the worker's occupancy");
+	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+		return sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
+	if (per_sm < 1)
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent: no worker of %d threads and %u bytes of shared memory "
+			       "fits on an SM",
+			       *nthreads, *smem);
+	return per_sm * sms;
+}
+
+/* The module's worker was compiled with this runtime's persist.h: the layouts agree. */
+static int check_abi(CUmodule m, const char *path)
+{
+	const unsigned want[4] = {sizeof(struct sk_persist), offsetof(struct sk_persist, why),
+				  sizeof(struct sk_persist_plan), sizeof(struct sk_persist_gpu_task)};
+	unsigned got[4];
+	int err = get_global(m, "skip_persist", "_abi", got, sizeof(got));
+
+	if (err > 0 || (!err && memcmp(got, want, sizeof(want))))
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent: %s was built with another version of skip_task.cuh; "
+			       "rebuild it with this one",
+			       path);
+	return err;
+}
+
+/* ---- the device image ------------------------------------------------------------------------ */
+
+/* The image under construction: host bytes that become the device block at the same offsets. */
+struct image {
+	unsigned char *h;
+	size_t len, cap;
+	uintptr_t dbase; /* the device block's address */
+};
+
+/* Reserve @n bytes aligned to @align; returns the offset, or (size_t)-1 without memory. */
+static size_t img_take(struct image *im, size_t n, size_t align)
+{
+	size_t off = (im->len + align - 1) / align * align;
+
+	if (off + n > im->cap) {
+		size_t cap = (off + n) * 2 + 4096;
+		unsigned char *h = realloc(im->h, cap);
+
+		if (!h)
+			return (size_t)-1;
+		memset(h + im->cap, 0, cap - im->cap);
+		im->h = h;
+		im->cap = cap;
+	}
+	im->len = off + n;
+	return off;
+}
+
+/* Copy @n bytes of @src into the image; the device address they will have, 0 on NOMEM. */
+static uintptr_t img_put(struct image *im, const void *src, size_t n, size_t align)
+{
+	size_t off = img_take(im, n ? n : 1, align);
+
+	if (off == (size_t)-1)
+		return 0;
+	if (n)
+		memcpy(im->h + off, src, n);
+	return im->dbase + off;
+}
+
+#define PUT_ARRAY(im, ptr, count) img_put(im, ptr, sizeof(*(ptr)) * (size_t)(count), 16)
+
+/* The task's arguments as the kernel's parameters lie in memory: each at the offset the driver
+ * gives (cuFuncGetParamInfo), else at its natural alignment; checked against the entry's
+ * struct size. */
+static int pack_args(const struct sk_task *t, unsigned argsize, unsigned char *out)
+{
+	size_t off = 0;
+
+	for (int i = 0; i < t->nargs; i++) {
+		size_t size = t->args[i].size, align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1,
+		       doff, dsize;
+
+		off = (off + align - 1) / align * align;
+		if (sk_drv.func_get_param_info &&
+		    sk_drv.func_get_param_info((CUfunction)t->fn, (size_t)i, &doff, &dsize) ==
+			CUDA_SUCCESS)
+			off = doff;
+		if (off + size > argsize)
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent: task '%s': its arguments take %zu bytes or more; "
+				       "the SKIP_TASK entry of '%s' takes %u (different parameters?)",
+				       t->name, off + size, t->kernel.name, argsize);
+		memcpy(out + off, t->params[i], size);
+		off += size;
+	}
+	return 0;
+}
+
+/* The task table: entries and packed arguments, into the image. */
+static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *table)
+{
+	const struct skip_graph *g = s->g;
+	CUmodule mod = g->cuda->mods[g->tasks[0].kernel.module];
+	struct sk_persist_gpu_task *gt = calloc((size_t)g->ntasks, sizeof(*gt));
+	int err = gt ? 0 : sk_fail(SKIP_E_NOMEM, "out of memory");
+
+	for (int i = 0; i < g->ntasks && !err; i++) {
+		const struct sk_task *t = &g->tasks[i];
+		unsigned argsize = 0;
+		unsigned char *args;
+		uint64_t fn = 0;
+
+		err = get_global(mod, t->kernel.name, "__skip_task", &fn, sizeof(fn));
+		if (!err)
+			err = get_global(mod, t->kernel.name, "__skip_task_argsize", &argsize,
+					 sizeof(argsize));
+		if (err > 0)
+			err = sk_fail(SKIP_E_INVAL,
+				      "persistent: task '%s': kernel %s of %s has no task entry: "
+				      "write it with SKIP_TASK (runtime/skip_task.cuh) to run it "
+				      "under E5",
+				      t->name, t->kernel.name, g->modules[t->kernel.module]);
+		if (err)
+			break;
+		if (!(args = calloc(1, argsize + 1))) {
+			err = sk_fail(SKIP_E_NOMEM, "out of memory");
+			break;
+		}
+		err = pack_args(t, argsize, args);
+		gt[i].fn = (void *)(uintptr_t)fn;
+		gt[i].args = (const void *)img_put(im, args, argsize, 16);
+		gt[i].nthreads = t->block[0];
+		gt[i].ntiles = t->grid[0];
+		free(args);
+		if (!err && !gt[i].args)
+			err = sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
+	if (!err && !(*table = PUT_ARRAY(im, gt, g->ntasks)))
+		err = sk_fail(SKIP_E_NOMEM, "out of memory");
+	free(gt);
+	return err;
+}
+
+/* The plan with its arrays, pointers rewritten; the device address of the plan. */
+static uintptr_t put_plan(const struct sk_persist_plan *p, struct image *im)
+{
+	struct sk_persist_plan d = *p;
+	int W = p->o.nworkers;
+
+#define MOVE(member, count)                                                                        \
+	do {                                                                                       \
+		uintptr_t a = PUT_ARRAY(im, p->member, count);                                     \
+		if (!a)                                                                            \
+			return 0;                                                                  \
+		memcpy(&d.member, &a, sizeof(a));                                                  \
+	} while (0)
+	MOVE(ntiles, p->ntasks);
+	MOVE(tile_base, p->ntasks + 1);
+	MOVE(tile_task, p->total_tiles);
+	MOVE(pred_off, p->ntasks + 1);
+	MOVE(pred, p->nedges);
+	MOVE(pred_tile, p->nedges);
+	MOVE(succ_off, p->ntasks + 1);
+	MOVE(succ, p->nedges);
+	MOVE(succ_tile, p->nedges);
+	MOVE(lost, p->ntasks);
+	MOVE(roots, p->nroots);
+	MOVE(q_off, W + 1);
+	MOVE(step, p->total_tiles);
+	MOVE(step_wait, p->nstep_wait);
+#undef MOVE
+	/* host-only: the device never reads them */
+	d.topo = d.dispatch = d.q = NULL;
+	d.start_us = NULL;
+	return img_put(im, &d, sizeof(d), 128);
+}
+
+/* The whole block: plan, counters, rings, tasks and the state; copied to the device. */
+static int build(struct sk_cuda_persist *s)
+{
+	const struct sk_persist_plan *p = s->p;
+	struct image im = {0};
+	struct sk_persist rt;
+	size_t ctr_off = 0, done_off = 0, jit_off = 0, rt_off = 0, total = 0;
+	uintptr_t plan = 0, table = 0;
+	uint64_t *slot;
+	cudaError_t e;
+	int err;
+
+	/* the size first, with a dry run at address 0; then again at the block's address */
+	for (int pass = 0; pass < 2; pass++) {
+		im.len = 128; /* so that no part lies at address 0 of the dry run */
+		memset(&rt, 0, sizeof(rt));
+		if (!(plan = put_plan(p, &im)))
+			goto nomem;
+		if ((err = put_tasks(s, &im, &table)))
+			goto fail;
+		ctr_off = img_take(&im, sizeof(struct sk_persist_ctr) * (size_t)p->ntasks, 128);
+		done_off = img_take(&im, sizeof(uint64_t) * (size_t)p->total_tiles, 128);
+		jit_off = img_take(&im, sizeof(uint64_t) * (size_t)p->jit_cap, 128);
+		rt_off = img_take(&im, sizeof(rt), 128);
+		if (rt_off == (size_t)-1 || jit_off == (size_t)-1 || done_off == (size_t)-1 ||
+		    ctr_off == (size_t)-1)
+			goto nomem;
+		if (pass)
+			break;
+		total = im.len;
+		if ((e = cudaMalloc(&s->dmem, total)) != cudaSuccess) {
+			err = sk_cuda_fail(e, "persistent: %zu bytes of device memory", total);
+			goto fail;
+		}
+		im.dbase = (uintptr_t)s->dmem;
+		memset(im.h, 0, im.cap);
+	}
+	slot = (uint64_t *)(im.h + jit_off);
+	for (int i = 0; i < p->jit_cap; i++) /* slot i starts free for position i */
+		slot[i] = (uint64_t)i << SK_RING_TASK_BITS;
+	rt.p = (const struct sk_persist_plan *)plan;
+	rt.ctr = (struct sk_persist_ctr *)(im.dbase + ctr_off);
+	rt.tile_done = (sk_au64 *)(im.dbase + done_off);
+	rt.jit.slot = (sk_au64 *)(im.dbase + jit_off);
+	rt.jit.mask = (uint64_t)p->jit_cap - 1;
+	rt.timeout_ns = (uint64_t)p->o.watchdog_ms * 1000000u;
+	rt.gtask = (const struct sk_persist_gpu_task *)table;
+	rt.started = getenv("SKIP_PERSIST_NO_TILES") ? NULL : s->dstarted;
+	rt.abort_host = (sk_au64 *)s->dabort;
+	memcpy(im.h + rt_off, &rt, sizeof(rt));
+	s->drt = (CUdeviceptr)(im.dbase + rt_off);
+	e = cudaMemcpy(s->dmem, im.h, total, cudaMemcpyHostToDevice);
+	free(im.h);
+	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "persistent: copying the state");
+nomem:
+	err = sk_fail(SKIP_E_NOMEM, "out of memory");
+fail:
+	free(im.h);
+	return err;
+}
+
+struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
+					    const struct sk_persist_plan *p, int *err)
+{
+	struct sk_cuda_persist *s = calloc(1, sizeof(*s));
+	size_t W = (size_t)p->o.nworkers;
+	int fit, m;
+	cudaError_t e;
+
+	if (!s) {
+		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	s->g = g;
+	s->p = p;
+	if ((fit = sk_cuda_persist_fit(g, &s->nthreads, &s->smem)) < 0) {
+		*err = fit;
+		goto fail;
+	}
+	if (p->o.nworkers > fit) {
+		*err = sk_fail(SKIP_E_INVAL,
+			       "persistent: the plan has %d workers; %d fit co-resident on this GPU "
+			       "(blocks of %d threads): E5 never launches more than fit, which "
+			       "could hang",
+			       p->o.nworkers, fit, s->nthreads);
+		goto fail;
+	}
+	m = g->tasks[0].kernel.module;
+	if (sk_drv.module_get_function(&s->worker, g->cuda->mods[m], WORKER) != CUDA_SUCCESS) {
+		*err = sk_fail(SKIP_E_INVAL, "persistent: %s has no %s kernel", g->modules[m], WORKER);
+		goto fail;
+	}
+	if ((*err = check_abi(g->cuda->mods[m], g->modules[m])))
+		goto fail;
+	e = cudaHostAlloc((void **)&s->started, W * sizeof(*s->started) + 128,
+			  cudaHostAllocMapped);
+	if (e == cudaSuccess)
+		e = cudaHostAlloc((void **)&s->abort_host, 128, cudaHostAllocMapped);
+	if (e == cudaSuccess)
+		e = cudaHostGetDevicePointer((void **)&s->dstarted, s->started, 0);
+	if (e == cudaSuccess)
+		e = cudaHostGetDevicePointer((void **)&s->dabort, s->abort_host, 0);
+	if (e != cudaSuccess) {
+		*err = sk_cuda_fail(e, "persistent: host-mapped memory");
+		goto fail;
+	}
+	memset(s->started, 0, W * sizeof(*s->started));
+	*s->abort_host = 0;
+	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {
+		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		goto fail;
+	}
+	for (int i = 0; i < g->ntasks; i++)
+		s->names[i] = g->tasks[i].name;
+	if ((*err = build(s)))
+		goto fail;
+	return s;
+fail:
+	sk_cuda_persist_free(s);
+	return NULL;
+}
+
+void sk_cuda_persist_free(struct sk_cuda_persist *s)
+{
+	if (!s)
+		return;
+	cudaFree(s->dmem);
+	if (s->started)
+		cudaFreeHost(s->started);
+	if (s->abort_host)
+		cudaFreeHost(s->abort_host);
+	free(s->names);
+	free(s);
+}
+
+/* ---- running --------------------------------------------------------------------------------- */
+
+int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int niters)
+{
+	uint64_t first = s->epochs + 1;
+	void *params[] = {&s->drt, &first, &niters};
+	CUlaunchAttribute attr;
+	CUlaunchConfig cfg;
+	CUresult r;
+
+	if (s->spent)
+		return sk_fail(SKIP_E_INVAL, "persistent: an earlier run stopped on an error, which "
+					     "left its counters mid-epoch");
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&attr, 0, sizeof(attr));
+	cfg.gridDimX = (unsigned)s->p->o.nworkers;
+	cfg.gridDimY = cfg.gridDimZ = 1;
+	cfg.blockDimX = (unsigned)s->nthreads;
+	cfg.blockDimY = cfg.blockDimZ = 1;
+	cfg.sharedMemBytes = s->smem;
+	cfg.hStream = (CUstream)stream;
+	attr.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+	attr.value.cooperative = 1;
+	cfg.attrs = &attr;
+	cfg.numAttrs = 1;
+	r = sk_drv.launch_kernel_ex(&cfg, s->worker, params, NULL);
+	if (r != CUDA_SUCCESS)
+		return sk_cu_fail(r, "persistent: launching %d workers", s->p->o.nworkers);
+	s->epochs += (uint64_t)niters;
+	return 0;
+}
+
+/* The tiles running when the kernel died, in words. */
+static int trapped(struct sk_cuda_persist *s, cudaError_t e)
+{
+	char list[512];
+	size_t at = 0;
+	int n = 0;
+
+	list[0] = '\0';
+	for (int w = 0; w < s->p->o.nworkers && at < sizeof(list); w++) {
+		const volatile struct sk_persist_started *st = &s->started[w];
+
+		if (!st->running || st->task < 0 || st->task >= s->g->ntasks)
+			continue;
+		if (n++ < 4)
+			at += (size_t)snprintf(list + at, sizeof(list) - at,
+					       "%sworker %d: task '%s' tile %d (epoch %llu)",
+					       n > 1 ? "; " : "", w, s->names[st->task], st->tile,
+					       (unsigned long long)st->epoch);
+	}
+	s->spent = 1;
+	return sk_fail(SKIP_E_CUDA, "persistent: the GPU stopped the kernel (%s) while %s%s",
+		       cudaGetErrorString(e), n ? "these tiles ran: " : "no tile ran",
+		       n > 4 ? "; ..." : list);
+}
+
+/* The state's own error: its why, copied back, in words. */
+static int stopped(struct sk_cuda_persist *s)
+{
+	struct sk_persist rt;
+	cudaError_t e;
+
+	memset(&rt, 0, sizeof(rt));
+	e = cudaMemcpy(&rt.why, (void *)(uintptr_t)(s->drt + offsetof(struct sk_persist, why)),
+		       sizeof(rt.why), cudaMemcpyDeviceToHost);
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "persistent: reading why the run stopped");
+	rt.p = s->p;
+	rt.names = s->names;
+	rt.timeout_ns = (uint64_t)s->p->o.watchdog_ms * 1000000u;
+	atomic_init(&rt.abort, *(volatile uint64_t *)s->abort_host);
+	sk_persist_why_text(&rt);
+	s->spent = 1;
+	return sk_fail(-(int)*(volatile uint64_t *)s->abort_host, "persistent run (%s, %d workers): %s",
+		       sk_persist_mode_name(s->p->o.mode), s->p->o.nworkers, rt.diag);
+}
+
+int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream)
+{
+	uint64_t limit = (uint64_t)s->p->o.watchdog_ms * 2000000u, since = 0, seen = 0;
+	unsigned polls = 0;
+	cudaError_t e;
+
+	while ((e = cudaStreamQuery(stream)) == cudaErrorNotReady) {
+		uint64_t now, sig = 0;
+
+		if (++polls % 4096)
+			continue;
+		/* no tile began or ended anywhere for twice the watchdog: a body that never
+		 * returns (the device's watchdog catches everything else) */
+		for (int w = 0; w < s->p->o.nworkers; w++) {
+			const volatile struct sk_persist_started *st = &s->started[w];
+
+			sig = sig * 1000003u + st->epoch * 131u + (uint64_t)st->tile * 7u +
+			      (uint64_t)st->task + (uint64_t)st->running;
+		}
+		now = skip_clock_ns(CLOCK_MONOTONIC);
+		if (!since || sig != seen) {
+			since = now;
+			seen = sig;
+		} else if (now - since > limit) {
+			s->spent = 1;
+			return sk_fail(SKIP_E_CUDA,
+				       "persistent: no tile began or ended for %u ms: a task body "
+				       "that never returns? (the kernel cannot be stopped; the "
+				       "process must end)",
+				       2 * s->p->o.watchdog_ms);
+		}
+	}
+	if (e != cudaSuccess)
+		return trapped(s, e);
+	if (*(volatile uint64_t *)s->abort_host)
+		return stopped(s);
+	return 0;
+}

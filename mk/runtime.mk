@@ -86,13 +86,25 @@ DAG_BENCH_SRCS := $(wildcard bench/dags/*.cu) $(wildcard bench/dags/hand/*.cu)
 DAG_BENCH_OBJS := $(DAG_BENCH_SRCS:%.cu=$(O)/obj/%.o)
 DAG_NVCC := $(NVCC) $(NVCC_ARCH) -gencode=arch=compute_90,code=compute_90 -O3 -std=c++17
 
-$(O)/dags/%.fatbin: bench/dags/kernels/%.cu bench/dags/kernels/common.cuh
+# The task header compiles E5's worker (runtime/persist_core.c) into every module.
+TASK_HDRS := runtime/skip_task.cuh runtime/persist.h runtime/persist_core.c
+
+$(O)/dags/%.fatbin: bench/dags/kernels/%.cu bench/dags/kernels/common.cuh $(TASK_HDRS)
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
-	$(Q)$(DAG_NVCC) -fatbin -o $@ $<
+	$(Q)$(DAG_NVCC) -Iruntime -fatbin -o $@ $<
+
+# Modules of the GPU tests (tests/gpu/modules), next to the DAG modules.
+GPU_TEST_MODULES := $(patsubst tests/gpu/modules/%.cu,$(O)/dags/%.fatbin,\
+	$(wildcard tests/gpu/modules/*.cu))
+$(O)/dags/%.fatbin: tests/gpu/modules/%.cu $(TASK_HDRS)
+	@mkdir -p $(@D)
+	@echo "  NVCC    $<"
+	$(Q)$(DAG_NVCC) -Iruntime -fatbin -o $@ $<
+GPU_TARGETS += $(GPU_TEST_MODULES)
 
 $(O)/obj/bench/dags/%.o: bench/dags/%.cu $(wildcard bench/dags/*.h bench/dags/kernels/*.cu*) \
-		runtime/skip_runtime.h | $(DEPS_BUILD)
+		runtime/skip_runtime.h $(TASK_HDRS) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
 	$(Q)$(DAG_NVCC) -Ibench/dags -Iruntime -Icommon $(DEPS_CFLAGS) -c -o $@ $<

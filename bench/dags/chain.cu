@@ -1,37 +1,28 @@
 /*
- * chain.cu: the dependent chain of N empty kernels (grid 1 x 32), built through the C API with
- * runtime-API kernel symbols (the SKIP_KERNEL_SYMBOL path) and an explicit edge per step, run
- * under each executor: the per-task cost against the floors measured on the H100
+ * chain.cu: the dependent chain of N empty tasks (grid 1 x 32; kernels/chain.cu, loaded from
+ * the module chain.fatbin), built through the C API with an explicit edge per step, run under
+ * each executor: the per-task cost against the floors measured on the H100
  * (shared/research/runtime.md section 0: stream launches 3.0-3.5 us start to start, with PDL
  * 2.5-3.0 us; graph 0.80 us per node; graph with programmatic edges 0.51 us; launch plus
- * synchronize 8.6-9.9 us, which bounds the window scheduler's one-kernel-in-flight workers).
+ * synchronize 8.6-9.9 us, which bounds the window scheduler's one-kernel-in-flight workers; a
+ * persistent kernel's dependent task 0.61 us with an AOT counter wait, 1.27 us through a JIT
+ * queue).
  */
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "dagbench.h"
 
-__global__ void chain_empty(void)
-{
-}
-
-/* Waits for its predecessor's completion (griddepcontrol.wait), then lets its successor
- * launch (griddepcontrol.launch_dependents): the device half of a PDL edge. */
-__global__ void chain_pdl(void)
-{
-#if __CUDA_ARCH__ >= 900
-	cudaGridDependencySynchronize();
-	cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
-
-static struct skip_graph *build(int n, int pdl)
+static struct skip_graph *build(int n, int pdl, const char *modules)
 {
 	struct skip_graph *g = skip_graph_new(NULL);
 	struct skip_task_desc d = {};
+	std::string mod = std::string(modules) + "/chain.fatbin";
 
-	d.kernel.kind = SKIP_KERNEL_SYMBOL;
-	d.kernel.symbol = pdl ? (const void *)chain_pdl : (const void *)chain_empty;
+	d.kernel.kind = SKIP_KERNEL_MODULE;
+	d.kernel.module = skip_graph_add_module(g, mod.c_str());
+	d.kernel.name = pdl ? "chain_pdl" : "chain_empty";
 	d.grid[0] = 1;
 	d.block[0] = 32;
 	d.flags = pdl ? SKIP_TASK_PDL : 0;
@@ -49,7 +40,7 @@ fail:
 struct variant {
 	const char *name;
 	enum skip_executor exec;
-	int pdl;
+	int pdl, mode;
 	const char *floor;
 };
 
@@ -63,6 +54,7 @@ static double run_variant(struct skip_graph *g, const struct variant *v, int n, 
 
 	o.executor = v->exec;
 	o.pdl = v->pdl;
+	o.mode = v->mode;
 	o.window = 32;
 	o.nstreams = v->exec == SKIP_EXEC_WINDOW ? 4 : 0;
 	if (skip_plan_compute(g, &o, &p) || !(x = skip_exec_new(g, p, &err))) {
@@ -85,32 +77,35 @@ static double run_variant(struct skip_graph *g, const struct variant *v, int n, 
 	return t[t.size() / 2];
 }
 
-int chain_bench(int n, int runs, FILE *json)
+int chain_bench(int n, int runs, FILE *json, const char *modules)
 {
 	static const struct variant vs[] = {
-	    {"serial (E1)", SKIP_EXEC_SERIAL, 0, "stream 3.0-3.5"},
-	    {"serial+PDL (E1)", SKIP_EXEC_SERIAL, 1, "stream+PDL 2.5-3.0"},
-	    {"streams (E2)", SKIP_EXEC_STREAMS, 0, "stream 3.0-3.5"},
-	    {"graph (E3)", SKIP_EXEC_GRAPH, 0, "graph 0.80"},
-	    {"graph+PDL (E3)", SKIP_EXEC_GRAPH, 1, "PDL 0.51"},
-	    {"window (E4)", SKIP_EXEC_WINDOW, 0, "launch+sync 8.6-9.9"},
+	    {"serial (E1)", SKIP_EXEC_SERIAL, 0, 0, "stream 3.0-3.5"},
+	    {"serial+PDL (E1)", SKIP_EXEC_SERIAL, 1, 0, "stream+PDL 2.5-3.0"},
+	    {"streams (E2)", SKIP_EXEC_STREAMS, 0, 0, "stream 3.0-3.5"},
+	    {"graph (E3)", SKIP_EXEC_GRAPH, 0, 0, "graph 0.80"},
+	    {"graph+PDL (E3)", SKIP_EXEC_GRAPH, 1, 0, "PDL 0.51"},
+	    {"window (E4)", SKIP_EXEC_WINDOW, 0, 0, "launch+sync 8.6-9.9"},
+	    {"persistent aot (E5)", SKIP_EXEC_PERSISTENT, 0, 1, "AOT counter 0.61"},
+	    {"persistent jit (E5)", SKIP_EXEC_PERSISTENT, 0, 2, "JIT queue 1.27"},
 	};
-	struct skip_graph *plain = build(n, 0), *pdl = build(n, 1);
-	double us[6];
+	enum { NVAR = sizeof(vs) / sizeof(vs[0]) };
+	struct skip_graph *plain = build(n, 0, modules), *pdl = build(n, 1, modules);
+	double us[NVAR];
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < NVAR; i++)
 		us[i] = run_variant(vs[i].pdl ? pdl : plain, &vs[i], n,
 				    vs[i].exec == SKIP_EXEC_WINDOW ? std::max(1, runs / 4) : runs);
 	printf("\nDependent chain of %d empty kernels (grid 1 x 32), per-task cost, median of %d "
 	       "runs (host wall time, submission to completion, divided by %d)\n",
 	       n, runs, n);
-	printf("  %-18s %9s   %s\n", "executor", "us/task", "H100 floor, us (research/runtime.md)");
-	for (int i = 0; i < 6; i++)
-		printf("  %-18s %9.3f   %s\n", vs[i].name, us[i], vs[i].floor);
+	printf("  %-20s %9s   %s\n", "executor", "us/task", "H100 floor, us (research/runtime.md)");
+	for (int i = 0; i < NVAR; i++)
+		printf("  %-20s %9.3f   %s\n", vs[i].name, us[i], vs[i].floor);
 	if (json) {
 		fprintf(json, "  \"chain\": {\"tasks\": %d, \"runs\": %d, \"us_per_task\": {", n,
 			runs);
-		for (int i = 0; i < 6; i++)
+		for (int i = 0; i < NVAR; i++)
 			fprintf(json, "%s\"%s\": %.4f", i ? ", " : "", vs[i].name, us[i]);
 		fprintf(json, "}}\n");
 	}

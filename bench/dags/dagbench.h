@@ -63,7 +63,7 @@ struct hand_dag {
 extern const struct hand_dag hand_vec, hand_bs, hand_ml, hand_hits, hand_img, hand_dl, hand_m1,
     hand_m2;
 
-/* chain.cu: the dependent chain of empty kernels. */
-int chain_bench(int n, int runs, FILE *json);
+/* chain.cu: the dependent chain of empty kernels, from @modules/chain.fatbin. */
+int chain_bench(int n, int runs, FILE *json, const char *modules);
 
 #endif

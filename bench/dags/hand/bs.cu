@@ -1,5 +1,6 @@
 /* hand/bs.cu: B&S by hand: one stream per vector, no events. */
 #include "dagbench.h"
+#define SKIP_TASK_NO_WORKER /* the module has it; this program launches the kernels */
 #include "kernels/bs.cu"
 
 static void run(struct hand *h)

@@ -1,6 +1,7 @@
 /* hand/dl.cu: DL by hand: tower x on s0, tower y (after zeroing the result) on s1; the
  * concatenation and the dot product on s0 after both. */
 #include "dagbench.h"
+#define SKIP_TASK_NO_WORKER /* the module has it; this program launches the kernels */
 #include "kernels/dl.cu"
 
 static void tower(struct hand *h, int s, const char *t)

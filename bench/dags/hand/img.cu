@@ -2,6 +2,7 @@
  * blur3+unsharpen on s2; min on s3 next to max; extend and the combines on s1, each after the
  * events it needs. */
 #include "dagbench.h"
+#define SKIP_TASK_NO_WORKER /* the module has it; this program launches the kernels */
 #include "kernels/img.cu"
 
 static void run(struct hand *h)

@@ -1,6 +1,7 @@
 /* hand/ml.cu: ML by hand: ridge regression on s0, naive Bayes on s1, the argmax on s0 after
  * both. */
 #include "dagbench.h"
+#define SKIP_TASK_NO_WORKER /* the module has it; this program launches the kernels */
 #include "kernels/ml.cu"
 
 static void run(struct hand *h)

@@ -1,6 +1,7 @@
 /* hand/vec.cu: VEC by hand: square_x on s0 after the zeroing, square_y on s1; the reduction
  * on s0 once s1 is done. */
 #include "dagbench.h"
+#define SKIP_TASK_NO_WORKER /* the module has it; this program launches the kernels */
 #include "kernels/vec.cu"
 
 static void run(struct hand *h)

@@ -1,10 +1,12 @@
 /*
  * common.cuh: helpers shared by the DAG suite's kernels (bench/dags/kernels/*.cu).
  *
- * Every kernel is extern "C" (so a workload file names it plainly) and walks its elements
- * with a grid-stride loop, so that any grid covers any size: the suite launches each kernel
- * on a fixed, small number of blocks (the papers' launch shapes), which leaves room for
- * several kernels of a wide DAG to run at once.
+ * Every kernel is a task (runtime/skip_task.cuh): SKIP_TASK makes it an extern "C" kernel (so
+ * a workload file names it plainly) and an entry of the module's task table, so the suite runs
+ * under the persistent executor E5 as well as E1-E4. Each walks its elements with
+ * SKIP_GRID_LOOP over its tiles, so that any grid covers any size: the suite launches each
+ * kernel on a fixed, small number of blocks (the papers' launch shapes), which leaves room
+ * for several kernels of a wide DAG to run at once.
  */
 #ifndef SKIP_DAGS_COMMON_CUH
 #define SKIP_DAGS_COMMON_CUH
@@ -12,15 +14,7 @@
 #include <math.h>
 #include <stdint.h>
 
-/* for (long i = ...; i < n; i += stride): every element exactly once, on any grid. */
-#define GRID_LOOP(i, n)                                                                            \
-	for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < (long)(n);                  \
-	     i += (long)gridDim.x * blockDim.x)
-
-/* One warp per item: item w of n. */
-#define WARP_LOOP(w, n)                                                                            \
-	for (long w = ((long)blockIdx.x * blockDim.x + threadIdx.x) / 32; w < (long)(n);           \
-	     w += (long)gridDim.x * blockDim.x / 32)
+#include "skip_task.cuh"
 
 static __device__ __forceinline__ float warp_sum(float v)
 {

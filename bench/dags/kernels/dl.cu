@@ -9,20 +9,20 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void dl_zero(float *res)
+SKIP_TASK(dl_zero, (float *, res))
 {
-	if (blockIdx.x == 0 && threadIdx.x == 0)
+	if (skip_t.tile == 0 && skip_t.thread == 0)
 		*res = 0.0f;
 }
 
 /* out[co][oy][ox] = relu(sum_ci sum_ky,kx in[ci][oy*s+ky-1][ox*s+kx-1] * k[co][ci][ky][kx]) */
-extern "C" __global__ void dl_conv(const float *__restrict__ in, const float *__restrict__ k,
-				   float *__restrict__ out, int cin, int nin, int cout, int stride)
+SKIP_TASK(dl_conv, (const float *__restrict__, in), (const float *__restrict__, k),
+	  (float *__restrict__, out), (int, cin), (int, nin), (int, cout), (int, stride))
 {
 	int nout = nin / stride;
 	long per = (long)nout * nout;
 
-	GRID_LOOP(i, per * cout)
+	SKIP_GRID_LOOP(i, per * cout)
 	{
 		int co = (int)(i / per), oy = (int)(i % per / nout), ox = (int)(i % nout);
 		float s = 0.0f;
@@ -48,13 +48,13 @@ extern "C" __global__ void dl_conv(const float *__restrict__ in, const float *__
 	}
 }
 
-extern "C" __global__ void dl_pool(const float *__restrict__ in, float *__restrict__ out, int c,
-				   int n, int pool)
+SKIP_TASK(dl_pool, (const float *__restrict__, in), (float *__restrict__, out), (int, c), (int, n),
+	  (int, pool))
 {
 	long per = (long)n * n;
 	int r = pool / 2;
 
-	GRID_LOOP(i, per * c)
+	SKIP_GRID_LOOP(i, per * c)
 	{
 		const float *plane = in + i / per * per;
 		int y = (int)(i % per / n), x = (int)(i % n);
@@ -71,21 +71,21 @@ extern "C" __global__ void dl_pool(const float *__restrict__ in, float *__restri
 	}
 }
 
-extern "C" __global__ void dl_concat(const float *__restrict__ a, const float *__restrict__ b,
-				     float *__restrict__ z, long n)
+SKIP_TASK(dl_concat, (const float *__restrict__, a), (const float *__restrict__, b),
+	  (float *__restrict__, z), (long, n))
 {
-	GRID_LOOP(i, 2 * n)
+	SKIP_GRID_LOOP(i, 2 * n)
 	{
 		z[i] = i < n ? a[i] : b[i - n];
 	}
 }
 
-extern "C" __global__ void dl_dot(const float *__restrict__ z, const float *__restrict__ w,
-				  float *res, long n)
+SKIP_TASK(dl_dot, (const float *__restrict__, z), (const float *__restrict__, w), (float *, res),
+	  (long, n))
 {
 	float s = 0.0f;
 
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		s += z[i] * w[i];
 	}

@@ -9,13 +9,12 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void hits_spmv(const int *__restrict__ idx, const float *__restrict__ val,
-				     const float *__restrict__ vec, float *__restrict__ out,
-				     float *norm, long n)
+SKIP_TASK(hits_spmv, (const int *__restrict__, idx), (const float *__restrict__, val),
+	  (const float *__restrict__, vec), (float *__restrict__, out), (float *, norm), (long, n))
 {
-	if (blockIdx.x == 0 && threadIdx.x == 0)
+	if (skip_t.tile == 0 && skip_t.thread == 0)
 		*norm = 0.0f; /* for the sum that follows */
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		const int *c = idx + 3 * i;
 		const float *w = val + 3 * i;
@@ -24,23 +23,23 @@ extern "C" __global__ void hits_spmv(const int *__restrict__ idx, const float *_
 	}
 }
 
-extern "C" __global__ void hits_sum(const float *__restrict__ x, float *norm, long n)
+SKIP_TASK(hits_sum, (const float *__restrict__, x), (float *, norm), (long, n))
 {
 	float s = 0.0f;
 
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		s += x[i];
 	}
 	atomic_block_sum(s, norm);
 }
 
-extern "C" __global__ void hits_divide(const float *__restrict__ x, const float *__restrict__ norm,
-				       float *__restrict__ y, long n)
+SKIP_TASK(hits_divide, (const float *__restrict__, x), (const float *__restrict__, norm),
+	  (float *__restrict__, y), (long, n))
 {
 	float inv = 1.0f / *norm;
 
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		y[i] = x[i] * inv;
 	}

@@ -18,13 +18,13 @@ static __device__ __forceinline__ float px(const float *img, int n, int y, int x
 }
 
 /* Gaussian blur over a diam x diam window (sigma = diam / 2), weights normalized. */
-extern "C" __global__ void img_blur(const float *__restrict__ in, float *__restrict__ out, int n,
-				    int diam)
+SKIP_TASK(img_blur, (const float *__restrict__, in), (float *__restrict__, out), (int, n),
+	  (int, diam))
 {
 	int r = diam / 2;
 	float inv2s2 = 2.0f / (float)(diam * diam);
 
-	GRID_LOOP(i, (long)n * n)
+	SKIP_GRID_LOOP(i, (long)n * n)
 	{
 		int y = (int)(i / n), x = (int)(i % n);
 		float s = 0.0f, wsum = 0.0f;
@@ -40,9 +40,9 @@ extern "C" __global__ void img_blur(const float *__restrict__ in, float *__restr
 	}
 }
 
-extern "C" __global__ void img_sobel(const float *__restrict__ in, float *__restrict__ out, int n)
+SKIP_TASK(img_sobel, (const float *__restrict__, in), (float *__restrict__, out), (int, n))
 {
-	GRID_LOOP(i, (long)n * n)
+	SKIP_GRID_LOOP(i, (long)n * n)
 	{
 		int y = (int)(i / n), x = (int)(i % n);
 		float gx = px(in, n, y - 1, x + 1) + 2 * px(in, n, y, x + 1) +
@@ -57,64 +57,62 @@ extern "C" __global__ void img_sobel(const float *__restrict__ in, float *__rest
 }
 
 /* mx = 0, mn = +inf: the identities of max and min over non-negative values. */
-extern "C" __global__ void img_reset(float *mx, float *mn)
+SKIP_TASK(img_reset, (float *, mx), (float *, mn))
 {
-	if (blockIdx.x == 0 && threadIdx.x == 0) {
+	if (skip_t.tile == 0 && skip_t.thread == 0) {
 		*mx = 0.0f;
 		*mn = INFINITY;
 	}
 }
 
 /* Non-negative floats order like their bit patterns as signed ints. */
-extern "C" __global__ void img_max(const float *__restrict__ x, float *mx, long n)
+SKIP_TASK(img_max, (const float *__restrict__, x), (float *, mx), (long, n))
 {
 	float m = 0.0f;
 
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		m = fmaxf(m, x[i]);
 	}
 	atomicMax((int *)mx, __float_as_int(m));
 }
 
-extern "C" __global__ void img_min(const float *__restrict__ x, float *mn, long n)
+SKIP_TASK(img_min, (const float *__restrict__, x), (float *, mn), (long, n))
 {
 	float m = INFINITY;
 
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		m = fminf(m, x[i]);
 	}
 	atomicMin((int *)mn, __float_as_int(m));
 }
 
-extern "C" __global__ void img_extend(float *mask, const float *__restrict__ mx,
-				      const float *__restrict__ mn, long n)
+SKIP_TASK(img_extend, (float *, mask), (const float *__restrict__, mx),
+	  (const float *__restrict__, mn), (long, n))
 {
 	float lo = *mn, span = *mx - lo;
 	float inv = span > 0.0f ? 1.0f / span : 0.0f;
 
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		mask[i] = fminf(fmaxf((mask[i] - lo) * inv, 0.0f), 1.0f);
 	}
 }
 
-extern "C" __global__ void img_unsharpen(const float *__restrict__ img,
-					 const float *__restrict__ blur, float *__restrict__ out,
-					 long n, float amount)
+SKIP_TASK(img_unsharpen, (const float *__restrict__, img), (const float *__restrict__, blur),
+	  (float *__restrict__, out), (long, n), (float, amount))
 {
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = fminf(fmaxf(img[i] * (1.0f + amount) - blur[i] * amount, 0.0f), 1.0f);
 	}
 }
 
-extern "C" __global__ void img_combine(const float *__restrict__ a, const float *__restrict__ b,
-				       const float *__restrict__ mask, float *__restrict__ out,
-				       long n)
+SKIP_TASK(img_combine, (const float *__restrict__, a), (const float *__restrict__, b),
+	  (const float *__restrict__, mask), (float *__restrict__, out), (long, n))
 {
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = a[i] * mask[i] + b[i] * (1.0f - mask[i]);
 	}

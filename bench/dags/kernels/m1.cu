@@ -10,35 +10,32 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void m_add_bias_gelu(const float *__restrict__ in,
-					   const float *__restrict__ bias, float *__restrict__ out,
-					   long n, int h)
+SKIP_TASK(m_add_bias_gelu, (const float *__restrict__, in), (const float *__restrict__, bias),
+	  (float *__restrict__, out), (long, n), (int, h))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = gelu(in[i] + bias[i % h]);
 	}
 }
 
-extern "C" __global__ void m_add_bias_residual2(const float *__restrict__ a,
-						const float *__restrict__ b,
-						const float *__restrict__ bias,
-						float *__restrict__ out, long n, int h)
+SKIP_TASK(m_add_bias_residual2, (const float *__restrict__, a), (const float *__restrict__, b),
+	  (const float *__restrict__, bias), (float *__restrict__, out), (long, n), (int, h))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = a[i] + b[i] + bias[i % h];
 	}
 }
 
-extern "C" __global__ void m_average4(const float *__restrict__ a, const float *__restrict__ b,
-				      const float *__restrict__ c, const float *__restrict__ d,
-				      float *__restrict__ out, long n)
+SKIP_TASK(m_average4, (const float *__restrict__, a), (const float *__restrict__, b),
+	  (const float *__restrict__, c), (const float *__restrict__, d),
+	  (float *__restrict__, out), (long, n))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = 0.25f * (a[i] + b[i] + c[i] + d[i]);
 	}

@@ -8,12 +8,11 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void m_add_bias_silu(const float *__restrict__ in,
-					   const float *__restrict__ bias, float *__restrict__ out,
-					   long n, int h)
+SKIP_TASK(m_add_bias_silu, (const float *__restrict__, in), (const float *__restrict__, bias),
+	  (float *__restrict__, out), (long, n), (int, h))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		float v = in[i] + bias[i % h];
 
@@ -21,26 +20,22 @@ extern "C" __global__ void m_add_bias_silu(const float *__restrict__ in,
 	}
 }
 
-extern "C" __global__ void m_add_bias_gated_relu(const float *__restrict__ s,
-						 const float *__restrict__ gate,
-						 const float *__restrict__ bias,
-						 float *__restrict__ out, long n, int h)
+SKIP_TASK(m_add_bias_gated_relu, (const float *__restrict__, s), (const float *__restrict__, gate),
+	  (const float *__restrict__, bias), (float *__restrict__, out), (long, n), (int, h))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = fmaxf(s[i] + bias[i % h], 0.0f) * sigmoid(gate[i]);
 	}
 }
 
-extern "C" __global__ void m_add_bias_residual3(const float *__restrict__ a,
-						const float *__restrict__ b,
-						const float *__restrict__ c,
-						const float *__restrict__ bias,
-						float *__restrict__ out, long n, int h)
+SKIP_TASK(m_add_bias_residual3, (const float *__restrict__, a), (const float *__restrict__, b),
+	  (const float *__restrict__, c), (const float *__restrict__, bias),
+	  (float *__restrict__, out), (long, n), (int, h))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = a[i] + b[i] + c[i] + bias[i % h];
 	}

@@ -12,11 +12,10 @@
 
 #define ML_MAXC 16
 
-extern "C" __global__ void ml_normalize(const float *__restrict__ x, const float *__restrict__ mean,
-					const float *__restrict__ std, float *__restrict__ z,
-					long rows, int feats)
+SKIP_TASK(ml_normalize, (const float *__restrict__, x), (const float *__restrict__, mean),
+	  (const float *__restrict__, std), (float *__restrict__, z), (long, rows), (int, feats))
 {
-	GRID_LOOP(i, rows * feats)
+	SKIP_GRID_LOOP(i, rows * feats)
 	{
 		int j = (int)(i % feats);
 
@@ -25,12 +24,12 @@ extern "C" __global__ void ml_normalize(const float *__restrict__ x, const float
 }
 
 /* out[r, c] = sum_j in[r, j] * w[c, j], one warp per row; classes <= ML_MAXC. */
-extern "C" __global__ void ml_rowdot(const float *__restrict__ in, const float *__restrict__ w,
-				     float *__restrict__ out, long rows, int feats, int classes)
+SKIP_TASK(ml_rowdot, (const float *__restrict__, in), (const float *__restrict__, w),
+	  (float *__restrict__, out), (long, rows), (int, feats), (int, classes))
 {
-	int lane = threadIdx.x & 31;
+	int lane = skip_t.thread & 31;
 
-	WARP_LOOP(r, rows)
+	SKIP_WARP_LOOP(r, rows)
 	{
 		float acc[ML_MAXC]; /* fully unrolled below, so it stays in registers */
 		const float *row = in + r * feats;
@@ -56,18 +55,18 @@ extern "C" __global__ void ml_rowdot(const float *__restrict__ in, const float *
 	}
 }
 
-extern "C" __global__ void ml_add_intercept(float *r2, const float *__restrict__ intercept,
-					    long rows, int classes)
+SKIP_TASK(ml_add_intercept, (float *, r2), (const float *__restrict__, intercept), (long, rows),
+	  (int, classes))
 {
-	GRID_LOOP(i, rows * classes)
+	SKIP_GRID_LOOP(i, rows * classes)
 	{
 		r2[i] += intercept[i % classes];
 	}
 }
 
-extern "C" __global__ void ml_softmax(float *r, long rows, int classes)
+SKIP_TASK(ml_softmax, (float *, r), (long, rows), (int, classes))
 {
-	GRID_LOOP(i, rows)
+	SKIP_GRID_LOOP(i, rows)
 	{
 		float *row = r + i * classes, m = row[0], s = 0.0f;
 
@@ -80,10 +79,10 @@ extern "C" __global__ void ml_softmax(float *r, long rows, int classes)
 	}
 }
 
-extern "C" __global__ void ml_rowmax(const float *__restrict__ r1, float *__restrict__ m, long rows,
-				     int classes)
+SKIP_TASK(ml_rowmax, (const float *__restrict__, r1), (float *__restrict__, m), (long, rows),
+	  (int, classes))
 {
-	GRID_LOOP(i, rows)
+	SKIP_GRID_LOOP(i, rows)
 	{
 		float v = r1[i * classes];
 
@@ -93,10 +92,10 @@ extern "C" __global__ void ml_rowmax(const float *__restrict__ r1, float *__rest
 	}
 }
 
-extern "C" __global__ void ml_logsumexp(const float *__restrict__ r1, const float *__restrict__ m,
-					float *__restrict__ l, long rows, int classes)
+SKIP_TASK(ml_logsumexp, (const float *__restrict__, r1), (const float *__restrict__, m),
+	  (float *__restrict__, l), (long, rows), (int, classes))
 {
-	GRID_LOOP(i, rows)
+	SKIP_GRID_LOOP(i, rows)
 	{
 		float s = 0.0f;
 
@@ -106,19 +105,18 @@ extern "C" __global__ void ml_logsumexp(const float *__restrict__ r1, const floa
 	}
 }
 
-extern "C" __global__ void ml_exp_sub(float *r1, const float *__restrict__ l, long rows,
-				      int classes)
+SKIP_TASK(ml_exp_sub, (float *, r1), (const float *__restrict__, l), (long, rows), (int, classes))
 {
-	GRID_LOOP(i, rows * classes)
+	SKIP_GRID_LOOP(i, rows * classes)
 	{
 		r1[i] = __expf(r1[i] - l[i / classes]);
 	}
 }
 
-extern "C" __global__ void ml_argmax(const float *__restrict__ r1, const float *__restrict__ r2,
-				     int *__restrict__ out, long rows, int classes)
+SKIP_TASK(ml_argmax, (const float *__restrict__, r1), (const float *__restrict__, r2),
+	  (int *__restrict__, out), (long, rows), (int, classes))
 {
-	GRID_LOOP(i, rows)
+	SKIP_GRID_LOOP(i, rows)
 	{
 		int best = 0;
 		float bv = r1[i * classes] + r2[i * classes];

@@ -7,14 +7,14 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void pdl_step(const float *__restrict__ in, float *__restrict__ out, long n,
-				    float k)
+SKIP_TASK(pdl_step, (const float *__restrict__, in), (float *__restrict__, out), (long, n),
+	  (float, k))
 {
 #if __CUDA_ARCH__ >= 900
 	cudaGridDependencySynchronize();
 	cudaTriggerProgrammaticLaunchCompletion();
 #endif
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		out[i] = in[i] * k + 1.0f;
 	}

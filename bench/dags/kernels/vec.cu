@@ -5,16 +5,16 @@
  */
 #include "common.cuh"
 
-extern "C" __global__ void vec_zero(float *res)
+SKIP_TASK(vec_zero, (float *, res))
 {
-	if (blockIdx.x == 0 && threadIdx.x == 0)
+	if (skip_t.tile == 0 && skip_t.thread == 0)
 		*res = 0.0f;
 }
 
-extern "C" __global__ void vec_square(const float *__restrict__ x, float *__restrict__ y, long n)
+SKIP_TASK(vec_square, (const float *__restrict__, x), (float *__restrict__, y), (long, n))
 {
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		float v = x[i];
 
@@ -22,13 +22,13 @@ extern "C" __global__ void vec_square(const float *__restrict__ x, float *__rest
 	}
 }
 
-extern "C" __global__ void vec_reduce(const float *__restrict__ x, const float *__restrict__ y,
-				      float *res, long n)
+SKIP_TASK(vec_reduce, (const float *__restrict__, x), (const float *__restrict__, y),
+	  (float *, res), (long, n))
 {
 	float s = 0.0f;
 
 #pragma unroll 4
-	GRID_LOOP(i, n)
+	SKIP_GRID_LOOP(i, n)
 	{
 		s += x[i] - y[i];
 	}

@@ -121,7 +121,54 @@ ParameterizedTest(int *i, gpu_runtime, every_executor_matches_serial)
 {
 	cr_assert_eq(
 	    skip_run(suite[*i], "--size small --executor all --verify --iterations 3 --json"), 0);
-	cr_assert_eq(all_verified(), 4, "serial, streams, graph and window");
+	cr_assert_eq(all_verified(), 5, "serial, streams, graph, window and persistent (aot)");
+	cr_assert_eq(skip_run(suite[*i], "--size small --executor persistent --mode jit --verify "
+					 "--iterations 3 --json"),
+		     0);
+	cr_assert_eq(all_verified(), 1, "persistent (jit)");
+	cr_assert_eq(skip_run(suite[*i], "--size small --executor persistent --workers 3 --verify "
+					 "--iterations 3 --json"),
+		     0);
+	cr_assert_eq(all_verified(), 1, "persistent (aot) on 3 workers");
+}
+
+/* The persistent executor's faults: each ends with a message naming the task, never a hang. */
+static void expect_error(const char *workload, const char *args, int rc, const char *needle)
+{
+	char path[300];
+	char *err, *out;
+
+	snprintf(path, sizeof(path), "../../tests/gpu/modules/%s", workload);
+	cr_assert_eq(skip_run(path, args), rc, "%s %s", workload, args);
+	err = slurp("err.txt");
+	out = slurp("out.json"); /* an executor's failure is a row of the results */
+	cr_expect(strstr(err, needle) || strstr(out, needle), "%s %s: wanted '%s' in:\n%s%s",
+		  workload, args, needle, err, out);
+	free(err);
+	free(out);
+}
+
+Test(gpu_runtime, persistent_names_a_task_without_a_task_entry)
+{
+	expect_error("e5_plain.json", "--executor persistent", 2,
+		     "task 'old_style': kernel e5_plain of");
+	expect_error("e5_plain.json", "--executor persistent", 2, "write it with SKIP_TASK");
+	/* the other executors run it, and "all" says E5 did not */
+	cr_assert_eq(skip_run("../../tests/gpu/modules/e5_plain.json", "--executor all --verify"),
+		     0);
+}
+
+Test(gpu_runtime, persistent_task_errors_and_traps_name_the_tile)
+{
+	expect_error("e5_fail.json", "--executor persistent", 1, "task 'oops' tile 0 (epoch 1)");
+	expect_error("e5_fail.json", "--executor persistent --mode jit", 1, "task 'oops' tile 0");
+	expect_error("e5_trap.json", "--executor persistent", 1, "task 'boom' tile 2");
+}
+
+Test(gpu_runtime, persistent_refuses_more_workers_than_fit)
+{
+	expect_error("../../../bench/dags/vec.json",
+		     "--size small --executor persistent --workers 1024", 2, "fit co-resident");
 }
 
 Test(gpu_runtime, pdl_edges_keep_the_results_of_a_dependent_chain)

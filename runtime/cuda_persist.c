@@ -21,6 +21,8 @@
 #include "persist.h"
 
 #define WORKER "skip_persist_worker"
+/* skip_task.cuh's protocol warp: a worker has the largest task block plus these threads */
+#define SK_PROTOCOL_THREADS 32
 
 struct sk_cuda_persist {
 	const struct skip_graph *g;
@@ -28,15 +30,16 @@ struct sk_cuda_persist {
 	CUfunction worker;
 	int nthreads;
 	unsigned smem;
-	void *dmem;			    /* the device block */
-	CUdeviceptr drt;		    /* its struct sk_persist */
-	struct sk_persist_started *started; /* [nworkers] host-mapped */
-	uint64_t *abort_host;		    /* host-mapped */
+	void *dmem;			     /* the device block */
+	CUdeviceptr drt;		     /* its struct sk_persist */
+	CUdeviceptr dsw;		     /* its struct sk_persist_words */
+	struct sk_persist_started *started;  /* [nworkers] host-mapped */
+	uint64_t *abort_host;		     /* host-mapped */
 	struct sk_persist_started *dstarted; /* the same two, as the device sees them */
 	uint64_t *dabort;
-	uint64_t epochs;		    /* completed so far */
-	int spent;			    /* a run failed */
-	const char **names;		    /* [ntasks] */
+	uint64_t epochs;    /* completed so far */
+	int spent;	    /* a run failed */
+	const char **names; /* [ntasks] */
 };
 
 /* ---- what runs under E5 ---------------------------------------------------------------------- */
@@ -65,10 +68,11 @@ static int one_module(const struct skip_graph *g)
 		const struct sk_task *t = &g->tasks[i];
 
 		if (t->kernel.kind != SKIP_KERNEL_MODULE)
-			return sk_fail(SKIP_E_INVAL,
-				       "persistent: task '%s' is not a module's kernel; E5 runs the "
-				       "tasks of one module built with runtime/skip_task.cuh",
-				       t->name);
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "persistent: task '%s' is not a module's kernel; E5 runs the "
+			    "tasks of one module built with runtime/skip_task.cuh",
+			    t->name);
 		if (m >= 0 && t->kernel.module != m)
 			return sk_fail(SKIP_E_INVAL,
 				       "persistent: task '%s' comes from %s, task '%s' from %s; E5 "
@@ -94,11 +98,12 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
 		const struct sk_task *t = &g->tasks[i];
 
 		if (t->grid[1] > 1 || t->grid[2] > 1 || t->block[1] > 1 || t->block[2] > 1)
-			return sk_fail(SKIP_E_INVAL,
-				       "persistent: task '%s' has a %ux%ux%u grid of %ux%ux%u blocks; "
-				       "E5 runs one-dimensional grids and blocks",
-				       t->name, t->grid[0], t->grid[1], t->grid[2], t->block[0],
-				       t->block[1], t->block[2]);
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "persistent: task '%s' has a %ux%ux%u grid of %ux%ux%u blocks; "
+			    "E5 runs one-dimensional grids and blocks",
+			    t->name, t->grid[0], t->grid[1], t->grid[2], t->block[0], t->block[1],
+			    t->block[2]);
 		if ((int)t->block[0] > *nthreads)
 			*nthreads = (int)t->block[0];
 		if (t->shared_bytes > *smem)
@@ -110,10 +115,11 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
 			       "persistent: %s has no %s kernel: build the module with "
 			       "runtime/skip_task.cuh (docs/persistent.md) to run it under E5",
 			       g->modules[m], WORKER);
-	if (*smem && (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-						   (int)*smem)) != CUDA_SUCCESS)
+	if (*smem &&
+	    (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					   (int)*smem)) != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker", *smem);
-	r = sk_drv.occupancy(&per_sm, fn, *nthreads, *smem);
+	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PROTOCOL_THREADS, *smem);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: the worker's occupancy");
 	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
@@ -129,8 +135,8 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
 /* The module's worker was compiled with this runtime's persist.h: the layouts agree. */
 static int check_abi(CUmodule m, const char *path)
 {
-	const unsigned want[4] = {sizeof(struct sk_persist), offsetof(struct sk_persist, why),
-				  sizeof(struct sk_persist_plan), sizeof(struct sk_persist_gpu_task)};
+	const unsigned want[4] = {sizeof(struct sk_persist), sizeof(struct sk_persist_words),
+				  sizeof(struct sk_persist_plan), sizeof(struct sk_persist_step)};
 	unsigned got[4];
 	int err = get_global(m, "skip_persist", "_abi", got, sizeof(got));
 
@@ -192,7 +198,11 @@ static int pack_args(const struct sk_task *t, unsigned argsize, unsigned char *o
 	size_t off = 0;
 
 	for (int i = 0; i < t->nargs; i++) {
-		size_t size = t->args[i].size, align = size >= 8 ? 8 : size >= 4 ? 4 : size >= 2 ? 2 : 1,
+		size_t size = t->args[i].size,
+		       align = size >= 8   ? 8
+			       : size >= 4 ? 4
+			       : size >= 2 ? 2
+					   : 1,
 		       doff, dsize;
 
 		off = (off + align - 1) / align * align;
@@ -201,23 +211,24 @@ static int pack_args(const struct sk_task *t, unsigned argsize, unsigned char *o
 			CUDA_SUCCESS)
 			off = doff;
 		if (off + size > argsize)
-			return sk_fail(SKIP_E_INVAL,
-				       "persistent: task '%s': its arguments take %zu bytes or more; "
-				       "the SKIP_TASK entry of '%s' takes %u (different parameters?)",
-				       t->name, off + size, t->kernel.name, argsize);
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "persistent: task '%s': its arguments take %zu bytes or more; "
+			    "the SKIP_TASK entry of '%s' takes %u (different parameters?)",
+			    t->name, off + size, t->kernel.name, argsize);
 		memcpy(out + off, t->params[i], size);
 		off += size;
 	}
 	return 0;
 }
 
-/* The task table: entries and packed arguments, into the image. */
-static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *table)
+/* The task table: entries and packed arguments, into the image; the entries also into @gt. */
+static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *table,
+		     struct sk_persist_gpu_task *gt)
 {
 	const struct skip_graph *g = s->g;
 	CUmodule mod = g->cuda->mods[g->tasks[0].kernel.module];
-	struct sk_persist_gpu_task *gt = calloc((size_t)g->ntasks, sizeof(*gt));
-	int err = gt ? 0 : sk_fail(SKIP_E_NOMEM, "out of memory");
+	int err = 0;
 
 	for (int i = 0; i < g->ntasks && !err; i++) {
 		const struct sk_task *t = &g->tasks[i];
@@ -252,15 +263,17 @@ static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *tab
 	}
 	if (!err && !(*table = PUT_ARRAY(im, gt, g->ntasks)))
 		err = sk_fail(SKIP_E_NOMEM, "out of memory");
-	free(gt);
 	return err;
 }
 
-/* The plan with its arrays, pointers rewritten; the device address of the plan. */
-static uintptr_t put_plan(const struct sk_persist_plan *p, struct image *im)
+/* The plan with its arrays, pointers rewritten, and each AOT step holding its task's entry
+ * from @gt; the device address of the plan. */
+static uintptr_t put_plan(const struct sk_persist_plan *p, const struct sk_persist_gpu_task *gt,
+			  struct image *im)
 {
 	struct sk_persist_plan d = *p;
 	int W = p->o.nworkers;
+	uintptr_t steps;
 
 #define MOVE(member, count)                                                                        \
 	do {                                                                                       \
@@ -281,9 +294,17 @@ static uintptr_t put_plan(const struct sk_persist_plan *p, struct image *im)
 	MOVE(lost, p->ntasks);
 	MOVE(roots, p->nroots);
 	MOVE(q_off, W + 1);
-	MOVE(step, p->total_tiles);
 	MOVE(step_wait, p->nstep_wait);
 #undef MOVE
+	if (!(steps = PUT_ARRAY(im, p->step, p->total_tiles)))
+		return 0;
+	for (int i = 0; i < p->total_tiles; i++) {
+		struct sk_persist_step *st =
+		    (struct sk_persist_step *)(im->h + (steps - im->dbase)) + i;
+
+		st->gt = gt[st->task];
+	}
+	memcpy(&d.step, &steps, sizeof(steps));
 	/* host-only: the device never reads them */
 	d.topo = d.dispatch = d.q = NULL;
 	d.start_us = NULL;
@@ -296,26 +317,30 @@ static int build(struct sk_cuda_persist *s)
 	const struct sk_persist_plan *p = s->p;
 	struct image im = {0};
 	struct sk_persist rt;
-	size_t ctr_off = 0, done_off = 0, jit_off = 0, rt_off = 0, total = 0;
+	size_t ctr_off = 0, done_off = 0, jit_off = 0, rt_off = 0, sw_off = 0, total = 0;
 	uintptr_t plan = 0, table = 0;
+	struct sk_persist_gpu_task *gt = calloc((size_t)p->ntasks + 1, sizeof(*gt));
 	uint64_t *slot;
 	cudaError_t e;
 	int err;
 
+	if (!gt)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
 	/* the size first, with a dry run at address 0; then again at the block's address */
 	for (int pass = 0; pass < 2; pass++) {
 		im.len = 128; /* so that no part lies at address 0 of the dry run */
 		memset(&rt, 0, sizeof(rt));
-		if (!(plan = put_plan(p, &im)))
-			goto nomem;
-		if ((err = put_tasks(s, &im, &table)))
+		if ((err = put_tasks(s, &im, &table, gt)))
 			goto fail;
+		if (!(plan = put_plan(p, gt, &im)))
+			goto nomem;
 		ctr_off = img_take(&im, sizeof(struct sk_persist_ctr) * (size_t)p->ntasks, 128);
 		done_off = img_take(&im, sizeof(uint64_t) * (size_t)p->total_tiles, 128);
 		jit_off = img_take(&im, sizeof(uint64_t) * (size_t)p->jit_cap, 128);
 		rt_off = img_take(&im, sizeof(rt), 128);
+		sw_off = img_take(&im, sizeof(struct sk_persist_words), 128);
 		if (rt_off == (size_t)-1 || jit_off == (size_t)-1 || done_off == (size_t)-1 ||
-		    ctr_off == (size_t)-1)
+		    ctr_off == (size_t)-1 || sw_off == (size_t)-1)
 			goto nomem;
 		if (pass)
 			break;
@@ -333,21 +358,27 @@ static int build(struct sk_cuda_persist *s)
 	rt.p = (const struct sk_persist_plan *)plan;
 	rt.ctr = (struct sk_persist_ctr *)(im.dbase + ctr_off);
 	rt.tile_done = (sk_au64 *)(im.dbase + done_off);
+	rt.sw = (struct sk_persist_words *)(im.dbase + sw_off);
 	rt.jit.slot = (sk_au64 *)(im.dbase + jit_off);
 	rt.jit.mask = (uint64_t)p->jit_cap - 1;
+	rt.jit.head = &rt.sw->jit_head;
+	rt.jit.tail = &rt.sw->jit_tail;
 	rt.timeout_ns = (uint64_t)p->o.watchdog_ms * 1000000u;
 	rt.gtask = (const struct sk_persist_gpu_task *)table;
-	rt.started = getenv("SKIP_PERSIST_NO_TILES") ? NULL : s->dstarted;
+	rt.started = s->dstarted;
 	rt.abort_host = (sk_au64 *)s->dabort;
 	memcpy(im.h + rt_off, &rt, sizeof(rt));
 	s->drt = (CUdeviceptr)(im.dbase + rt_off);
+	s->dsw = (CUdeviceptr)(im.dbase + sw_off);
 	e = cudaMemcpy(s->dmem, im.h, total, cudaMemcpyHostToDevice);
 	free(im.h);
+	free(gt);
 	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "persistent: copying the state");
 nomem:
 	err = sk_fail(SKIP_E_NOMEM, "out of memory");
 fail:
 	free(im.h);
+	free(gt);
 	return err;
 }
 
@@ -370,22 +401,23 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 		goto fail;
 	}
 	if (p->o.nworkers > fit) {
-		*err = sk_fail(SKIP_E_INVAL,
-			       "persistent: the plan has %d workers; %d fit co-resident on this GPU "
-			       "(blocks of %d threads): E5 never launches more than fit, which "
-			       "could hang",
-			       p->o.nworkers, fit, s->nthreads);
+		*err =
+		    sk_fail(SKIP_E_INVAL,
+			    "persistent: the plan has %d workers; %d fit co-resident on this GPU "
+			    "(blocks of %d threads): E5 never launches more than fit, which "
+			    "could hang",
+			    p->o.nworkers, fit, s->nthreads);
 		goto fail;
 	}
 	m = g->tasks[0].kernel.module;
 	if (sk_drv.module_get_function(&s->worker, g->cuda->mods[m], WORKER) != CUDA_SUCCESS) {
-		*err = sk_fail(SKIP_E_INVAL, "persistent: %s has no %s kernel", g->modules[m], WORKER);
+		*err =
+		    sk_fail(SKIP_E_INVAL, "persistent: %s has no %s kernel", g->modules[m], WORKER);
 		goto fail;
 	}
 	if ((*err = check_abi(g->cuda->mods[m], g->modules[m])))
 		goto fail;
-	e = cudaHostAlloc((void **)&s->started, W * sizeof(*s->started) + 128,
-			  cudaHostAllocMapped);
+	e = cudaHostAlloc((void **)&s->started, W * sizeof(*s->started) + 128, cudaHostAllocMapped);
 	if (e == cudaSuccess)
 		e = cudaHostAlloc((void **)&s->abort_host, 128, cudaHostAllocMapped);
 	if (e == cudaSuccess)
@@ -436,13 +468,14 @@ int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int n
 	CUresult r;
 
 	if (s->spent)
-		return sk_fail(SKIP_E_INVAL, "persistent: an earlier run stopped on an error, which "
-					     "left its counters mid-epoch");
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent: an earlier run stopped on an error, which "
+			       "left its counters mid-epoch");
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&attr, 0, sizeof(attr));
 	cfg.gridDimX = (unsigned)s->p->o.nworkers;
 	cfg.gridDimY = cfg.gridDimZ = 1;
-	cfg.blockDimX = (unsigned)s->nthreads;
+	cfg.blockDimX = (unsigned)s->nthreads + SK_PROTOCOL_THREADS;
 	cfg.blockDimY = cfg.blockDimZ = 1;
 	cfg.sharedMemBytes = s->smem;
 	cfg.hStream = (CUstream)stream;
@@ -477,30 +510,31 @@ static int trapped(struct sk_cuda_persist *s, cudaError_t e)
 					       (unsigned long long)st->epoch);
 	}
 	s->spent = 1;
-	return sk_fail(SKIP_E_CUDA, "persistent: the GPU stopped the kernel (%s) while %s%s",
-		       cudaGetErrorString(e), n ? "these tiles ran: " : "no tile ran",
-		       n > 4 ? "; ..." : list);
+	return sk_fail(SKIP_E_CUDA, "persistent: the GPU stopped the kernel (%s) while %s%s%s",
+		       cudaGetErrorString(e), n ? "these tiles ran: " : "no tile ran", list,
+		       n > 4 ? "; ..." : "");
 }
 
 /* The state's own error: its why, copied back, in words. */
 static int stopped(struct sk_cuda_persist *s)
 {
+	struct sk_persist_words sw;
 	struct sk_persist rt;
 	cudaError_t e;
 
 	memset(&rt, 0, sizeof(rt));
-	e = cudaMemcpy(&rt.why, (void *)(uintptr_t)(s->drt + offsetof(struct sk_persist, why)),
-		       sizeof(rt.why), cudaMemcpyDeviceToHost);
+	e = cudaMemcpy(&sw, (void *)(uintptr_t)s->dsw, sizeof(sw), cudaMemcpyDeviceToHost);
 	if (e != cudaSuccess)
 		return sk_cuda_fail(e, "persistent: reading why the run stopped");
+	rt.sw = &sw;
 	rt.p = s->p;
 	rt.names = s->names;
 	rt.timeout_ns = (uint64_t)s->p->o.watchdog_ms * 1000000u;
-	atomic_init(&rt.abort, *(volatile uint64_t *)s->abort_host);
 	sk_persist_why_text(&rt);
 	s->spent = 1;
-	return sk_fail(-(int)*(volatile uint64_t *)s->abort_host, "persistent run (%s, %d workers): %s",
-		       sk_persist_mode_name(s->p->o.mode), s->p->o.nworkers, rt.diag);
+	return sk_fail(-(int)*(volatile uint64_t *)s->abort_host,
+		       "persistent run (%s, %d workers): %s", sk_persist_mode_name(s->p->o.mode),
+		       s->p->o.nworkers, rt.diag);
 }
 
 int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream)

@@ -531,7 +531,8 @@ static int build_steps(struct sk_persist_plan *p)
 		struct sk_persist_step *s = &p->step[i];
 		int g = p->q[i], t = p->tile_task[g], k = g - p->tile_base[t];
 
-		*s = (struct sk_persist_step){.task = t, .tile = k, .wait_off = p->nstep_wait};
+		*s = (struct sk_persist_step){
+		    .task = t, .tile = k, .g = g, .wait_off = p->nstep_wait};
 		for (int j = p->pred_off[t]; j < p->pred_off[t + 1]; j++) {
 			int q = p->pred[j], lo = 0, hi = 1;
 

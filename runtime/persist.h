@@ -123,16 +123,26 @@ struct sk_persist_opts {
 				  .lookahead = 8,                                                  \
 				  .report_batch = 8})
 
-/* AOT: one queue entry as a worker reads it, in one 32-byte load: the tile, and the counters
- * it waits on (the first two inline, the rest in step_wait). A counter c >= 0 is
- * ctr[c].done, whose target is per_epoch * e (the producer's tiles); c < 0 is
- * tile_done[-c - 1], whose target is e (one producer tile). */
+/* The GPU's task table: one entry per task, in device memory (skip_task.cuh runs them). */
+struct sk_persist_gpu_task {
+	void *fn;	   /* the task's entry, a skip_task_fn of the worker's module */
+	const void *args;  /* its packed arguments, in device memory */
+	unsigned nthreads; /* its block */
+	unsigned ntiles;   /* its grid */
+};
+
+/* AOT: one queue entry as a worker reads it, in one 64-byte load: the tile, the counters it
+ * waits on (the first two inline, the rest in step_wait) and, on the GPU, its task's entry
+ * (filled by the device when it copies the plan). A counter c >= 0 is ctr[c].done, whose
+ * target is per_epoch * e (the producer's tiles); c < 0 is tile_done[-c - 1], whose target
+ * is e (one producer tile). */
 #define SK_STEP_WAITS 2
 struct sk_persist_step {
-	int task, tile;
-	int nwait;    /* counters to wait on */
-	int wait_off; /* the ones after the first SK_STEP_WAITS: step_wait[wait_off ..] */
+	int task, tile, g; /* the task, its tile, and that tile's number in the plan */
+	int nwait;	   /* counters to wait on */
+	int wait_off;	   /* the ones after the first SK_STEP_WAITS: step_wait[wait_off ..] */
 	int ctr[SK_STEP_WAITS], per_epoch[SK_STEP_WAITS];
+	struct sk_persist_gpu_task gt; /* GPU: the task's entry; zero on the CPU */
 };
 struct sk_persist_wait {
 	int ctr, per_epoch;
@@ -356,10 +366,10 @@ struct sk_persist_ctr {
 #define SK_RING_TASK_BITS 24
 #define SK_RING_STOP	  ((1u << SK_RING_TASK_BITS) - 1) /* COPILOT: "this worker stops" */
 struct sk_persist_ring {
-	sk_au64 *slot;		      /* [mask + 1] */
-	uint64_t mask;		      /* capacity - 1 */
-	SK_ALIGNED(128) sk_au64 head; /* next position to claim: consumers' CAS (device memory) */
-	SK_ALIGNED(128) sk_au64 tail; /* JIT: next position to reserve: producers' fetch_add */
+	sk_au64 *slot; /* [mask + 1] */
+	uint64_t mask; /* capacity - 1 */
+	sk_au64 *head; /* next position to claim: consumers' CAS (device memory) */
+	sk_au64 *tail; /* JIT: next position to reserve: producers' fetch_add */
 };
 
 /* One worker's completion reports to the co-pilot: single producer (the worker), single
@@ -395,14 +405,6 @@ struct sk_persist_why {
 	int path[SK_WHY_PATH], path_done[SK_WHY_PATH]; /* task and its tiles done */
 };
 
-/* The GPU's task table: one entry per task, in device memory (skip_task.cuh runs them). */
-struct sk_persist_gpu_task {
-	void *fn;	   /* the task's entry, a skip_task_fn of the worker's module */
-	const void *args;  /* its packed arguments, in device memory */
-	unsigned nthreads; /* its block */
-	unsigned ntiles;   /* its grid */
-};
-
 /* The GPU's: the tile a worker last began, in host-mapped memory, so that the host can name
  * it when a trap has killed the context. */
 struct sk_persist_started {
@@ -412,21 +414,31 @@ struct sk_persist_started {
 	int pad;
 };
 
+/* The words that every worker and the host write, each alone on its line (device memory).
+ * Everything else of struct sk_persist is read-only while workers run, so that a GPU worker
+ * reads it from its own copy in shared memory: an acquire load invalidates the L1, and every
+ * later read of the state would otherwise be a trip to L2. */
+struct sk_persist_words {
+	SK_ALIGNED(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
+	SK_ALIGNED(128) sk_au64 abort;	    /* 0, or minus the error that stops every thread */
+	SK_ALIGNED(128) sk_au64 jit_head, jit_tail; /* the rings' (struct sk_persist_ring) */
+	SK_ALIGNED(128) sk_au64 feed_head;
+	SK_ALIGNED(128) sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
+	struct sk_persist_why why; /* written once, by the thread that set abort */
+};
+
 struct sk_persist {
 	const struct sk_persist_plan *p;
+	struct sk_persist_words *sw; /* the shared words */
 	struct sk_persist_hooks h;
 	struct sk_persist_ctr *ctr;  /* [ntasks] */
 	sk_au64 *tile_done;	     /* [total_tiles] the epoch each tile last completed */
 	struct sk_persist_ring jit;  /* JIT ready ring (device memory) */
 	struct sk_persist_ring feed; /* COPILOT feed ring: slots in host memory, head on device */
-	struct sk_persist_reports *rep;	    /* [nworkers] COPILOT */
-	uint64_t first_epoch, last_epoch;   /* of the current run: set before the workers start */
-	uint64_t timeout_ns;		    /* the watchdog */
-	SK_ALIGNED(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
-	SK_ALIGNED(128) sk_au64 abort;	    /* 0, or minus the error that stops every thread */
-	struct sk_persist_why why;	    /* written once, by the thread that set abort */
-	char diag[512];			    /* the message: the host's, from why */
-	sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
+	struct sk_persist_reports *rep;	  /* [nworkers] COPILOT */
+	uint64_t first_epoch, last_epoch; /* of the current run: set before the workers start */
+	uint64_t timeout_ns;		  /* the watchdog */
+	char diag[512];			  /* the message: the host's, from sw->why */
 	struct sk_persist_host *host;
 	int spent; /* a run failed: the counters are mid-epoch */
 	/* the GPU's (NULL on the CPU) */

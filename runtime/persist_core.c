@@ -28,8 +28,9 @@
 /* ---- platform: the clock, the pause, the body and the jitter hook ---------------------------- */
 
 #ifdef SK_PERSIST_GPU
-/* skip_task.cuh defines SK_PERSIST_BODY (the CTA runs the task's tile) before it includes this
- * file; the GPU has no jitter hook. */
+/* skip_task.cuh defines SK_PERSIST_BODY(rt, t, k, e, w, gt) (the CTA runs the task's tile; gt:
+ * the task's entry when the caller has it, else NULL) before it includes this file; the GPU
+ * has no jitter hook. */
 static __device__ uint64_t now_ns(void)
 {
 	uint64_t t;
@@ -82,7 +83,7 @@ static SK_PFN void pause_step(unsigned n)
 	}
 }
 
-#define SK_PERSIST_BODY(rt, t, k, e, w) ((rt)->h.body((rt)->h.ctx, t, k, e, w))
+#define SK_PERSIST_BODY(rt, t, k, e, w, gt) ((void)(gt), (rt)->h.body((rt)->h.ctx, t, k, e, w))
 
 static inline SK_PFN void jitter(struct sk_persist *rt, int w, enum sk_persist_point at)
 {
@@ -109,10 +110,10 @@ SK_PFN int sk_persist_stop(struct sk_persist *rt, int err, const struct sk_persi
 
 	/* Relaxed: the flag only says "stop". The reason is read by the thread that joins the
 	 * workers, after pthread_join (GPU: after the kernel ends). */
-	while (!sk_cas_relaxed(&rt->abort, &expect, (uint64_t)(-(int64_t)err)))
+	while (!sk_cas_relaxed(&rt->sw->abort, &expect, (uint64_t)(-(int64_t)err)))
 		if (expect) /* else a weak CAS's spurious failure: try again */
 			return -(int)expect;
-	rt->why = *why;
+	rt->sw->why = *why;
 #ifdef SK_PERSIST_GPU
 	/* the host learns of it without a copy: the why it copies after the kernel ends */
 	if (rt->abort_host)
@@ -123,7 +124,7 @@ SK_PFN int sk_persist_stop(struct sk_persist *rt, int err, const struct sk_persi
 
 static inline SK_PFN int stopped(struct sk_persist *rt)
 {
-	uint64_t a = sk_ld_relaxed(&rt->abort, SK_DEV);
+	uint64_t a = sk_ld_relaxed(&rt->sw->abort, SK_DEV);
 
 	return a ? -(int)a : 0;
 }
@@ -158,7 +159,7 @@ static SK_PFN int unfinished_producer(struct sk_persist *rt, int t, uint64_t e)
 static SK_PFN int stall(struct sk_persist *rt, int worker)
 {
 	const struct sk_persist_plan *p = rt->p;
-	uint64_t done = sk_ld_relaxed(&rt->tiles_done, SK_DEV), e = done / p->total_tiles + 1;
+	uint64_t done = sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV), e = done / p->total_tiles + 1;
 	struct sk_persist_why why = {};
 	int t = -1;
 
@@ -191,7 +192,7 @@ static SK_PFN int stall(struct sk_persist *rt, int worker)
 
 SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt)
 {
-	wt->seen = sk_ld_relaxed(&rt->tiles_done, SK_DEV);
+	wt->seen = sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV);
 	wt->since_ns = 0;
 	wt->spins = 0;
 }
@@ -207,7 +208,7 @@ SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch 
 	if (wt->spins < 4)
 		return 0;
 	now = now_ns();
-	cur = sk_ld_relaxed(&rt->tiles_done, SK_DEV);
+	cur = sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV);
 	if (!wt->since_ns || cur != wt->seen) {
 		if (cur != wt->seen)
 			wt->spins = 0;
@@ -243,7 +244,7 @@ static inline SK_PFN int64_t seq_diff(uint64_t a, uint64_t b)
  */
 SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s)
 {
-	uint64_t pos = sk_ld_relaxed(&r->head, SK_DEV);
+	uint64_t pos = sk_ld_relaxed(r->head, SK_DEV);
 
 	for (;;) {
 		sk_au64 *slot = &r->slot[pos & r->mask];
@@ -251,7 +252,7 @@ SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_s
 		int64_t d = seq_diff(w >> SK_RING_TASK_BITS, pos + 1);
 
 		if (d == 0) {
-			if (!sk_cas_relaxed(&r->head, &pos, pos + 1))
+			if (!sk_cas_relaxed(r->head, &pos, pos + 1))
 				continue; /* pos now holds the head */
 			/* JIT: free the slot for position pos + capacity (release: the read above
 			 * happens before the next producer's write) */
@@ -261,7 +262,7 @@ SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_s
 		}
 		if (d < 0)
 			return -1;
-		pos = sk_ld_relaxed(&r->head, SK_DEV);
+		pos = sk_ld_relaxed(r->head, SK_DEV);
 	}
 }
 
@@ -281,7 +282,7 @@ SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_
 static SK_PFN int ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task, int n,
 			    int w)
 {
-	uint64_t pos = sk_fetch_add_relaxed(&r->tail, (uint64_t)n);
+	uint64_t pos = sk_fetch_add_relaxed(r->tail, (uint64_t)n);
 
 	jitter(rt, w, SK_AT_PUBLISH);
 	for (int i = 0; i < n; i++, pos++) {
@@ -315,7 +316,7 @@ static SK_PFN void flush_reports(struct sk_persist *rt, int w)
 		return;
 	jitter(rt, w, SK_AT_REPORT);
 	sk_st_release(&r->tail, r->local, SK_SYS);
-	count(&rt->n_batches);
+	count(&rt->sw->n_batches);
 }
 
 /* Worker @w reports that @task completed; published every report_batch, or when it idles. */
@@ -337,7 +338,7 @@ static SK_PFN int report(struct sk_persist *rt, int w, int task)
 	}
 	r->ids[r->local & (cap - 1)] = (uint32_t)task;
 	r->local++;
-	count(&rt->n_reports);
+	count(&rt->sw->n_reports);
 	if (r->local - sk_ld_relaxed(&r->tail, SK_SYS) >= (uint64_t)rt->p->o.report_batch)
 		flush_reports(rt, w);
 	return 0;
@@ -353,7 +354,7 @@ static SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, in
 
 	if (sk_ld_acquire(a, SK_DEV) >= target)
 		return 0;
-	count(&rt->n_waits);
+	count(&rt->sw->n_waits);
 	flush_reports(rt, w);
 	sk_persist_watch_init(rt, &wt);
 	do {
@@ -401,8 +402,8 @@ static SK_PFN int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, i
  * task's or the epoch's last; AOT passes NULL for both (on the GPU that publishes the tile with
  * one release fence and relaxed writes whose results it does not wait for).
  */
-static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, uint64_t e, int *task_end,
-			      int *epoch_end)
+static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
+			      const struct sk_persist_gpu_task *gt, int *task_end, int *epoch_end)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t old;
@@ -410,13 +411,13 @@ static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, uint64
 
 #ifdef SK_PERSIST_GPU
 	/* a load on the critical path of every tile: every 32nd tile looks (and every wait) */
-	if ((p->tile_base[t] + k) % 32 == 0 && (err = stopped(rt)))
+	if (g % 32 == 0 && (err = stopped(rt)))
 		return err;
 #else
 	if ((err = stopped(rt)))
 		return err;
 #endif
-	err = SK_PERSIST_BODY(rt, t, k, e, w);
+	err = SK_PERSIST_BODY(rt, t, k, e, w, gt);
 	if (err) {
 		struct sk_persist_why why = {};
 
@@ -430,20 +431,19 @@ static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, uint64
 #ifdef SK_PERSIST_GPU
 	if (!task_end) { /* AOT: nobody needs the counts back. One fence, then three writes the
 			    worker does not wait for (red: fire and forget) */
-		sk_publish3(&rt->tile_done[p->tile_base[t] + k], e, &rt->ctr[t].done,
-			    &rt->tiles_done);
+		sk_publish3(&rt->tile_done[g], e, &rt->ctr[t].done, &rt->sw->tiles_done);
 		return 0;
 	}
 #endif
-	sk_st_release(&rt->tile_done[p->tile_base[t] + k], e, SK_DEV);
+	sk_st_release(&rt->tile_done[g], e, SK_DEV);
 	jitter(rt, w, SK_AT_COMPLETE);
 	old = sk_fetch_add_acq_rel(&rt->ctr[t].done, 1);
 	if (task_end)
 		*task_end = old + 1 == (uint64_t)p->ntiles[t] * e;
-	old = sk_fetch_add_acq_rel(&rt->tiles_done, 1);
+	old = sk_fetch_add_acq_rel(&rt->sw->tiles_done, 1);
 	if (epoch_end)
 		*epoch_end = old + 1 == (uint64_t)p->total_tiles * e;
-	count(&rt->n_tiles);
+	count(&rt->sw->n_tiles);
 	return 0;
 }
 
@@ -452,7 +452,9 @@ static SK_PFN int run_tile(struct sk_persist *rt, int w, int t, int k, uint64_t 
 {
 	int err = wait_inputs(rt, t, k, e, w);
 
-	return err ? err : finish_tile(rt, w, t, k, e, task_end, epoch_end);
+	return err ? err
+		   : finish_tile(rt, w, t, k, rt->p->tile_base[t] + k, e, NULL, task_end,
+				 epoch_end);
 }
 
 /* AOT: step @s in epoch @e, its waits read from the step itself. */
@@ -475,7 +477,7 @@ static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist
 		if ((err = wait_ge(rt, a, (uint64_t)x.per_epoch * e, w)))
 			return err;
 	}
-	return finish_tile(rt, w, s->task, s->tile, e, NULL, NULL);
+	return finish_tile(rt, w, s->task, s->tile, s->g, e, &s->gt, NULL, NULL);
 }
 
 /* ---- JIT: readiness by arrivals -------------------------------------------------------------- */
@@ -588,7 +590,7 @@ static SK_PFN void work_aot(struct sk_persist *rt, int w)
 				return;
 		}
 		if (e < rt->last_epoch &&
-		    wait_ge(rt, &rt->tiles_done, (uint64_t)p->total_tiles * e, w))
+		    wait_ge(rt, &rt->sw->tiles_done, (uint64_t)p->total_tiles * e, w))
 			return;
 	}
 }
@@ -608,7 +610,7 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
 		if (t < 0) {
 			flush_reports(rt, w);
 			/* JIT ends when the last epoch has; the co-pilot sends stop entries */
-			if (!copilot && sk_ld_acquire(&rt->tiles_done, SK_DEV) >= end)
+			if (!copilot && sk_ld_acquire(&rt->sw->tiles_done, SK_DEV) >= end)
 				break;
 			if (sk_persist_watch_step(rt, &wt, w))
 				break;

@@ -97,6 +97,7 @@ void sk_persist_free(struct sk_persist *rt)
 	free(rt->tile_done);
 	free(rt->jit.slot);
 	free(rt->feed.slot);
+	free(rt->sw);
 	free(rt);
 }
 
@@ -140,7 +141,10 @@ static int alloc_rings(struct sk_persist *rt)
 	const struct sk_persist_plan *p = rt->p;
 
 	rt->jit.mask = (uint64_t)p->jit_cap - 1;
+	rt->jit.head = &rt->sw->jit_head;
+	rt->jit.tail = &rt->sw->jit_tail;
 	rt->feed.mask = (uint64_t)p->feed_cap - 1;
+	rt->feed.head = &rt->sw->feed_head;
 	rt->jit.slot = malloc(sizeof(sk_au64) * (size_t)p->jit_cap);
 	rt->feed.slot = malloc(sizeof(sk_au64) * (size_t)p->feed_cap);
 	rt->rep = zalloc128(sizeof(*rt->rep) * (size_t)p->o.nworkers);
@@ -175,9 +179,10 @@ struct sk_persist *sk_persist_new(const struct sk_persist_plan *p, const struct 
 	rt->p = p;
 	rt->h = *h;
 	rt->timeout_ns = (uint64_t)p->o.watchdog_ms * 1000000u;
+	rt->sw = zalloc128(sizeof(*rt->sw));
 	rt->ctr = zalloc128(sizeof(*rt->ctr) * (size_t)p->ntasks);
 	rt->tile_done = calloc((size_t)p->total_tiles, sizeof(sk_au64));
-	if (!rt->ctr || !rt->tile_done || alloc_rings(rt) || alloc_host(rt)) {
+	if (!rt->sw || !rt->ctr || !rt->tile_done || alloc_rings(rt) || alloc_host(rt)) {
 		sk_persist_free(rt);
 		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
 		return NULL;
@@ -328,7 +333,7 @@ static int copilot_epoch(struct sk_persist *rt)
 		}
 	sk_persist_watch_init(rt, &wt);
 	while (h->ndone < p->ntasks) {
-		int err = sk_ld_relaxed(&rt->abort, SK_DEV) ? -1 : 0;
+		int err = sk_ld_relaxed(&rt->sw->abort, SK_DEV) ? -1 : 0;
 
 		if (err)
 			return err;
@@ -366,7 +371,7 @@ int sk_persist_abort(struct sk_persist *rt, int err, const char *fmt, ...)
 	va_list ap;
 	int got = sk_persist_stop(rt, err, &why);
 
-	if (got != err || rt->why.kind != SK_WHY_TEXT)
+	if (got != err || rt->sw->why.kind != SK_WHY_TEXT)
 		return got;
 	va_start(ap, fmt);
 	vsnprintf(rt->diag, sizeof(rt->diag), fmt, ap);
@@ -394,7 +399,7 @@ static const char *who(int worker, char *buf, size_t n)
 
 void sk_persist_why_text(struct sk_persist *rt)
 {
-	const struct sk_persist_why *y = &rt->why;
+	const struct sk_persist_why *y = &rt->sw->why;
 	char *m = rt->diag, wbuf[32], tbuf[160];
 	size_t cap = sizeof(rt->diag);
 	int len = 0;
@@ -404,7 +409,7 @@ void sk_persist_why_text(struct sk_persist *rt)
 		snprintf(m, cap, "%s tile %d (epoch %llu) failed on worker %d: %s",
 			 task_text(rt, y->task, tbuf, sizeof(tbuf)), y->tile,
 			 (unsigned long long)y->epoch, y->worker,
-			 skip_strerror(-(int)sk_ld_relaxed(&rt->abort, SK_DEV)));
+			 skip_strerror(-(int)sk_ld_relaxed(&rt->sw->abort, SK_DEV)));
 		break;
 	case SK_WHY_TICKET:
 		snprintf(m, cap, "%s: ticket %llu is epoch %llu, outside the run's %llu..%llu",
@@ -459,7 +464,7 @@ static void *worker_main(void *arg)
 
 uint64_t sk_persist_epoch(const struct sk_persist *rt)
 {
-	return sk_ld_relaxed((sk_au64 *)&rt->tiles_done, SK_DEV) / (uint64_t)rt->p->total_tiles;
+	return sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV) / (uint64_t)rt->p->total_tiles;
 }
 
 int sk_persist_run(struct sk_persist *rt, int niters)
@@ -491,7 +496,7 @@ int sk_persist_run(struct sk_persist *rt, int niters)
 		copilot(rt);
 	for (int w = 0; w < started; w++)
 		pthread_join(h->threads[w], NULL);
-	ab = sk_ld_relaxed(&rt->abort, SK_DEV);
+	ab = sk_ld_relaxed(&rt->sw->abort, SK_DEV);
 	if (ab) {
 		rt->spent = 1;
 		sk_persist_why_text(rt);
@@ -504,8 +509,8 @@ int sk_persist_run(struct sk_persist *rt, int niters)
 
 void sk_persist_get_stats(const struct sk_persist *rt, struct sk_persist_stats *out)
 {
-	sk_au64 *n_tiles = (sk_au64 *)&rt->n_tiles, *n_waits = (sk_au64 *)&rt->n_waits;
-	sk_au64 *n_reports = (sk_au64 *)&rt->n_reports, *n_batches = (sk_au64 *)&rt->n_batches;
+	sk_au64 *n_tiles = &rt->sw->n_tiles, *n_waits = &rt->sw->n_waits;
+	sk_au64 *n_reports = &rt->sw->n_reports, *n_batches = &rt->sw->n_batches;
 
 	*out = (struct sk_persist_stats){
 	    .tiles = sk_ld_relaxed(n_tiles, SK_DEV),

@@ -25,13 +25,14 @@
  *   skip_t.tile, skip_t.ntiles     this tile and the task's tile count (its grid)
  *   skip_t.thread, skip_t.nthreads this thread and the task's block size
  * A body must read its position only from skip_t (SKIP_GRID_LOOP, SKIP_WARP_LOOP), never from
- * blockIdx, gridDim or blockDim: under E5 a worker CTA runs many tiles of many tasks. Rules for
+ * blockIdx, gridDim, blockDim or threadIdx: under E5 a worker CTA runs many tiles of many
+ * tasks, with its warp 0 running the scheduling protocol and warps 1.. the tile. Rules for
  * bodies under E5 (docs/persistent.md):
  *   - grids and blocks are one-dimensional; the block is at most SKIP_TASK_MAX_THREADS (256
- *     unless defined before the include) and the worker runs with the largest block of the
- *     plan: threads past the task's block skip the body;
- *   - a body that calls __syncthreads() must be given the worker's whole block (its block
- *     equals the largest of the plan), since the threads past its block do not reach it;
+ *     unless defined before the include); a worker has the largest block of the plan plus a
+ *     warp, and its threads past a task's block skip that task's body;
+ *   - a body synchronizes its threads with skip_tile_sync(skip_t), never __syncthreads()
+ *     (which warp 0 never reaches); the lanes of a warp are the hardware's (skip_t.thread & 31);
  *   - shared memory: dynamic shared memory only, through skip_smem() (the worker is launched
  *     with the largest dynamic size of the plan);
  *   - skip_task_fail(code) makes the run stop with that error (code < 0), naming the tile;
@@ -50,8 +51,9 @@
 #endif
 
 struct skip_tile {
-	unsigned tile, ntiles;	  /* this tile of the task, and its tile count */
+	unsigned tile, ntiles;	   /* this tile of the task, and its tile count */
 	unsigned thread, nthreads; /* this thread of the tile, and the task's block */
+	unsigned worker;	   /* 0: the kernel form; 1: a tile in E5's worker */
 };
 
 typedef void (*skip_task_fn)(const void *args, struct skip_tile skip_t);
@@ -59,7 +61,7 @@ typedef void (*skip_task_fn)(const void *args, struct skip_tile skip_t);
 /* The kernel form's tile: the block of the grid. */
 static __device__ __forceinline__ struct skip_tile skip_tile_of_grid(void)
 {
-	struct skip_tile t = {blockIdx.x, gridDim.x, threadIdx.x, blockDim.x};
+	struct skip_tile t = {blockIdx.x, gridDim.x, threadIdx.x, blockDim.x, 0};
 
 	return t;
 }
@@ -73,6 +75,16 @@ static __device__ __forceinline__ struct skip_tile skip_tile_of_grid(void)
 #define SKIP_WARP_LOOP(w, n)                                                                       \
 	for (long w = ((long)skip_t.tile * skip_t.nthreads + skip_t.thread) / 32; w < (long)(n);   \
 	     w += (long)skip_t.ntiles * skip_t.nthreads / 32)
+
+/* __syncthreads() for a tile: in E5's worker, the threads that run the tile (warp 0 runs the
+ * protocol and never reaches a body's barrier, so a body must use this, not __syncthreads). */
+static __device__ __forceinline__ void skip_tile_sync(const struct skip_tile skip_t)
+{
+	if (!skip_t.worker)
+		__syncthreads();
+	else
+		asm volatile("barrier.sync 2, %0;" ::"r"((skip_t.nthreads + 31) / 32 * 32) : "memory");
+}
 
 /* The tile's dynamic shared memory. */
 static __device__ __forceinline__ void *skip_smem(void)
@@ -164,6 +176,10 @@ static __device__ __forceinline__ void *skip_smem(void)
 
 /* ---- the worker kernel ----------------------------------------------------------------------- */
 
+/* Warp 0 of a worker runs the protocol (its thread 0) and no task: it never calls a body, so
+ * it keeps its state in registers while the other warps run the tile. */
+#define SK_PROTOCOL_THREADS 32
+
 /* The current tile's order from the protocol thread to the CTA, and a body's error. */
 static __shared__ int sk_cmd_task, sk_cmd_tile, sk_cmd_err;
 
@@ -176,14 +192,16 @@ static __device__ __forceinline__ void skip_task_fail(int code)
 #ifndef SKIP_TASK_NO_WORKER
 
 struct sk_persist;
-static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e, int w);
-#define SK_PERSIST_BODY(rt, t, k, e, w) sk_gpu_body(rt, t, k, e, w)
+struct sk_persist_gpu_task;
+static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e, int w,
+				  const struct sk_persist_gpu_task *gt);
+#define SK_PERSIST_BODY(rt, t, k, e, w, gt) sk_gpu_body(rt, t, k, e, w, gt)
 #include "persist_core.c"
 
 /* The layouts the worker was compiled with; the runtime checks them against its own. */
 extern "C" __device__ unsigned skip_persist_abi[4] = {
-    sizeof(struct sk_persist), offsetof(struct sk_persist, why), sizeof(struct sk_persist_plan),
-    sizeof(struct sk_persist_gpu_task)};
+    sizeof(struct sk_persist), sizeof(struct sk_persist_words), sizeof(struct sk_persist_plan),
+    sizeof(struct sk_persist_step)};
 
 /* Every thread of the CTA, including the protocol thread: a named barrier that threads in
  * different branches may reach (the non-.aligned form). */
@@ -192,20 +210,26 @@ static __device__ __forceinline__ void sk_cta_bar(void)
 	asm volatile("barrier.sync 1;" ::: "memory");
 }
 
-static __device__ __forceinline__ void sk_gpu_tile(struct sk_persist *rt, int t, int k)
+/* The tile the protocol thread hands the CTA: the task's entry. */
+static __shared__ struct sk_persist_gpu_task sk_cmd_gt;
+
+/* Warps 1.. run the tile, as threads 0.. of it; warp 0 is the protocol's. */
+static __device__ __forceinline__ void sk_gpu_tile(int k)
 {
-	const struct sk_persist_gpu_task *g = &rt->gtask[t];
+	const struct sk_persist_gpu_task g = sk_cmd_gt;
+	unsigned tid = threadIdx.x - SK_PROTOCOL_THREADS;
 
-	if (threadIdx.x < g->nthreads) {
-		struct skip_tile tile = {(unsigned)k, g->ntiles, threadIdx.x, g->nthreads};
+	if (threadIdx.x >= SK_PROTOCOL_THREADS && tid < g.nthreads) {
+		struct skip_tile tile = {(unsigned)k, g.ntiles, tid, g.nthreads, 1};
 
-		((skip_task_fn)g->fn)(g->args, tile);
+		((skip_task_fn)g.fn)(g.args, tile);
 	}
 }
 
 /* The protocol thread's body call: the CTA runs tile @k of @t, and the error it raised. The
  * last tile each worker started goes to host memory first, for the message after a trap. */
-static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e, int w)
+static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e, int w,
+				  const struct sk_persist_gpu_task *gt)
 {
 	int err;
 
@@ -217,10 +241,10 @@ static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t 
 		s->epoch = e;
 		s->running = 1;
 	}
+	sk_cmd_gt = gt ? *gt : rt->gtask[t];
 	sk_cmd_task = t;
 	sk_cmd_tile = k;
-	sk_cta_bar();
-	sk_gpu_tile(rt, t, k);
+	sk_cta_bar(); /* the other warps run the tile */
 	sk_cta_bar();
 	if (rt->started)
 		((volatile struct sk_persist_started *)&rt->started[w])->running = 0;
@@ -233,29 +257,36 @@ static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t 
  * One CTA per worker, all co-resident (a cooperative launch). Thread 0 runs the protocol
  * (persist_core.c) and, at each tile, calls the whole CTA in through sk_gpu_body(); the other
  * threads wait for those calls and leave on task -1. @first_epoch and @niters are this launch's.
+ * @rt is in device memory and not written (its shared words are behind rt->sw).
  */
-extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS)
+extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PROTOCOL_THREADS)
     skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters)
 {
+	/* The state and the plan the protocol reads, copied to shared memory once: the shared
+	 * words stay where they are (rt->sw), everything read-only is read from here, beyond
+	 * the reach of the L1 invalidation that each acquire load makes. */
+	__shared__ struct sk_persist srt;
+	__shared__ struct sk_persist_plan sp;
+
 	if (threadIdx.x == 0) {
 		sk_cmd_err = 0;
-		/* every worker writes the same values before it reads them */
-		rt->first_epoch = first_epoch;
-		rt->last_epoch = first_epoch + (uint64_t)niters - 1;
-		if (blockIdx.x == 0 && rt->p->o.mode == SK_PERSIST_JIT)
-			sk_persist_jit_start(rt);
-		sk_persist_work(rt, (int)blockIdx.x);
+		srt = *rt;
+		sp = *rt->p;
+		srt.p = &sp;
+		srt.first_epoch = first_epoch;
+		srt.last_epoch = first_epoch + (uint64_t)niters - 1;
+		if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
+			sk_persist_jit_start(&srt);
+		sk_persist_work(&srt, (int)blockIdx.x);
 		sk_cmd_task = -1;
 		sk_cta_bar();
 		return;
 	}
 	for (;;) {
-		int t;
-
 		sk_cta_bar();
-		if ((t = sk_cmd_task) < 0)
+		if (sk_cmd_task < 0)
 			return;
-		sk_gpu_tile(rt, t, sk_cmd_tile);
+		sk_gpu_tile(sk_cmd_tile);
 		sk_cta_bar();
 	}
 }

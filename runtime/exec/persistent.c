@@ -2,9 +2,9 @@
  * exec/persistent.c: E5, one resident kernel. At prepare, the task DAG becomes a persistent
  * plan (runtime/persist.c): a task's tiles are its blocks, each edge of the reduced DAG a full
  * edge, a worker per SM (or the plan's "workers", at most as many as fit co-resident), the
- * mode the plan's "mode"; the device makes the kernel's state once. Each run is one cooperative launch in
- * which the workers run every tile once (docs/persistent.md). The device checks what only it
- * can: that the tasks come from one module built with runtime/skip_task.cuh.
+ * mode the plan's "mode"; the device makes the kernel's state once. Each run is one cooperative
+ * launch in which the workers run every tile once (docs/persistent.md). The device checks what only
+ * it can: that the tasks come from one module built with runtime/skip_task.cuh.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stdlib.h>
@@ -85,10 +85,11 @@ static void *persistent_prepare(const struct sk_run *r, int *err)
 	/* by default one worker per SM (MPK's and Hazy's shape), as far as they fit */
 	nworkers = r->p->workers ? r->p->workers : sms < fit ? sms : fit;
 	if (nworkers > fit) {
-		*err = sk_fail(SKIP_E_INVAL,
-			       "persistent: the plan asks for %d workers; %d fit co-resident (blocks "
-			       "of %d threads), and more could hang",
-			       nworkers, fit, nthreads);
+		*err =
+		    sk_fail(SKIP_E_INVAL,
+			    "persistent: the plan asks for %d workers; %d fit co-resident (blocks "
+			    "of %d threads), and more could hang",
+			    nworkers, fit, nthreads);
 		goto fail;
 	}
 	if ((*err = make_plan(x, nworkers)))

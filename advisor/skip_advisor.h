@@ -25,14 +25,16 @@
 #include "skip_analyzer.h"
 
 /*
- * Costs the model cannot read off a trace, in four parts (the members are grouped by part, and
+ * Costs the model cannot read off a trace, in five parts (the members are grouped by part, and
  * skip_calibration_keys[] names each member's part):
  *   host       the launch path outside graphs: host calls, bare, and the latencies around
  *              them (a call to its kernel's start, kernel to kernel on a stream, the GPU's last
  *              end to a synchronize's return);
  *   graph      a CUDA graph's launch call and how the GPU runs its nodes;
  *   profiler   what recording adds to a launch call;
- *   placement  where a kernel's blocks run, and what running beside other kernels costs them.
+ *   placement  where a kernel's blocks run, and what running beside other kernels costs them;
+ *   persistent a persistent kernel (the runtime's E5): its one launch, what each task's dispatch
+ *              costs in each scheduling mode, and the barrier that ends an iteration.
  * Measured on the H100 here with bench/apps/advise_calib and bench/advise/calibrate.py
  * (docs/advise-model.md "Calibration: what each figure is and how it is derived"; the keys:
  * docs/skip-advise.md "Calibration").
@@ -89,6 +91,15 @@ struct skip_calibration {
 				    (in a serial run a kernel reuses its predecessor's) */
 	double sm_share_rate;	 /* the pace (0..1] of a kernel's block on a multiprocessor
 				    where an older kernel's block runs, until that one ends */
+	/* persistent (enum skip_persist_mode: one per-task cost per mode) */
+	double persist_launch_ns;	/* host time of the persistent kernel's one (cooperative)
+					   launch call */
+	double persist_epoch_ns;	/* the counter barrier that ends an iteration (epoch) */
+	double persist_aot_task_ns;	/* a task's dispatch, AOT: from its producer's end to its
+					   start (a per-worker queue, counter waits) */
+	double persist_jit_task_ns;	/* the same, JIT (a device-side ready queue) */
+	double persist_copilot_task_ns; /* the same, CPU co-pilot (a host thread feeds a ring over
+					   PCIe, the host on the dependency path) */
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-model.md
  * "Calibration: what each figure is and how it is derived" says. */
@@ -99,7 +110,7 @@ SKIP_API void skip_calibration_default(struct skip_calibration *c);
 struct skip_calibration_key {
 	const char *name;
 	size_t offset;	  /* of its double in struct skip_calibration */
-	const char *part; /* "host", "graph", "profiler" or "placement" */
+	const char *part; /* "host", "graph", "profiler", "placement" or "persistent" */
 	double min, max;  /* the values accepted, inclusive */
 	const char *unit; /* "ns", or "fraction" */
 };
@@ -116,6 +127,18 @@ SKIP_API int skip_calibration_set(struct skip_calibration *c, const char *name, 
  * 0, or SKIP_E_INVAL with skip_errmsg() starting with @path (not JSON, not an object, an
  * unknown member, a value that is not a number or out of its range). @c is filled either way. */
 SKIP_API int skip_calibration_parse(const char *text, const char *path, struct skip_calibration *c);
+
+/* The persistent executor's scheduling modes (runtime/persist.h has the protocol). */
+enum skip_persist_mode {
+	SKIP_PERSIST_AOT,     /* per-worker queues fixed at plan time */
+	SKIP_PERSIST_JIT,     /* a device-side ready queue */
+	SKIP_PERSIST_COPILOT, /* a CPU thread feeds the GPU through a host-mapped ring */
+	SKIP_PERSIST_NMODES
+};
+/* "aot", "jit", "copilot" (static); "?" for no mode. */
+SKIP_API const char *skip_persist_mode_name(int mode);
+/* The calibration's per-task dispatch cost of @mode (persist_*_task_ns), in ns; 0 for no mode. */
+SKIP_API double skip_persist_task_ns(const struct skip_calibration *c, int mode);
 
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
 struct skip_chain {
@@ -135,6 +158,8 @@ enum skip_advice_kind {
 	SKIP_ADVICE_FUSION,   /* fuse a chain of kernels into one */
 	SKIP_ADVICE_STREAMS,  /* run a workload DAG on several streams (E2) */
 	SKIP_ADVICE_DAGGRAPH, /* run a workload DAG as one CUDA graph (E3) */
+	SKIP_ADVICE_PERSIST,  /* run a region as persistent kernels (its kernels recompiled as
+				 tasks): predicted_il_ns is the best mode's */
 };
 
 struct skip_advice {
@@ -150,6 +175,11 @@ struct skip_advice {
 	double calibration_error; /* of the model of those regions, as recorded */
 	int chain;		  /* FUSION: index into the report's chains */
 	char *plan_json;	  /* STREAMS, DAGGRAPH: the plan for skip run (NULL otherwise) */
+	int persist_mode;	  /* PERSIST: the mode predicted fastest (enum skip_persist_mode),
+				     -1 otherwise */
+	double persist_il_ns[SKIP_PERSIST_NMODES];    /* PERSIST: each mode's predicted IL
+							 (median over the regions) */
+	double persist_saved_ns[SKIP_PERSIST_NMODES]; /* PERSIST: each mode's total saved */
 };
 
 struct skip_advise_opts {
@@ -207,7 +237,7 @@ struct skip_advice_report {
 SKIP_API int skip_advise(struct skip_trace *t, const struct skip_advise_opts *o,
 			 struct skip_advice_report **out);
 SKIP_API void skip_advice_free(struct skip_advice_report *r);
-/* "graph", "fusion", "streams", "dag-graph" (static). */
+/* "graph", "fusion", "streams", "dag-graph", "persistent" (static). */
 SKIP_API const char *skip_advice_kind_name(enum skip_advice_kind k);
 /* The report as JSON (caller frees), NULL when out of memory. */
 SKIP_API char *skip_advice_json(const struct skip_advice_report *r);
@@ -219,11 +249,15 @@ SKIP_API char *skip_advice_plan(const struct skip_advice_report *r);
 /*
  * For `skip report`'s sweep table: medians over the occurrences of @tl's region (the whole run
  * when it was loaded without one) of the recorded IL, the model's IL of the recording, the
- * model's IL without the profiler's cost per launch (as recorded when @profiled) and the IL
- * replayed as one CUDA graph. @cal NULL: the defaults. Returns 0 or SKIP_E_EMPTY.
+ * model's IL without the profiler's cost per launch (as recorded when @profiled), the IL
+ * replayed as one CUDA graph and the IL run as persistent kernels. @cal NULL: the defaults. Returns
+ * 0 or SKIP_E_EMPTY.
  */
 struct skip_graph_prediction {
 	double recorded_ns, replay_ns, baseline_ns, graph_ns;
+	double persist_ns;	  /* the IL run as persistent kernels, in the fastest mode (the
+				     persistent advice item's model) */
+	int persist_mode;	  /* that mode (enum skip_persist_mode) */
 	double calibration_error; /* median |replay - recorded| / recorded */
 	size_t regions;
 };

@@ -157,6 +157,75 @@ Test(advise, model_reproduces_and_predicts_graph_and_fusion)
 	skip_trace_close(t);
 }
 
+/* advise_persist.sql's calibration (its header has the answers). */
+static void persist_cal(struct skip_advise_opts *o)
+{
+	skip_calibration_default(&o->cal);
+	o->cal.persist_launch_ns = 4000;
+	o->cal.persist_epoch_ns = 1000;
+	o->cal.persist_aot_task_ns = 600;
+	o->cal.persist_jit_task_ns = 1300;
+	o->cal.persist_copilot_task_ns = 3500;
+	o->cal.sync_idle_ns = 500;
+	o->cal.stream_gap_ns = 600;
+}
+
+static void expect_persist(struct skip_trace *t, int64_t run,
+			   const double want[SKIP_PERSIST_NMODES])
+{
+	struct skip_advise_opts o = {.region = "step", .run_id = run, .profiled = 1};
+	struct skip_advice_report *r;
+	const struct skip_advice *p;
+
+	persist_cal(&o);
+	r = advise(t, &o);
+	p = find_item(r, SKIP_ADVICE_PERSIST);
+	cr_expect_float_eq(r->recorded_il_ns, 190000, 1e-9);
+	cr_expect_float_eq(r->replay_il_ns, 190000, 1e-9);
+	cr_assert_not_null(p);
+	cr_expect_float_eq(p->baseline_il_ns, 190000, 1e-9);
+	for (int m = 0; m < SKIP_PERSIST_NMODES; m++)
+		cr_expect_float_eq(p->persist_il_ns[m], want[m], 1e-9, "run %lld, %s",
+				   (long long)run, skip_persist_mode_name(m));
+	cr_expect_eq(p->persist_mode, SKIP_PERSIST_AOT);
+	cr_expect_float_eq(p->predicted_il_ns, want[SKIP_PERSIST_AOT], 1e-9);
+	cr_expect_float_eq(p->speedup, 190000 / want[SKIP_PERSIST_AOT], 1e-9);
+	cr_expect_not_null(strstr(p->title, "mode aot"), "%s", p->title);
+	cr_expect_not_null(strstr(p->assumptions, "recorded duration"), "%s", p->assumptions);
+	skip_advice_free(r);
+}
+
+Test(advise, persistent_chain_by_hand)
+{
+	static const double one[] = {63000, 70000, 92000};    /* 57000 + 10 c */
+	static const double split[] = {80000, 87000, 109000}; /* 74000 + 10 c */
+
+	struct skip_trace *t = hand_trace(dir, "advise_persist");
+
+	expect_persist(t, 1, one);
+	expect_persist(t, 2, split);
+	skip_trace_close(t);
+}
+
+Test(advise, persistent_mode_follows_the_calibration)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_persist");
+	struct skip_advise_opts o = {.region = "step", .run_id = 1, .profiled = 1};
+	struct skip_advice_report *r;
+	const struct skip_advice *p;
+
+	persist_cal(&o);
+	o.cal.persist_aot_task_ns = 2000; /* 77000: JIT's 70000 wins */
+	r = advise(t, &o);
+	p = find_item(r, SKIP_ADVICE_PERSIST);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->persist_mode, SKIP_PERSIST_JIT);
+	cr_expect_float_eq(p->persist_il_ns[SKIP_PERSIST_AOT], 77000, 1e-9);
+	cr_expect_float_eq(p->predicted_il_ns, 70000, 1e-9);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 Test(advise, region_runs_are_pooled)
 {
 	struct skip_trace *t = hand_trace_more(dir, "advise_model", "advise_model_runs");

@@ -268,14 +268,14 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
 
 /*
  * Fill @r->sweep->graph (struct skip_graph_gains, skip_analyzer.h): for each value of the sweep,
- * skip_predict_graph() on the timeline of each of its runs (each occurrence of @o->region, or
- * the whole run when @o->region is NULL; unprofiled, with @cal, NULL: the defaults), then the
- * medians over the value's runs. Runs that cannot be read, hold no occurrence of the region or
- * launched nothing are left out of their value's row; a value left with no run has no row.
- * Replaces a table filled before; does nothing when @r has no sweep. @t and @o are those @r was
- * analyzed with. Returns 0, or SKIP_E_INVAL (skip_errmsg() set, @r unchanged) for a calibration
- * skip_calibration_check() refuses. The table belongs to @r: skip_report_free() frees it. Not
- * thread-safe per trace handle.
+ * skip_predict_graph() (the graph and the persistent predictions) on the timeline of each of its
+ * runs (each occurrence of @o->region, or the whole run when @o->region is NULL; unprofiled, with
+ * @cal, NULL: the defaults), then the medians over the value's runs. Runs that cannot be read, hold
+ * no occurrence of the region or launched nothing are left out of their value's row; a value left
+ * with no run has no row. Replaces a table filled before; does nothing when @r has no sweep. @t and
+ * @o are those @r was analyzed with. Returns 0, or SKIP_E_INVAL (skip_errmsg() set, @r unchanged)
+ * for a calibration skip_calibration_check() refuses. The table belongs to @r: skip_report_free()
+ * frees it. Not thread-safe per trace handle.
  */
 SKIP_API int skip_report_add_graph_gain(struct skip_trace *t, const struct skip_analysis_opts *o,
 					const struct skip_calibration *cal, struct skip_report *r);

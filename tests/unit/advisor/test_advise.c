@@ -748,3 +748,74 @@ Test(advise, graph_kernels_without_their_launch_call_are_modelled_without_overfl
 	skip_advice_free(r);
 	skip_trace_close(t);
 }
+
+/* The busiest stream's summed operation time per region (each window, else the whole run): a
+ * floor for any prediction that keeps the operations' recorded durations and their order on a
+ * stream. The median over the regions. */
+static double busiest_stream_ns(const struct skip_timeline *tl)
+{
+	size_t nw = tl->nwindows ? tl->nwindows : 1, n = 0;
+	double *per = calloc(nw, sizeof(double)), *busy = calloc(nw, sizeof(double)), med;
+
+	cr_assert(per && busy);
+	for (size_t w = 0; w < nw; w++) {
+		for (size_t i = 0; i < tl->nops; i++) {
+			const struct skip_op *a = &tl->ops[i];
+			double sum = 0;
+
+			if (tl->nwindows && a->window != (int32_t)w)
+				continue;
+			for (size_t j = 0; j < tl->nops; j++) {
+				const struct skip_op *b = &tl->ops[j];
+
+				if (b->stream == a->stream &&
+				    (!tl->nwindows || b->window == a->window))
+					sum += (double)(b->end - b->start);
+			}
+			per[w] = sum > per[w] ? sum : per[w];
+		}
+		if (per[w] > 0)
+			busy[n++] = per[w];
+	}
+	med = skip_median(busy, n);
+	free(per);
+	free(busy);
+	return med;
+}
+
+/* The persistent prediction on the committed H100 recordings: between the busiest stream's
+ * time and the recorded IL, AOT the fastest mode with the built-in calibration. */
+Test(advise, persistent_on_h100_recordings_lies_between_the_kernels_and_the_recording)
+{
+	static const struct {
+		const char *trace, *region;
+		int64_t run;
+	} cases[] = {
+	    {"tests/fixtures/h100_launch_chain.skip.db", NULL, 1},
+	    {"tests/fixtures/h100_torch_mlp.skip.db", "forward", 1},
+	    {"tests/fixtures/h100_torch_mlp.skip.db", "step", 1},
+	    {"tests/fixtures/llama1b_sweep.skip.db", "prefill", 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct skip_trace *t = NULL;
+		struct skip_timeline *tl = NULL;
+		struct skip_graph_prediction g;
+		double floor;
+
+		cr_assert_eq(skip_trace_open(cases[i].trace, &t), 0, "%s", skip_errmsg());
+		cr_assert_eq(skip_timeline_load(t, cases[i].run, cases[i].region, &tl), 0);
+		cr_assert_eq(skip_predict_graph(tl, NULL, 0, &g), 0, "%s", skip_errmsg());
+		floor = busiest_stream_ns(tl);
+		cr_expect_gt(floor, 0);
+		cr_expect_geq(g.persist_ns, floor, "%s %s: %g < the kernels' %g", cases[i].trace,
+			      cases[i].region ? cases[i].region : "", g.persist_ns, floor);
+		cr_expect_leq(g.persist_ns, g.recorded_ns, "%s %s: %g > recorded %g",
+			      cases[i].trace, cases[i].region ? cases[i].region : "", g.persist_ns,
+			      g.recorded_ns);
+		cr_expect_leq(g.persist_ns, g.baseline_ns, "%s", cases[i].trace);
+		cr_expect_eq(g.persist_mode, SKIP_PERSIST_AOT, "%s", cases[i].trace);
+		skip_timeline_free(tl);
+		skip_trace_close(t);
+	}
+}

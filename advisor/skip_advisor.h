@@ -264,6 +264,46 @@ struct skip_graph_prediction {
 SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,
 				int profiled, struct skip_graph_prediction *out);
 
+/* ---- a workload under the persistent executor (advisor/persistent.c) --------------------- */
+
+/*
+ * One iteration of a workload's task DAG run by the persistent executor (E5), for the workload
+ * models once the runtime has E5 (the executor itself is not modelled here: nothing calls this
+ * yet but the tests).
+ *
+ * @g: the workload's finalized graph (runtime/skip_runtime.h); its reduced DAG's edges are the
+ *     dependencies, each a whole-task edge.
+ * @task_ns: [skip_graph_ntasks(g)] each task's predicted duration as a kernel of its own (what
+ *     the workload models take from the recording), >= 0.
+ * @nworkers: the resident worker CTAs, 1..1024 (on the H100: occupancy x 132).
+ * @mode: enum skip_persist_mode; @cal: its per-task cost and the launch and epoch costs (NULL:
+ *     the built-in calibration).
+ *
+ * A task of grid G blocks becomes min(G, @nworkers) tiles (its grid capped at one wave of the
+ * workers: a larger grid's extra waves run inside its tiles), each taking the task's duration
+ * plus the mode's per-task cost (its dispatch after its producers end: skip_persist_task_ns()).
+ * The tiles are list-scheduled on the workers as the runtime's AOT plan schedules them
+ * (runtime/persist.c, sk_persist_plan_new(): the longest remaining path first, each tile to the
+ * worker where it can start first, after every tile of its producers); JIT and the co-pilot
+ * dispatch at run time, which the same greedy schedule stands for. The iteration is
+ * persist_launch_ns + that makespan + persist_epoch_ns.
+ *
+ * Returns 0 and *@out, or SKIP_E_INVAL (skip_errmsg() says why: a graph not finalized or
+ * empty, a duration that is negative or not finite, a worker count or mode out of range, a
+ * calibration skip_calibration_check() refuses) or SKIP_E_NOMEM. Thread-safe.
+ */
+struct skip_persist_prediction {
+	double makespan_ns;  /* the tiles' list schedule, per-task costs included */
+	double launch_ns;    /* persist_launch_ns */
+	double epoch_ns;     /* persist_epoch_ns */
+	double iteration_ns; /* launch_ns + makespan_ns + epoch_ns */
+	int tiles;	     /* tiles scheduled */
+};
+struct skip_graph;
+SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
+				     int nworkers, const struct skip_calibration *cal, int mode,
+				     struct skip_persist_prediction *out);
+
 /* ---- skip report's sweep table (advisor/sweep.c) ----------------------------------------- */
 
 /*

@@ -41,7 +41,8 @@ static void task(const char *name, unsigned grid, const char *in, const char *ou
 			id = skip_graph_find_buffer(g, one);
 			if (id < 0)
 				id = skip_graph_add_buffer(g, one, 1024, SKIP_DT_U8, NULL);
-			acc[d.naccess++] = (struct skip_access){id, 0, 0, k ? SKIP_WRITE : SKIP_READ};
+			acc[d.naccess++] =
+			    (struct skip_access){id, 0, 0, k ? SKIP_WRITE : SKIP_READ};
 		}
 	}
 	d.kernel = (struct skip_kernel){.kind = SKIP_KERNEL_SYMBOL, .symbol = &kernel_symbol};
@@ -66,8 +67,7 @@ static struct skip_persist_prediction predict(const double *ns, int workers, int
 	struct skip_persist_prediction p;
 
 	cal(&c);
-	cr_assert_eq(skip_predict_persistent(g, ns, workers, &c, mode, &p), 0, "%s",
-		     skip_errmsg());
+	cr_assert_eq(skip_predict_persistent(g, ns, workers, &c, mode, &p), 0, "%s", skip_errmsg());
 	cr_expect_float_eq(p.launch_ns, 4000, 1e-9);
 	cr_expect_float_eq(p.epoch_ns, 1000, 1e-9);
 	cr_expect_float_eq(p.iteration_ns, 5000 + p.makespan_ns, 1e-6);
@@ -139,8 +139,7 @@ Test(persistent, errors)
 
 	task("a", 1, NULL, "A");
 	task("b", 1, "A", "B");
-	cr_expect_eq(skip_predict_persistent(g, ns, 4, NULL, 0, &p), SKIP_E_INVAL,
-		     "not finalized");
+	cr_expect_eq(skip_predict_persistent(g, ns, 4, NULL, 0, &p), SKIP_E_INVAL, "not finalized");
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_expect_eq(skip_predict_persistent(g, ns, 4, NULL, 0, &p), SKIP_E_INVAL);
 	cr_expect_not_null(strstr(skip_errmsg(), "task 'b': a duration of -1 ns"), "%s",

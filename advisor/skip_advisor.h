@@ -6,12 +6,12 @@
  * discrete-event model of it - each host thread's calls and the gaps between them as measured,
  * each stream in order, kernel durations as measured - checks that the model reproduces the
  * recorded IL (its calibration error is reported with every answer), then predicts the IL after
- * each transformation: a region replayed as a CUDA graph, a kernel chain fused (SKIP's
- * proximity score), and, for a run of `skip run WORKLOAD --executor serial`, the runtime's
- * stream plan (E2) and CUDA graph (E3). The best executable item becomes a plan
- * (schemas/plan.schema.json) that `skip run --plan` executes, so the prediction can be checked.
- * docs/advise-model.md defines each model and its assumptions (docs/skip-advise.md is the
- * manual page).
+ * each transformation: a region replayed as a CUDA graph or run as persistent kernels (each
+ * scheduling mode of the runtime's E5), a kernel chain fused (SKIP's proximity score), and, for a
+ * run of `skip run WORKLOAD --executor serial`, the runtime's stream plan (E2) and CUDA graph (E3).
+ * The best executable item becomes a plan (schemas/plan.schema.json) that `skip run --plan`
+ * executes, so the prediction can be checked. docs/advise-model.md defines each model and its
+ * assumptions (docs/skip-advise.md is the manual page).
  *
  * Ownership: skip_advise() returns a report freed with skip_advice_free(); its strings belong
  * to it. Not thread-safe per trace handle.

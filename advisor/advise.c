@@ -274,6 +274,63 @@ static const char graph_assumptions[] =
     "recorded durations; the graph's launch, first-node latency, per-node gap and node "
     "dispatch rate are the calibration's (docs/skip-advise.md)";
 
+static const char persist_assumptions[] =
+    "the region's kernels are recompiled as tasks of one resident (persistent) kernel; each "
+    "stretch of a thread's kernel and memset launches with no host synchronization or copy "
+    "between them becomes one launch of it (persist_launch_ns), and the host work between "
+    "those launches is not repeated (synchronizations, copies and the host time before them "
+    "stay); a task keeps its kernel's (or memset's) recorded duration and starts the mode's "
+    "per-task cost (persist_aot_task_ns, persist_jit_task_ns, persist_copilot_task_ns) after "
+    "its stream predecessor, the first after the launch latency; a counter barrier "
+    "(persist_epoch_ns) ends each launch; streams keep their order, and cross-stream events "
+    "are not modelled (as in the recording's model); the workers are sized for the largest "
+    "kernel (registers, shared memory), so a kernel that ran more blocks per multiprocessor "
+    "than they hold runs its grid in more tile waves than recorded, which is not counted, nor "
+    "is claiming the tiles beyond one wave; the calibration's per-task costs are dependent "
+    "chains of empty tasks (docs/advise-model.md)";
+
+/* The persistent item: @es run as persistent kernels in each mode; the item predicts the
+ * fastest mode's median IL and lists the others. */
+static void persist_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es,
+			 size_t members, double cerr)
+{
+	double *base = sk_xmalloc((es->n + 1) * sizeof(double)), b, pm[SKIP_PERSIST_NMODES];
+	double saved[SKIP_PERSIST_NMODES];
+	int best = -1;
+	struct skip_advice *a;
+	char d[SKIP_PERSIST_NMODES][32];
+
+	b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
+	for (int m = 0; m < SKIP_PERSIST_NMODES; m++) {
+		struct sk_xform x = {.kind = SK_X_PERSIST, .mode = m};
+
+		pm[m] = model_set(c, es, &x, c->o.profiled, NULL, &saved[m], base);
+		skip_fmt_duration(d[m], sizeof(d[m]), pm[m], 4);
+		if (pm[m] > 0 && (best < 0 || pm[m] < pm[best]))
+			best = m;
+	}
+	free(base);
+	if (b <= 0 || best < 0)
+		return;
+	a = sk_item_push(r);
+	a->kind = SKIP_ADVICE_PERSIST;
+	a->title = sk_xasprintf("run %s as persistent kernels, mode %s (%zu occurrence%s, %zu "
+				"operations each; aot %s, jit %s, copilot %s)",
+				es->label, skip_persist_mode_name(best), es->n,
+				es->n == 1 ? "" : "s", members, d[SKIP_PERSIST_AOT],
+				d[SKIP_PERSIST_JIT], d[SKIP_PERSIST_COPILOT]);
+	a->assumptions = sk_xstrdup(persist_assumptions);
+	a->regions = es->n;
+	a->calibration_error = cerr;
+	a->persist_mode = best;
+	for (int m = 0; m < SKIP_PERSIST_NMODES; m++) {
+		a->persist_il_ns[m] = pm[m];
+		a->persist_saved_ns[m] = saved[m];
+	}
+	sk_item_set(a, b, pm[best], saved[best]);
+}
+
+/* The graph item of @es, and its persistent item (persist_item()). */
 static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es,
 		       size_t members)
 {
@@ -285,6 +342,7 @@ static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct ex
 	g = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
 	calibrate_set(c, es, &rec, &rep, &cerr);
 	free(base);
+	persist_item(c, r, es, members, cerr);
 	if (b <= 0 || g <= 0)
 		return;
 	a = sk_item_push(r);
@@ -601,6 +659,16 @@ int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibra
 	calibrate_set(&c, &es, &out->recorded_ns, &out->replay_ns, &out->calibration_error);
 	out->baseline_ns = model_set(&c, &es, NULL, profiled, NULL, NULL, NULL);
 	out->graph_ns = model_set(&c, &es, &x, profiled, NULL, NULL, NULL);
+	out->persist_mode = -1;
+	for (int m = 0; m < SKIP_PERSIST_NMODES; m++) {
+		struct sk_xform px = {.kind = SK_X_PERSIST, .mode = m};
+		double v = model_set(&c, &es, &px, profiled, NULL, NULL, NULL);
+
+		if (v > 0 && (out->persist_mode < 0 || v < out->persist_ns)) {
+			out->persist_ns = v;
+			out->persist_mode = m;
+		}
+	}
 	excerpts_free(&es);
 	return out->graph_ns > 0 ? 0 : sk_fail(SKIP_E_EMPTY, "no region launched anything");
 }

@@ -183,11 +183,12 @@ struct sk_excerpt {
  * thread of the excerpt that began before that end, whichever is later. */
 int64_t sk_excerpt_il(const struct skip_timeline *tl, const struct sk_excerpt *e);
 
-enum sk_xform_kind { SK_X_NONE, SK_X_GRAPH, SK_X_FUSE };
+enum sk_xform_kind { SK_X_NONE, SK_X_GRAPH, SK_X_FUSE, SK_X_PERSIST };
 struct sk_xform {
 	enum sk_xform_kind kind;
 	const int32_t *chain; /* SK_X_FUSE: kernel identities (demangled-name ids) */
 	int len;
+	int mode; /* SK_X_PERSIST: enum skip_persist_mode */
 };
 
 /* The model's IL of the excerpt, transformed by @x (NULL: as recorded): to the last GPU end or

@@ -9,10 +9,9 @@
 #include "internal.h"
 
 static const char *const kind_names[] = {
-    [SKIP_ADVICE_GRAPH] = "graph",
-    [SKIP_ADVICE_FUSION] = "fusion",
-    [SKIP_ADVICE_STREAMS] = "streams",
-    [SKIP_ADVICE_DAGGRAPH] = "dag-graph",
+    [SKIP_ADVICE_GRAPH] = "graph",	  [SKIP_ADVICE_FUSION] = "fusion",
+    [SKIP_ADVICE_STREAMS] = "streams",	  [SKIP_ADVICE_DAGGRAPH] = "dag-graph",
+    [SKIP_ADVICE_PERSIST] = "persistent",
 };
 
 const char *skip_advice_kind_name(enum skip_advice_kind k)
@@ -47,6 +46,21 @@ static cJSON *item_json(const struct skip_advice_report *r, const struct skip_ad
 		cJSON_AddItemToObject(o, "chain", chain_names(ch));
 		cJSON_AddNumberToObject(o, "ps", ch->ps);
 		cJSON_AddNumberToObject(o, "count", (double)ch->count);
+	}
+	if (a->kind == SKIP_ADVICE_PERSIST && a->persist_mode >= 0) {
+		cJSON *modes = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "mode", skip_persist_mode_name(a->persist_mode));
+		for (int m = 0; m < SKIP_PERSIST_NMODES; m++) {
+			cJSON *e = cJSON_CreateObject();
+			double p = a->persist_il_ns[m];
+
+			cJSON_AddNumberToObject(e, "predicted_il_ns", p);
+			cJSON_AddNumberToObject(e, "speedup", p > 0 ? a->baseline_il_ns / p : 0);
+			cJSON_AddNumberToObject(e, "saved_ns", a->baseline_il_ns - p);
+			cJSON_AddItemToObject(modes, skip_persist_mode_name(m), e);
+		}
+		cJSON_AddItemToObject(o, "modes", modes);
 	}
 	if (full) {
 		cJSON_AddNumberToObject(o, "total_saved_ns", a->total_saved_ns);

@@ -56,6 +56,35 @@ void skip_calibration_default(struct skip_calibration *c)
 	/* placement */
 	c->remote_read_cost = 0.60; /* fork-join copies: the join's add 30% slower */
 	c->sm_share_rate = 0.69;    /* math_k beside an older math_k: 20.2 us -> 29.3 us */
+	/* persistent: the floors of shared/research/runtime.md section 0 (H100, PCIe; a
+	 * persistent kernel running a dependent chain of empty tasks, and section 5.4), until
+	 * E5 is measured here. The launch is not measured: a plain launch's bare host time. */
+	c->persist_launch_ns = 3890;	   /* as launch_bare_ns */
+	c->persist_epoch_ns = 1000;	   /* a monotone-counter barrier of 132 CTAs: 1.00 us */
+	c->persist_aot_task_ns = 610;	   /* AOT, a worker waiting on an event counter */
+	c->persist_jit_task_ns = 1270;	   /* JIT, a scheduler warp feeding a worker mailbox */
+	c->persist_copilot_task_ns = 3400; /* CPU co-pilot over PCIe: 3.1-3.7 us, the middle */
+}
+
+const char *skip_persist_mode_name(int mode)
+{
+	static const char *const names[SKIP_PERSIST_NMODES] = {"aot", "jit", "copilot"};
+
+	return mode >= 0 && mode < SKIP_PERSIST_NMODES ? names[mode] : "?";
+}
+
+double skip_persist_task_ns(const struct skip_calibration *c, int mode)
+{
+	switch (mode) {
+	case SKIP_PERSIST_AOT:
+		return c->persist_aot_task_ns;
+	case SKIP_PERSIST_JIT:
+		return c->persist_jit_task_ns;
+	case SKIP_PERSIST_COPILOT:
+		return c->persist_copilot_task_ns;
+	default:
+		return 0;
+	}
 }
 
 /* The ranges: a cost of the host or of the GPU's scheduling beyond 1 s is no measurement of a
@@ -89,6 +118,11 @@ const struct skip_calibration_key skip_calibration_keys[] = {
     K(runtime_launch_ns, "host", NS_MAX, "ns"),
     K(stream_gap_bare_ns, "host", NS_MAX, "ns"),
     K(launch_bare_ns, "host", NS_MAX, "ns"),
+    K(persist_launch_ns, "persistent", NS_MAX, "ns"),
+    K(persist_epoch_ns, "persistent", NS_MAX, "ns"),
+    K(persist_aot_task_ns, "persistent", NS_MAX, "ns"),
+    K(persist_jit_task_ns, "persistent", NS_MAX, "ns"),
+    K(persist_copilot_task_ns, "persistent", NS_MAX, "ns"),
     {NULL, 0, NULL, 0, 0, NULL},
 #undef K
 };
@@ -390,6 +424,7 @@ struct builder {
 	const struct sk_lat *l;
 	const struct skip_calibration *cal;
 	int profiled;
+	int x_mode;	  /* SK_X_PERSIST: enum skip_persist_mode */
 	struct pcall *pc; /* launch calls first, then syncs */
 	int npc;
 	int *op_call;	/* per member: index into pc, -1 none */
@@ -398,6 +433,11 @@ struct builder {
 	struct {
 		int *v, n;
 	} * sl; /* per stream of slkeys: its launched members (sync_waits) */
+	/* SK_X_PERSIST: the persistent kernels (persist_host()) */
+	int *seg;      /* per member: its segment, -1 none */
+	int *seg_call; /* per segment: the launch call that launches it (index into pc) */
+	int *seg_prev; /* per segment: its thread's previous segment, -1 none */
+	int nseg;
 };
 
 int64_t sk_excerpt_il(const struct skip_timeline *tl, const struct sk_excerpt *e)
@@ -592,6 +632,58 @@ static int graph_host(struct builder *b)
 	return first;
 }
 
+/*
+ * Persistent kernels: each thread's kernel and memset launches (a memset is a task that writes
+ * memory), in launch order, are cut into segments where a host synchronization of its process
+ * ended between two launches, or where it launched a copy (which may be to or from the host: it
+ * stays a launch of its own); each segment becomes one persistent kernel, launched by its first
+ * launch call (persist_launch_ns). The segment's other launch calls go, with the host time between
+ * them (as for a graph: not repeated); the synchronizations and the host time before a segment's
+ * first launch stay.
+ */
+static void persist_host(struct builder *b)
+{
+	int *cur = sk_xmalloc(((size_t)b->threads.n + 1) * sizeof(int));
+	int *prev = sk_xmalloc(((size_t)b->threads.n + 1) * sizeof(int));
+	size_t *last = sk_xmalloc(((size_t)b->threads.n + 1) * sizeof(size_t));
+
+	for (int i = 0; i < b->threads.n; i++)
+		cur[i] = prev[i] = -1;
+	b->seg = sk_xmalloc((b->e->n + 1) * sizeof(int));
+	b->seg_call = sk_xmalloc((b->e->n + 1) * sizeof(int));
+	b->seg_prev = sk_xmalloc((b->e->n + 1) * sizeof(int));
+	for (size_t k = 0; k < b->e->n; k++) {
+		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
+		int c = b->op_call[k], th;
+
+		b->seg[k] = -1;
+		if (c < 0)
+			continue; /* no launch call: it starts when it started */
+		th = b->pc[c].thread;
+		if (op->kind == SKIP_OP_MEMCPY) {
+			cur[th] =
+			    -1; /* a launch of its own (to or from the host, maybe), and a cut */
+			continue;
+		}
+		if (cur[th] >= 0 && sk_sync_between(b->tl, &b->tl->ops[b->e->idx[last[th]]], op))
+			cur[th] = -1;
+		if (cur[th] < 0) {
+			b->seg_prev[b->nseg] = prev[th];
+			prev[th] = cur[th] = b->nseg;
+			b->seg_call[b->nseg++] = c;
+			b->pc[c].dur = sk_ns(b->cal->persist_launch_ns);
+		} else if (c != b->seg_call[cur[th]]) {
+			b->pc[c].dropped = 1;
+		}
+		b->seg[k] = cur[th];
+		last[th] = k;
+	}
+	b->carry_gaps = 0; /* the host work between the absorbed launches is not repeated */
+	free(cur);
+	free(prev);
+	free(last);
+}
+
 static int32_t op_id(const struct skip_op *op)
 {
 	return op->fullname >= 0 ? op->fullname : op->name;
@@ -685,6 +777,61 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 	free(first_on_stream);
 }
 
+/*
+ * The persistent kernels' tasks (persist_host()'s segments), once add_ops() made them: a task
+ * is submitted by its segment's launch and starts the mode's per-task cost @task after what it
+ * waits for: the launch's return plus the launch latency; its stream predecessor's end (plus
+ * the stream gap when that one is not of its segment); the end of its thread's previous
+ * persistent kernel. Each segment then ends with its epoch barrier, an operation of
+ * persist_epoch_ns after the last task of each of its streams, which the synchronizations that
+ * waited for one of its tasks wait for instead (@wait_op, per member). */
+static void persist_ops(struct builder *b, struct wi_prog *p, const int *to_prog,
+			const int *member_op, int *wait_op)
+{
+	int64_t task = sk_ns(skip_persist_task_ns(b->cal, b->x_mode));
+	int base = p->nops, nst = p->nstreams;
+	int *stream_seg = sk_xmalloc(((size_t)nst + 1) * sizeof(int));
+	int *last = sk_xmalloc(((size_t)b->nseg * nst + 1) * sizeof(int)); /* [seg][stream] */
+
+	for (int i = 0; i < nst; i++)
+		stream_seg[i] = -1;
+	for (size_t i = 0; i < (size_t)b->nseg * nst; i++)
+		last[i] = -1;
+	for (size_t k = 0; k < b->e->n; k++) {
+		int sg = b->seg[k];
+		struct wi_op *o;
+
+		wait_op[k] = member_op[k];
+		if (sg < 0)
+			continue;
+		wait_op[k] = base + sg;
+		o = &p->ops[member_op[k]];
+		o->call = to_prog[b->seg_call[sg]];
+		o->lat = skip_add_sat(b->l->launch, task);
+		o->gap = stream_seg[o->stream] == sg ? task : skip_add_sat(b->l->stream_gap, task);
+		stream_seg[o->stream] = sg;
+		last[(size_t)sg * nst + o->stream] = member_op[k];
+		if (b->seg_prev[sg] >= 0) {
+			o->deps = sk_xmalloc(sizeof(int));
+			o->deps[0] = base + b->seg_prev[sg];
+			o->ndeps = 1;
+		}
+	}
+	for (int sg = 0; sg < b->nseg; sg++) {
+		struct wi_op o = {.dur = sk_ns(b->cal->persist_epoch_ns),
+				  .stream = nst + sg,
+				  .call = to_prog[b->seg_call[sg]]};
+
+		o.deps = sk_xmalloc(((size_t)nst + 1) * sizeof(int));
+		for (int st = 0; st < nst; st++)
+			if (last[(size_t)sg * nst + st] >= 0)
+				o.deps[o.ndeps++] = last[(size_t)sg * nst + st];
+		wi_add_op(p, &o);
+	}
+	free(stream_seg);
+	free(last);
+}
+
 /* Synchronizations wait for program operations, not members. */
 static void remap_waits(struct wi_prog *p, const int *member_op)
 {
@@ -701,7 +848,7 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 	    .tl = tl, .e = e, .l = l, .cal = cal, .profiled = profiled, .carry_gaps = 1};
 	struct wi_prog p = {
 	    .t0 = e->t0, .sms = tl->sm_count, .dispatch_gap = sk_ns(cal->graph_dispatch_ns)};
-	int *merged = NULL, *to_prog, *member_op, graph_call = -1;
+	int *merged = NULL, *to_prog, *member_op, *wait_op = NULL, graph_call = -1;
 	int64_t il;
 
 	b.op_call = sk_xmalloc((e->n + 1) * sizeof(int));
@@ -713,10 +860,18 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 		merged = sk_xmalloc((e->n + 1) * sizeof(int));
 		fuse(&b, x->chain, x->len, merged);
 	}
+	if (x && x->kind == SK_X_PERSIST) {
+		b.x_mode = x->mode;
+		persist_host(&b);
+	}
 	to_prog = place_calls(&b, &p);
 	member_op = sk_xmalloc((e->n + 1) * sizeof(int));
 	add_ops(&b, &p, to_prog, merged, graph_call, member_op);
-	remap_waits(&p, member_op);
+	if (b.seg) {
+		wait_op = sk_xmalloc((e->n + 1) * sizeof(int));
+		persist_ops(&b, &p, to_prog, member_op, wait_op);
+	}
+	remap_waits(&p, wait_op ? wait_op : member_op);
 	il = wi_simulate(&p);
 	if (il >= 0 && p.host_end - p.t0 > il) /* a synchronization returned after the GPU */
 		il = p.host_end - p.t0;
@@ -726,6 +881,10 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 	free(member_op);
 	free(to_prog);
 	free(merged);
+	free(wait_op);
+	free(b.seg);
+	free(b.seg_call);
+	free(b.seg_prev);
 	free(b.op_call);
 	free(b.pc);
 	free(b.threads.keys);

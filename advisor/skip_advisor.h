@@ -6,12 +6,12 @@
  * discrete-event model of it - each host thread's calls and the gaps between them as measured,
  * each stream in order, kernel durations as measured - checks that the model reproduces the
  * recorded IL (its calibration error is reported with every answer), then predicts the IL after
- * each transformation: a region replayed as a CUDA graph, a kernel chain fused (SKIP's
- * proximity score), and, for a run of `skip run WORKLOAD --executor serial`, the runtime's
- * stream plan (E2) and CUDA graph (E3). The best executable item becomes a plan
- * (schemas/plan.schema.json) that `skip run --plan` executes, so the prediction can be checked.
- * docs/advise-model.md defines each model and its assumptions (docs/skip-advise.md is the
- * manual page).
+ * each transformation: a region replayed as a CUDA graph or run as persistent kernels (each
+ * scheduling mode of the runtime's E5), a kernel chain fused (SKIP's proximity score), and, for a
+ * run of `skip run WORKLOAD --executor serial`, the runtime's stream plan (E2) and CUDA graph (E3).
+ * The best executable item becomes a plan (schemas/plan.schema.json) that `skip run --plan`
+ * executes, so the prediction can be checked. docs/advise-model.md defines each model and its
+ * assumptions (docs/skip-advise.md is the manual page).
  *
  * Ownership: skip_advise() returns a report freed with skip_advice_free(); its strings belong
  * to it. Not thread-safe per trace handle.
@@ -25,14 +25,16 @@
 #include "skip_analyzer.h"
 
 /*
- * Costs the model cannot read off a trace, in four parts (the members are grouped by part, and
+ * Costs the model cannot read off a trace, in five parts (the members are grouped by part, and
  * skip_calibration_keys[] names each member's part):
  *   host       the launch path outside graphs: host calls, bare, and the latencies around
  *              them (a call to its kernel's start, kernel to kernel on a stream, the GPU's last
  *              end to a synchronize's return);
  *   graph      a CUDA graph's launch call and how the GPU runs its nodes;
  *   profiler   what recording adds to a launch call;
- *   placement  where a kernel's blocks run, and what running beside other kernels costs them.
+ *   placement  where a kernel's blocks run, and what running beside other kernels costs them;
+ *   persistent a persistent kernel (the runtime's E5): its one launch, what each task's dispatch
+ *              costs in each scheduling mode, and the barrier that ends an iteration.
  * Measured on the H100 here with bench/apps/advise_calib and bench/advise/calibrate.py
  * (docs/advise-model.md "Calibration: what each figure is and how it is derived"; the keys:
  * docs/skip-advise.md "Calibration").
@@ -89,6 +91,15 @@ struct skip_calibration {
 				    (in a serial run a kernel reuses its predecessor's) */
 	double sm_share_rate;	 /* the pace (0..1] of a kernel's block on a multiprocessor
 				    where an older kernel's block runs, until that one ends */
+	/* persistent (enum skip_persist_mode: one per-task cost per mode) */
+	double persist_launch_ns;	/* host time of the persistent kernel's one (cooperative)
+					   launch call */
+	double persist_epoch_ns;	/* the counter barrier that ends an iteration (epoch) */
+	double persist_aot_task_ns;	/* a task's dispatch, AOT: from its producer's end to its
+					   start (a per-worker queue, counter waits) */
+	double persist_jit_task_ns;	/* the same, JIT (a device-side ready queue) */
+	double persist_copilot_task_ns; /* the same, CPU co-pilot (a host thread feeds a ring over
+					   PCIe, the host on the dependency path) */
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-model.md
  * "Calibration: what each figure is and how it is derived" says. */
@@ -99,7 +110,7 @@ SKIP_API void skip_calibration_default(struct skip_calibration *c);
 struct skip_calibration_key {
 	const char *name;
 	size_t offset;	  /* of its double in struct skip_calibration */
-	const char *part; /* "host", "graph", "profiler" or "placement" */
+	const char *part; /* "host", "graph", "profiler", "placement" or "persistent" */
 	double min, max;  /* the values accepted, inclusive */
 	const char *unit; /* "ns", or "fraction" */
 };
@@ -116,6 +127,18 @@ SKIP_API int skip_calibration_set(struct skip_calibration *c, const char *name, 
  * 0, or SKIP_E_INVAL with skip_errmsg() starting with @path (not JSON, not an object, an
  * unknown member, a value that is not a number or out of its range). @c is filled either way. */
 SKIP_API int skip_calibration_parse(const char *text, const char *path, struct skip_calibration *c);
+
+/* The persistent executor's scheduling modes (runtime/persist.h has the protocol). */
+enum skip_persist_mode {
+	SKIP_PERSIST_AOT,     /* per-worker queues fixed at plan time */
+	SKIP_PERSIST_JIT,     /* a device-side ready queue */
+	SKIP_PERSIST_COPILOT, /* a CPU thread feeds the GPU through a host-mapped ring */
+	SKIP_PERSIST_NMODES
+};
+/* "aot", "jit", "copilot" (static); "?" for no mode. */
+SKIP_API const char *skip_persist_mode_name(int mode);
+/* The calibration's per-task dispatch cost of @mode (persist_*_task_ns), in ns; 0 for no mode. */
+SKIP_API double skip_persist_task_ns(const struct skip_calibration *c, int mode);
 
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
 struct skip_chain {
@@ -135,6 +158,8 @@ enum skip_advice_kind {
 	SKIP_ADVICE_FUSION,   /* fuse a chain of kernels into one */
 	SKIP_ADVICE_STREAMS,  /* run a workload DAG on several streams (E2) */
 	SKIP_ADVICE_DAGGRAPH, /* run a workload DAG as one CUDA graph (E3) */
+	SKIP_ADVICE_PERSIST,  /* run a region as persistent kernels (its kernels recompiled as
+				 tasks): predicted_il_ns is the best mode's */
 };
 
 struct skip_advice {
@@ -150,6 +175,11 @@ struct skip_advice {
 	double calibration_error; /* of the model of those regions, as recorded */
 	int chain;		  /* FUSION: index into the report's chains */
 	char *plan_json;	  /* STREAMS, DAGGRAPH: the plan for skip run (NULL otherwise) */
+	int persist_mode;	  /* PERSIST: the mode predicted fastest (enum skip_persist_mode),
+				     -1 otherwise */
+	double persist_il_ns[SKIP_PERSIST_NMODES];    /* PERSIST: each mode's predicted IL
+							 (median over the regions) */
+	double persist_saved_ns[SKIP_PERSIST_NMODES]; /* PERSIST: each mode's total saved */
 };
 
 struct skip_advise_opts {
@@ -207,7 +237,7 @@ struct skip_advice_report {
 SKIP_API int skip_advise(struct skip_trace *t, const struct skip_advise_opts *o,
 			 struct skip_advice_report **out);
 SKIP_API void skip_advice_free(struct skip_advice_report *r);
-/* "graph", "fusion", "streams", "dag-graph" (static). */
+/* "graph", "fusion", "streams", "dag-graph", "persistent" (static). */
 SKIP_API const char *skip_advice_kind_name(enum skip_advice_kind k);
 /* The report as JSON (caller frees), NULL when out of memory. */
 SKIP_API char *skip_advice_json(const struct skip_advice_report *r);
@@ -219,29 +249,73 @@ SKIP_API char *skip_advice_plan(const struct skip_advice_report *r);
 /*
  * For `skip report`'s sweep table: medians over the occurrences of @tl's region (the whole run
  * when it was loaded without one) of the recorded IL, the model's IL of the recording, the
- * model's IL without the profiler's cost per launch (as recorded when @profiled) and the IL
- * replayed as one CUDA graph. @cal NULL: the defaults. Returns 0 or SKIP_E_EMPTY.
+ * model's IL without the profiler's cost per launch (as recorded when @profiled), the IL
+ * replayed as one CUDA graph and the IL run as persistent kernels. @cal NULL: the defaults. Returns
+ * 0 or SKIP_E_EMPTY.
  */
 struct skip_graph_prediction {
 	double recorded_ns, replay_ns, baseline_ns, graph_ns;
+	double persist_ns;	  /* the IL run as persistent kernels, in the fastest mode (the
+				     persistent advice item's model) */
+	int persist_mode;	  /* that mode (enum skip_persist_mode) */
 	double calibration_error; /* median |replay - recorded| / recorded */
 	size_t regions;
 };
 SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,
 				int profiled, struct skip_graph_prediction *out);
 
+/* ---- a workload under the persistent executor (advisor/persistent.c) --------------------- */
+
+/*
+ * One iteration of a workload's task DAG run by the persistent executor (E5), for the workload
+ * models once the runtime has E5 (the executor itself is not modelled here: nothing calls this
+ * yet but the tests).
+ *
+ * @g: the workload's finalized graph (runtime/skip_runtime.h); its reduced DAG's edges are the
+ *     dependencies, each a whole-task edge.
+ * @task_ns: [skip_graph_ntasks(g)] each task's predicted duration as a kernel of its own (what
+ *     the workload models take from the recording), >= 0.
+ * @nworkers: the resident worker CTAs, 1..1024 (on the H100: occupancy x 132).
+ * @mode: enum skip_persist_mode; @cal: its per-task cost and the launch and epoch costs (NULL:
+ *     the built-in calibration).
+ *
+ * A task of grid G blocks becomes min(G, @nworkers) tiles (its grid capped at one wave of the
+ * workers: a larger grid's extra waves run inside its tiles), each taking the task's duration
+ * plus the mode's per-task cost (its dispatch after its producers end: skip_persist_task_ns()).
+ * The tiles are list-scheduled on the workers as the runtime's AOT plan schedules them
+ * (runtime/persist.c, sk_persist_plan_new(): the longest remaining path first, each tile to the
+ * worker where it can start first, after every tile of its producers); JIT and the co-pilot
+ * dispatch at run time, which the same greedy schedule stands for. The iteration is
+ * persist_launch_ns + that makespan + persist_epoch_ns.
+ *
+ * Returns 0 and *@out, or SKIP_E_INVAL (skip_errmsg() says why: a graph not finalized or
+ * empty, a duration that is negative or not finite, a worker count or mode out of range, a
+ * calibration skip_calibration_check() refuses) or SKIP_E_NOMEM. Thread-safe.
+ */
+struct skip_persist_prediction {
+	double makespan_ns;  /* the tiles' list schedule, per-task costs included */
+	double launch_ns;    /* persist_launch_ns */
+	double epoch_ns;     /* persist_epoch_ns */
+	double iteration_ns; /* launch_ns + makespan_ns + epoch_ns */
+	int tiles;	     /* tiles scheduled */
+};
+struct skip_graph;
+SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
+				     int nworkers, const struct skip_calibration *cal, int mode,
+				     struct skip_persist_prediction *out);
+
 /* ---- skip report's sweep table (advisor/sweep.c) ----------------------------------------- */
 
 /*
  * Fill @r->sweep->graph (struct skip_graph_gains, skip_analyzer.h): for each value of the sweep,
- * skip_predict_graph() on the timeline of each of its runs (each occurrence of @o->region, or
- * the whole run when @o->region is NULL; unprofiled, with @cal, NULL: the defaults), then the
- * medians over the value's runs. Runs that cannot be read, hold no occurrence of the region or
- * launched nothing are left out of their value's row; a value left with no run has no row.
- * Replaces a table filled before; does nothing when @r has no sweep. @t and @o are those @r was
- * analyzed with. Returns 0, or SKIP_E_INVAL (skip_errmsg() set, @r unchanged) for a calibration
- * skip_calibration_check() refuses. The table belongs to @r: skip_report_free() frees it. Not
- * thread-safe per trace handle.
+ * skip_predict_graph() (the graph and the persistent predictions) on the timeline of each of its
+ * runs (each occurrence of @o->region, or the whole run when @o->region is NULL; unprofiled, with
+ * @cal, NULL: the defaults), then the medians over the value's runs. Runs that cannot be read, hold
+ * no occurrence of the region or launched nothing are left out of their value's row; a value left
+ * with no run has no row. Replaces a table filled before; does nothing when @r has no sweep. @t and
+ * @o are those @r was analyzed with. Returns 0, or SKIP_E_INVAL (skip_errmsg() set, @r unchanged)
+ * for a calibration skip_calibration_check() refuses. The table belongs to @r: skip_report_free()
+ * frees it. Not thread-safe per trace handle.
  */
 SKIP_API int skip_report_add_graph_gain(struct skip_trace *t, const struct skip_analysis_opts *o,
 					const struct skip_calibration *cal, struct skip_report *r);

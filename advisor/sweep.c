@@ -1,11 +1,13 @@
 /*
  * sweep.c: skip_report_add_graph_gain(): for `skip report`'s sweep, the advisor's prediction
- * per parameter value of replaying each region as one CUDA graph, stored in the analyzer's
+ * per parameter value of replaying each region as one CUDA graph and of running it as
+ * persistent kernels, stored in the analyzer's
  * report (struct skip_graph_gains) so that its text, JSON and HTML print one table. The
  * analyzer cannot compute it itself: the model is the advisor's, and the advisor sits on top of
  * the analyzer.
  */
 #define SK_LOG_DOMAIN "advisor"
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "skip_advisor.h"
@@ -16,9 +18,10 @@ static int value_row(struct skip_trace *t, const char *region, const struct skip
 		     const struct skip_sweep_point *p, struct skip_graph_gain *row)
 {
 	size_t m = (size_t)p->runs + 1;
-	double *v = sk_xcalloc(5 * m, sizeof(double));
+	double *v = sk_xcalloc(6 * m, sizeof(double));
 	double *rec = v, *rep = v + m, *base = v + 2 * m, *gr = v + 3 * m, *err = v + 4 * m;
-	size_t n = 0;
+	double *pe = v + 5 * m;
+	size_t n = 0, modes[SKIP_PERSIST_NMODES] = {0}, best = 0;
 
 	for (int k = 0; k < p->runs; k++) {
 		struct skip_timeline *tl = NULL;
@@ -32,6 +35,8 @@ static int value_row(struct skip_trace *t, const char *region, const struct skip
 			rep[n] = g.replay_ns;
 			base[n] = g.baseline_ns;
 			gr[n] = g.graph_ns;
+			pe[n] = g.persist_ns;
+			modes[g.persist_mode >= 0 ? g.persist_mode : 0]++;
 			err[n++] = g.calibration_error;
 		}
 		skip_timeline_free(tl);
@@ -45,6 +50,12 @@ static int value_row(struct skip_trace *t, const char *region, const struct skip
 		row->unprofiled_ns = skip_median(base, n);
 		row->graph_ns = skip_median(gr, n);
 		row->gain = row->graph_ns > 0 ? row->unprofiled_ns / row->graph_ns : 0;
+		row->persist_ns = skip_median(pe, n);
+		row->persist_gain = row->persist_ns > 0 ? row->unprofiled_ns / row->persist_ns : 0;
+		for (size_t k = 1; k < SKIP_PERSIST_NMODES; k++)
+			best = modes[k] > modes[best] ? k : best;
+		snprintf(row->persist_mode, sizeof(row->persist_mode), "%s",
+			 skip_persist_mode_name((int)best));
 	}
 	free(v);
 	return n > 0;

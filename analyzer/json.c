@@ -141,6 +141,9 @@ static cJSON *graph_gain_json(const struct skip_graph_gains *g)
 		num(q, "unprofiled_ns", w->unprofiled_ns);
 		num(q, "graph_ns", w->graph_ns);
 		num(q, "gain", w->gain);
+		num(q, "persistent_ns", w->persist_ns);
+		cJSON_AddStringToObject(q, "persistent_mode", w->persist_mode);
+		num(q, "persistent_gain", w->persist_gain);
 		cJSON_AddItemToArray(a, q);
 	}
 	return a;

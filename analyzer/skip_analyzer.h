@@ -218,8 +218,8 @@ struct skip_sweep_point {
 /*
  * One row of a sweep's graph-gain table: for one parameter value, skip advise's model of each
  * region (each occurrence of the --region range, else each run) as recorded, without the
- * profiler, and replayed as one CUDA graph (docs/skip-advise.md). Each figure is the median
- * over the value's modelled runs of that run's median over its regions.
+ * profiler, replayed as one CUDA graph, and run as persistent kernels (docs/skip-advise.md). Each
+ * figure is the median over the value's modelled runs of that run's median over its regions.
  */
 struct skip_graph_gain {
 	double value;		  /* the parameter value */
@@ -230,6 +230,11 @@ struct skip_graph_gain {
 	double unprofiled_ns;	  /* the model without the profiler's cost per launch */
 	double graph_ns;	  /* the model with each region replayed as one CUDA graph (> 0) */
 	double gain;		  /* unprofiled_ns / graph_ns: above 1, the graph is faster */
+	double persist_ns;	  /* the model with each region run as persistent kernels, in the
+				     fastest mode (> 0) */
+	double persist_gain;	  /* unprofiled_ns / persist_ns */
+	char persist_mode[8];	  /* that mode: "aot", "jit" or "copilot" (the one most of the
+				     value's runs predict fastest) */
 };
 
 /*

@@ -345,25 +345,27 @@ static void print_sweep(const struct skip_report *r)
 /* The sweep's graph-gain table (skip_report_add_graph_gain()), when it was filled. */
 static void print_sweep_graph(const struct report_opts *o, const struct skip_sweep *s)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
 	if (!s->graph)
 		return;
-	printf("\nPredicted gain of replaying %s as one CUDA graph (skip advise's model; "
-	       "docs/skip-advise.md)\n",
+	printf("\nPredicted gain of replaying %s as one CUDA graph, or as persistent kernels "
+	       "(skip advise's model; docs/skip-advise.md)\n",
 	       o->a.region ? "each region occurrence" : "each run");
-	printf("  %8s %10s %10s %8s %12s %10s %8s\n", s->param, "IL", "model", "cal.err",
-	       "unprofiled", "as graph", "gain");
+	printf("  %8s %10s %10s %8s %12s %10s %8s %12s %7s %8s\n", s->param, "IL", "model",
+	       "cal.err", "unprofiled", "as graph", "gain", "persistent", "mode", "gain");
 	for (size_t i = 0; i < s->graph->nrows; i++) {
 		const struct skip_graph_gain *g = &s->graph->rows[i];
 
-		printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", g->value,
+		printf("  %8g %10s %10s %7.1f%% %12s %10s %7.2fx %12s %7s %7.2fx\n", g->value,
 		       cli_dur(a, sizeof(a), g->il_ns), cli_dur(b, sizeof(b), g->model_ns),
 		       100 * g->calibration_error, cli_dur(c, sizeof(c), g->unprofiled_ns),
-		       cli_dur(d, sizeof(d), g->graph_ns), g->gain);
+		       cli_dur(d, sizeof(d), g->graph_ns), g->gain,
+		       cli_dur(e, sizeof(e), g->persist_ns), g->persist_mode, g->persist_gain);
 	}
 	printf("  (IL and model: recorded and replayed, with the profiler; unprofiled: the model "
-	       "without its cost per launch; gain: unprofiled / as graph)\n");
+	       "without its cost per launch; gain: unprofiled / as graph, unprofiled / as "
+	       "persistent kernels in the fastest mode)\n");
 }
 
 static void print_text(const struct report_opts *o, const struct skip_report *r)

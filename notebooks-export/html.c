@@ -226,12 +226,14 @@ static void graph_gain_table(FILE *f, const struct skip_report *r)
 	const struct skip_sweep *s = r->sweep;
 	char a[32], b[32], c[32];
 
-	fprintf(f, "<h2>Predicted gain of replaying each %s as one CUDA graph</h2>",
+	fprintf(f,
+		"<h2>Predicted gain of replaying each %s as one CUDA graph or as persistent "
+		"kernels</h2>",
 		r->nregions && r->regions[0].name ? "region occurrence" : "run");
 	fputs("<table class='graph-gain'><tr><th>", f);
 	esc(f, s->param);
 	fputs("</th><th>runs</th><th>IL</th><th>model</th><th>cal. error</th><th>unprofiled</th>"
-	      "<th>as graph</th><th>gain</th></tr>\n",
+	      "<th>as graph</th><th>gain</th><th>persistent</th><th>mode</th><th>gain</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < s->graph->nrows; i++) {
 		const struct skip_graph_gain *g = &s->graph->rows[i];
@@ -239,14 +241,18 @@ static void graph_gain_table(FILE *f, const struct skip_report *r)
 		fprintf(f, "<tr><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%.1f%%</td>",
 			numfmt(a, sizeof(a), g->value), g->runs, dur(b, sizeof(b), g->il_ns),
 			dur(c, sizeof(c), g->model_ns), 100 * g->calibration_error);
-		fprintf(f, "<td>%s</td><td>%s</td><td>%.2f&times;</td></tr>\n",
+		fprintf(f, "<td>%s</td><td>%s</td><td>%.2f&times;</td>",
 			dur(a, sizeof(a), g->unprofiled_ns), dur(b, sizeof(b), g->graph_ns),
 			g->gain);
+		fprintf(f, "<td>%s</td><td>", dur(c, sizeof(c), g->persist_ns));
+		esc(f, g->persist_mode);
+		fprintf(f, "</td><td>%.2f&times;</td></tr>\n", g->persist_gain);
 	}
 	fputs("</table>\n<p class='note'>skip advise's what-if model (docs/skip-advise.md), "
 	      "medians over each value's runs. IL and model: recorded and replayed, with the "
 	      "profiler; unprofiled: the model without its cost per launch; gain: unprofiled / as "
-	      "graph.</p>\n",
+	      "graph, unprofiled / as persistent kernels in the fastest mode (skip advise's "
+	      "persistent item).</p>\n",
 	      f);
 }
 

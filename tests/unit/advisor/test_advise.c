@@ -157,6 +157,75 @@ Test(advise, model_reproduces_and_predicts_graph_and_fusion)
 	skip_trace_close(t);
 }
 
+/* advise_persist.sql's calibration (its header has the answers). */
+static void persist_cal(struct skip_advise_opts *o)
+{
+	skip_calibration_default(&o->cal);
+	o->cal.persist_launch_ns = 4000;
+	o->cal.persist_epoch_ns = 1000;
+	o->cal.persist_aot_task_ns = 600;
+	o->cal.persist_jit_task_ns = 1300;
+	o->cal.persist_copilot_task_ns = 3500;
+	o->cal.sync_idle_ns = 500;
+	o->cal.stream_gap_ns = 600;
+}
+
+static void expect_persist(struct skip_trace *t, int64_t run,
+			   const double want[SKIP_PERSIST_NMODES])
+{
+	struct skip_advise_opts o = {.region = "step", .run_id = run, .profiled = 1};
+	struct skip_advice_report *r;
+	const struct skip_advice *p;
+
+	persist_cal(&o);
+	r = advise(t, &o);
+	p = find_item(r, SKIP_ADVICE_PERSIST);
+	cr_expect_float_eq(r->recorded_il_ns, 190000, 1e-9);
+	cr_expect_float_eq(r->replay_il_ns, 190000, 1e-9);
+	cr_assert_not_null(p);
+	cr_expect_float_eq(p->baseline_il_ns, 190000, 1e-9);
+	for (int m = 0; m < SKIP_PERSIST_NMODES; m++)
+		cr_expect_float_eq(p->persist_il_ns[m], want[m], 1e-9, "run %lld, %s",
+				   (long long)run, skip_persist_mode_name(m));
+	cr_expect_eq(p->persist_mode, SKIP_PERSIST_AOT);
+	cr_expect_float_eq(p->predicted_il_ns, want[SKIP_PERSIST_AOT], 1e-9);
+	cr_expect_float_eq(p->speedup, 190000 / want[SKIP_PERSIST_AOT], 1e-9);
+	cr_expect_not_null(strstr(p->title, "mode aot"), "%s", p->title);
+	cr_expect_not_null(strstr(p->assumptions, "recorded duration"), "%s", p->assumptions);
+	skip_advice_free(r);
+}
+
+Test(advise, persistent_chain_by_hand)
+{
+	static const double one[] = {63000, 70000, 92000};    /* 57000 + 10 c */
+	static const double split[] = {80000, 87000, 109000}; /* 74000 + 10 c */
+
+	struct skip_trace *t = hand_trace(dir, "advise_persist");
+
+	expect_persist(t, 1, one);
+	expect_persist(t, 2, split);
+	skip_trace_close(t);
+}
+
+Test(advise, persistent_mode_follows_the_calibration)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_persist");
+	struct skip_advise_opts o = {.region = "step", .run_id = 1, .profiled = 1};
+	struct skip_advice_report *r;
+	const struct skip_advice *p;
+
+	persist_cal(&o);
+	o.cal.persist_aot_task_ns = 2000; /* 77000: JIT's 70000 wins */
+	r = advise(t, &o);
+	p = find_item(r, SKIP_ADVICE_PERSIST);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->persist_mode, SKIP_PERSIST_JIT);
+	cr_expect_float_eq(p->persist_il_ns[SKIP_PERSIST_AOT], 77000, 1e-9);
+	cr_expect_float_eq(p->predicted_il_ns, 70000, 1e-9);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 Test(advise, region_runs_are_pooled)
 {
 	struct skip_trace *t = hand_trace_more(dir, "advise_model", "advise_model_runs");
@@ -678,4 +747,75 @@ Test(advise, graph_kernels_without_their_launch_call_are_modelled_without_overfl
 	expect_sane_items(r);
 	skip_advice_free(r);
 	skip_trace_close(t);
+}
+
+/* The busiest stream's summed operation time per region (each window, else the whole run): a
+ * floor for any prediction that keeps the operations' recorded durations and their order on a
+ * stream. The median over the regions. */
+static double busiest_stream_ns(const struct skip_timeline *tl)
+{
+	size_t nw = tl->nwindows ? tl->nwindows : 1, n = 0;
+	double *per = calloc(nw, sizeof(double)), *busy = calloc(nw, sizeof(double)), med;
+
+	cr_assert(per && busy);
+	for (size_t w = 0; w < nw; w++) {
+		for (size_t i = 0; i < tl->nops; i++) {
+			const struct skip_op *a = &tl->ops[i];
+			double sum = 0;
+
+			if (tl->nwindows && a->window != (int32_t)w)
+				continue;
+			for (size_t j = 0; j < tl->nops; j++) {
+				const struct skip_op *b = &tl->ops[j];
+
+				if (b->stream == a->stream &&
+				    (!tl->nwindows || b->window == a->window))
+					sum += (double)(b->end - b->start);
+			}
+			per[w] = sum > per[w] ? sum : per[w];
+		}
+		if (per[w] > 0)
+			busy[n++] = per[w];
+	}
+	med = skip_median(busy, n);
+	free(per);
+	free(busy);
+	return med;
+}
+
+/* The persistent prediction on the committed H100 recordings: between the busiest stream's
+ * time and the recorded IL, AOT the fastest mode with the built-in calibration. */
+Test(advise, persistent_on_h100_recordings_lies_between_the_kernels_and_the_recording)
+{
+	static const struct {
+		const char *trace, *region;
+		int64_t run;
+	} cases[] = {
+	    {"tests/fixtures/h100_launch_chain.skip.db", NULL, 1},
+	    {"tests/fixtures/h100_torch_mlp.skip.db", "forward", 1},
+	    {"tests/fixtures/h100_torch_mlp.skip.db", "step", 1},
+	    {"tests/fixtures/llama1b_sweep.skip.db", "prefill", 1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct skip_trace *t = NULL;
+		struct skip_timeline *tl = NULL;
+		struct skip_graph_prediction g;
+		double floor;
+
+		cr_assert_eq(skip_trace_open(cases[i].trace, &t), 0, "%s", skip_errmsg());
+		cr_assert_eq(skip_timeline_load(t, cases[i].run, cases[i].region, &tl), 0);
+		cr_assert_eq(skip_predict_graph(tl, NULL, 0, &g), 0, "%s", skip_errmsg());
+		floor = busiest_stream_ns(tl);
+		cr_expect_gt(floor, 0);
+		cr_expect_geq(g.persist_ns, floor, "%s %s: %g < the kernels' %g", cases[i].trace,
+			      cases[i].region ? cases[i].region : "", g.persist_ns, floor);
+		cr_expect_leq(g.persist_ns, g.recorded_ns, "%s %s: %g > recorded %g",
+			      cases[i].trace, cases[i].region ? cases[i].region : "", g.persist_ns,
+			      g.recorded_ns);
+		cr_expect_leq(g.persist_ns, g.baseline_ns, "%s", cases[i].trace);
+		cr_expect_eq(g.persist_mode, SKIP_PERSIST_AOT, "%s", cases[i].trace);
+		skip_timeline_free(tl);
+		skip_trace_close(t);
+	}
 }

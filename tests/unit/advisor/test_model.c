@@ -13,7 +13,7 @@
 
 #include "skip_advisor.h"
 
-static const char *const parts[] = {"host", "graph", "profiler", "placement"};
+static const char *const parts[] = {"host", "graph", "profiler", "placement", "persistent"};
 
 static int part_index(const char *part)
 {

@@ -49,6 +49,11 @@ static void sweep_cal(struct skip_calibration *c)
 	c->graph_dispatch_ns = 0;
 	c->profiler_launch_ns = 1900;
 	c->stream_gap_ns = 600;
+	c->persist_launch_ns = 1000;
+	c->persist_epoch_ns = 500;
+	c->persist_aot_task_ns = 200;
+	c->persist_jit_task_ns = 400;
+	c->persist_copilot_task_ns = 1000;
 }
 
 /* Analyze the hand-built sweep (each occurrence of @region, or each run) and fill the table. */
@@ -68,7 +73,7 @@ static const struct skip_graph_gains *hand_table(const char *region)
 }
 
 static void expect_row(const struct skip_graph_gain *g, double value, int runs, double il,
-		       double unprofiled, double graph)
+		       double unprofiled, double graph, double persist)
 {
 	cr_expect_float_eq(g->value, value, 1e-12);
 	cr_expect_eq(g->runs, runs, "value %g", value);
@@ -78,6 +83,9 @@ static void expect_row(const struct skip_graph_gain *g, double value, int runs, 
 	cr_expect_float_eq(g->unprofiled_ns, unprofiled, 1e-9, "value %g", value);
 	cr_expect_float_eq(g->graph_ns, graph, 1e-9, "value %g", value);
 	cr_expect_float_eq(g->gain, unprofiled / graph, 1e-12, "value %g", value);
+	cr_expect_float_eq(g->persist_ns, persist, 1e-9, "value %g", value);
+	cr_expect_float_eq(g->persist_gain, unprofiled / persist, 1e-12, "value %g", value);
+	cr_expect_str_eq(g->persist_mode, "aot", "value %g", value);
 }
 
 Test(report_graph_gain, each_value_gets_the_medians_over_its_runs_of_each_occurrence)
@@ -85,8 +93,8 @@ Test(report_graph_gain, each_value_gets_the_medians_over_its_runs_of_each_occurr
 	const struct skip_graph_gains *g = hand_table("step");
 
 	cr_assert_eq(g->nrows, 2);
-	expect_row(&g->rows[0], 1, 2, 20000, 12400, 6273);
-	expect_row(&g->rows[1], 2, 1, 14000, 7900, 6273); /* run 4 has no 'step' */
+	expect_row(&g->rows[0], 1, 2, 20000, 12400, 6273, 8300);
+	expect_row(&g->rows[1], 2, 1, 14000, 7900, 6273, 8300); /* run 4 has no 'step' */
 	cr_expect_eq(rep->sweep->pts[1].runs, 2, "the sweep point counts run 4");
 }
 
@@ -95,8 +103,8 @@ Test(report_graph_gain, without_a_region_each_whole_run_is_modelled)
 	const struct skip_graph_gains *g = hand_table(NULL);
 
 	cr_assert_eq(g->nrows, 2);
-	expect_row(&g->rows[0], 1, 2, 20000, 12400, 6273);
-	expect_row(&g->rows[1], 2, 2, 9500, 5500, 4636.5);
+	expect_row(&g->rows[0], 1, 2, 20000, 12400, 6273, 8300);
+	expect_row(&g->rows[1], 2, 2, 9500, 5500, 4636.5, 6500);
 }
 
 Test(report_graph_gain, filling_it_again_replaces_the_table)
@@ -158,8 +166,8 @@ static void expect_json(const struct skip_report *r)
 	char err[512], *json = skip_report_json(r);
 	const struct skip_graph_gains *g = r->sweep->graph;
 	static const char *const keys[] = {
-	    "value",	     "runs",	 "il_ns", "model_ns", "calibration_error",
-	    "unprofiled_ns", "graph_ns", "gain"};
+	    "value",	     "runs",	 "il_ns", "model_ns",	   "calibration_error",
+	    "unprofiled_ns", "graph_ns", "gain",  "persistent_ns", "persistent_gain"};
 
 	doc = cJSON_Parse(json);
 	cr_assert_not_null(doc);
@@ -170,10 +178,12 @@ static void expect_json(const struct skip_report *r)
 	for (size_t i = 0; i < g->nrows; i++) {
 		const struct skip_graph_gain *w = &g->rows[i];
 		const double want[] = {
-		    w->value,	      w->runs,	   w->il_ns, w->model_ns, w->calibration_error,
-		    w->unprofiled_ns, w->graph_ns, w->gain};
+		    w->value,	      w->runs,	   w->il_ns, w->model_ns,   w->calibration_error,
+		    w->unprofiled_ns, w->graph_ns, w->gain,  w->persist_ns, w->persist_gain};
 		cJSON *row = cJSON_GetArrayItem(rows, (int)i);
 
+		cr_expect_str_eq(cJSON_GetObjectItem(row, "persistent_mode")->valuestring,
+				 w->persist_mode, "row %zu", i);
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			cr_expect_float_eq(cJSON_GetObjectItem(row, keys[k])->valuedouble, want[k],
 					   1e-9 * (1 + want[k]), "row %zu %s", i, keys[k]);
@@ -227,13 +237,15 @@ Test(report_graph_gain, the_hand_built_table_goes_to_the_json_and_the_page)
 /* The text line skip report prints for @g (cli/cmd_report.c, print_sweep_graph()). */
 static void text_line(char *buf, size_t n, const struct skip_graph_gain *g)
 {
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
-	snprintf(buf, n, "  %8g %10s %10s %7.1f%% %12s %10s %7.2fx\n", g->value,
+	snprintf(buf, n, "  %8g %10s %10s %7.1f%% %12s %10s %7.2fx %12s %7s %7.2fx\n", g->value,
 		 skip_fmt_duration(a, sizeof(a), g->il_ns, 4),
 		 skip_fmt_duration(b, sizeof(b), g->model_ns, 4), 100 * g->calibration_error,
 		 skip_fmt_duration(c, sizeof(c), g->unprofiled_ns, 4),
-		 skip_fmt_duration(d, sizeof(d), g->graph_ns, 4), g->gain);
+		 skip_fmt_duration(d, sizeof(d), g->graph_ns, 4), g->gain,
+		 skip_fmt_duration(e, sizeof(e), g->persist_ns, 4), g->persist_mode,
+		 g->persist_gain);
 }
 
 /* A recorded sweep with --region prefill and the built-in calibration, as skip report runs it:

@@ -1,0 +1,96 @@
+/*
+ * persistent.c: skip_predict_persistent(): one iteration of a workload's task DAG under the
+ * persistent executor (E5), predicted by the runtime's own AOT list scheduling
+ * (runtime/persist.h, sk_persist_plan_new()) with the calibration's per-task, launch and epoch
+ * costs (skip_advisor.h describes the model). Uses the public API and the runtime's CPU half
+ * only.
+ */
+#define SK_LOG_DOMAIN "advisor"
+#include <math.h>
+#include <stdlib.h>
+
+#include "persist.h"
+#include "skip_advisor.h"
+#include "skip_runtime.h"
+
+/* The tasks and edges of @g for sk_persist_plan_new(), each task's tiles min(grid, @nworkers)
+ * of (its duration + @task_ns) us. */
+static int build_dag(const struct skip_graph *g, const double *task_ns, int nworkers,
+		     double task_cost_ns, struct sk_persist_task **tasks,
+		     struct sk_persist_edge **edges, int *nedges)
+{
+	int n = skip_graph_ntasks(g), ne = 0;
+
+	*tasks = sk_xcalloc((size_t)n + 1, sizeof(**tasks));
+	*edges = sk_xcalloc((size_t)skip_graph_nedges(g) + 1, sizeof(**edges));
+	for (int t = 0; t < n; t++) {
+		unsigned grid[3] = {1, 1, 1};
+		double blocks;
+		const int *preds = NULL;
+		int np = skip_graph_preds(g, t, &preds);
+
+		if (!task_ns || !isfinite(task_ns[t]) || task_ns[t] < 0)
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent prediction: task '%s': a duration of %g ns (a "
+				       "finite number >= 0)",
+				       skip_graph_task_name(g, t), task_ns ? task_ns[t] : NAN);
+		skip_graph_task_kernel(g, t, grid, NULL);
+		blocks = (double)(grid[0] ? grid[0] : 1) * (grid[1] ? grid[1] : 1) *
+			 (grid[2] ? grid[2] : 1);
+		(*tasks)[t].ntiles = blocks < nworkers ? (int)blocks : nworkers;
+		(*tasks)[t].tile_us = (task_ns[t] + task_cost_ns) / 1000;
+		for (int i = 0; i < np; i++)
+			(*edges)[ne++] = (struct sk_persist_edge){preds[i], t, 0};
+	}
+	*nedges = ne;
+	return 0;
+}
+
+int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, int nworkers,
+			    const struct skip_calibration *cal, int mode,
+			    struct skip_persist_prediction *out)
+{
+	struct skip_calibration dflt;
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_task *tasks = NULL;
+	struct sk_persist_edge *edges = NULL;
+	struct sk_persist_plan *plan;
+	int err, nedges = 0, n = g ? skip_graph_ntasks(g) : 0;
+
+	*out = (struct skip_persist_prediction){0};
+	if (!cal) {
+		skip_calibration_default(&dflt);
+		cal = &dflt;
+	}
+	if ((err = skip_calibration_check(cal)))
+		return err;
+	if (n < 1 || skip_graph_level(g, 0) < 0)
+		return sk_fail(SKIP_E_INVAL, "persistent prediction: no tasks, or a graph that "
+					     "is not finalized");
+	if (mode < 0 || mode >= SKIP_PERSIST_NMODES)
+		return sk_fail(SKIP_E_INVAL, "persistent prediction: no mode %d", mode);
+	if (nworkers < 1 || nworkers > SK_PERSIST_MAX_WORKERS)
+		return sk_fail(SKIP_E_INVAL, "persistent prediction: %d workers (1..%d)", nworkers,
+			       SK_PERSIST_MAX_WORKERS);
+	err = build_dag(g, task_ns, nworkers, skip_persist_task_ns(cal, mode), &tasks, &edges,
+			&nedges);
+	if (!err) {
+		struct sk_persist_dag dag = {n, tasks, nedges, edges};
+
+		o.nworkers = nworkers;
+		plan = sk_persist_plan_new(&dag, &o, &err);
+		if (plan) {
+			out->makespan_ns = plan->makespan_us * 1000;
+			out->tiles = plan->total_tiles;
+			sk_persist_plan_free(plan);
+		}
+	}
+	free(tasks);
+	free(edges);
+	if (err)
+		return err;
+	out->launch_ns = cal->persist_launch_ns;
+	out->epoch_ns = cal->persist_epoch_ns;
+	out->iteration_ns = out->launch_ns + out->makespan_ns + out->epoch_ns;
+	return 0;
+}

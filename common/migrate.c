@@ -26,7 +26,8 @@ static const char v1_before[] =
     "ALTER TABLE CUPTI_ACTIVITY_KIND_MEMSET ADD COLUMN greenContextId INTEGER;"
     "ALTER TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ADD COLUMN greenContextId INTEGER;";
 
-#define V1_API_COLS "runId, start, end, eventClass, globalTid, correlationId, nameId, returnValue, cbid"
+#define V1_API_COLS                                                                                \
+	"runId, start, end, eventClass, globalTid, correlationId, nameId, returnValue, cbid"
 
 static const char v1_after[] =
     "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(" V1_API_COLS ") SELECT " V1_API_COLS " FROM ("

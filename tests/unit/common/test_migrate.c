@@ -141,19 +141,21 @@ static char *hand_v1(const char *name, const char *more)
 	fclose(f);
 	cr_assert_eq(sqlite3_open(p, &db), SQLITE_OK);
 	cr_assert_eq(skip_store_exec(db, sql), 0, "%s", skip_errmsg());
-	cr_assert_eq(skip_store_exec(
-			 db, "PRAGMA user_version = 1;"
-			     "INSERT INTO SKIP_RUNS(runId, commandLine, status, startUtcNs) VALUES "
-			     "(1, 'app', 'ok', 5000), (2, 'app', 'ok', 7000);"
-			     "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
-			     "(2, 'cuLaunchKernel'), (3, 'k');"
-			     "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
-			     "(1, 10, 20, 0, 16777216, 1, 1, 0, 211), (2, 10, 20, 0, 16777216, 1, 1, 0, 211);"
-			     "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER VALUES "
-			     "(1, 30, 40, 1, 16777216, 2, 2, 0, 307), (2, 5, 8, 1, 16777216, 2, 2, 0, 307);"
-			     "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name) VALUES "
-			     "(1, 16777216, 0, 'G'), (2, 16777216, 0, 'G');"),
-		     0, "%s", skip_errmsg());
+	cr_assert_eq(
+	    skip_store_exec(
+		db,
+		"PRAGMA user_version = 1;"
+		"INSERT INTO SKIP_RUNS(runId, commandLine, status, startUtcNs) VALUES "
+		"(1, 'app', 'ok', 5000), (2, 'app', 'ok', 7000);"
+		"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
+		"(2, 'cuLaunchKernel'), (3, 'k');"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES "
+		"(1, 10, 20, 0, 16777216, 1, 1, 0, 211), (2, 10, 20, 0, 16777216, 1, 1, 0, 211);"
+		"INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER VALUES "
+		"(1, 30, 40, 1, 16777216, 2, 2, 0, 307), (2, 5, 8, 1, 16777216, 2, 2, 0, 307);"
+		"INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name) VALUES "
+		"(1, 16777216, 0, 'G'), (2, 16777216, 0, 'G');"),
+	    0, "%s", skip_errmsg());
 	if (more)
 		cr_assert_eq(skip_store_exec(db, more), 0, "%s", skip_errmsg());
 	sqlite3_close(db);
@@ -186,12 +188,13 @@ Test(common_migrate, hand_built_calls_are_ordered_by_run_then_start)
 	{
 		sqlite3_stmt *st = NULL;
 
-		cr_assert_eq(sqlite3_prepare_v2(db,
-						"SELECT group_concat(runId || ':' || start || ':' || "
-						"eventClass, ' ') FROM (SELECT * FROM "
-						"CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid)",
-						-1, &st, NULL),
-			     SQLITE_OK);
+		cr_assert_eq(
+		    sqlite3_prepare_v2(db,
+				       "SELECT group_concat(runId || ':' || start || ':' || "
+				       "eventClass, ' ') FROM (SELECT * FROM "
+				       "CUPTI_ACTIVITY_KIND_RUNTIME ORDER BY rowid)",
+				       -1, &st, NULL),
+		    SQLITE_OK);
 		cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
 		cr_expect_str_eq((const char *)sqlite3_column_text(st, 0),
 				 "1:10:0 1:30:1 2:5:1 2:10:0");
@@ -241,9 +244,9 @@ Test(common_migrate, one_run_of_a_version_1_sweep_goes_to_a_file_of_its_own)
 
 	sqlite3_close(src);
 	cr_assert_gt(k, 0);
-	cr_assert_eq(skip_store_export_run("tests/fixtures/llama1b_sweep.skip.db", 3,
-					   path("r3.skip.db"), 0),
-		     0, "%s", skip_errmsg());
+	cr_assert_eq(
+	    skip_store_export_run("tests/fixtures/llama1b_sweep.skip.db", 3, path("r3.skip.db"), 0),
+	    0, "%s", skip_errmsg());
 	db = open_ro(path("r3.skip.db"));
 	cr_expect_eq(q(db, "PRAGMA user_version"), SKIP_SCHEMA_VERSION);
 	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_RUNS"), 1);

@@ -12,15 +12,17 @@
 
 /*
  * Version 1 -> 2: the layout of Nsight Systems' export where version 1 differed from it.
- * The old runtime table is renamed out of the way so that schemas/trace.sql (run after this)
- * creates the version 2 one; the calls are copied back with the driver calls in (runId, start)
- * order, because the analyzer finds a run's rows by a binary search over rowids that needs
- * runIds in rowid order. The per-process TARGET_INFO_GPU keeps its rows as SKIP_GPUS, whose
- * trigger keeps the new one-row-per-GPU TARGET_INFO_GPU from now on.
+ * The old runtime and GPU tables are renamed out of the way so that schemas/trace.sql (run
+ * after this) creates the version 2 ones with their triggers; the calls are copied back with
+ * the driver calls in (runId, start) order, because the analyzer finds a run's rows by a binary
+ * search over rowids that needs runIds in rowid order. The GPU rows go to SKIP_GPUS, whose
+ * trigger fills the one-row-per-GPU TARGET_INFO_GPU, and touching the first run's start time
+ * fires the trigger that fills TARGET_INFO_SESSION_START_TIME: the schema's own rules, not a
+ * second copy of them.
  */
 static const char v1_before[] =
     "ALTER TABLE CUPTI_ACTIVITY_KIND_RUNTIME RENAME TO sk_v1_runtime;"
-    "ALTER TABLE TARGET_INFO_GPU RENAME TO SKIP_GPUS;"
+    "ALTER TABLE TARGET_INFO_GPU RENAME TO sk_v1_gpus;"
     "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL ADD COLUMN greenContextId INTEGER;"
     "ALTER TABLE CUPTI_ACTIVITY_KIND_MEMCPY ADD COLUMN greenContextId INTEGER;"
     "ALTER TABLE CUPTI_ACTIVITY_KIND_MEMSET ADD COLUMN greenContextId INTEGER;"
@@ -36,18 +38,10 @@ static const char v1_after[] =
     " ORDER BY runId, start, sk_t, sk_r;"
     "DROP TABLE sk_v1_runtime;"
     "DROP TABLE CUPTI_ACTIVITY_KIND_DRIVER;"
-    "INSERT OR IGNORE INTO TARGET_INFO_GPU(vmId, id, name, uuid, totalMemory, memoryBandwidth,"
-    "  l2CacheSize, clockRate, smCount, computeMajor, computeMinor, maxThreadsPerBlock,"
-    "  maxBlocksPerSm, maxWarpsPerSm, maxRegistersPerBlock, maxRegistersPerSm,"
-    "  maxShmemPerBlock, maxShmemPerSm, threadsPerWarp, asyncEngines)"
-    " SELECT 0, id, name, uuid, totalMemory, memoryBandwidth, l2CacheSize, clockRate, smCount,"
-    "  computeMajor, computeMinor, maxThreadsPerBlock, maxBlocksPerSm, maxWarpsPerSm,"
-    "  maxRegistersPerBlock, maxRegistersPerSm, maxShmemPerBlock, maxShmemPerSm,"
-    "  threadsPerWarp, asyncEngineCount FROM SKIP_GPUS ORDER BY runId, globalPid, rowid;"
-    "DELETE FROM TARGET_INFO_SESSION_START_TIME;"
-    "INSERT INTO TARGET_INFO_SESSION_START_TIME(utcEpochNs, utcTime, localTime)"
-    " SELECT m, strftime('%Y-%m-%dT%H:%M:%fZ', m / 1000000000.0, 'unixepoch'), NULL"
-    " FROM (SELECT min(startUtcNs) AS m FROM SKIP_RUNS) WHERE m IS NOT NULL;"
+    "INSERT INTO SKIP_GPUS SELECT * FROM sk_v1_gpus ORDER BY runId, globalPid, rowid;"
+    "DROP TABLE sk_v1_gpus;"
+    "UPDATE SKIP_RUNS SET startUtcNs = startUtcNs WHERE runId = (SELECT min(runId) FROM "
+    "  SKIP_RUNS);"
     "INSERT OR REPLACE INTO META_DATA_EXPORT VALUES"
     "  ('EXPORT_PRODUCT_VERSION', 'skip " SKIP_VERSION "');"
     "CREATE INDEX IF NOT EXISTS RUNTIME_run_corr ON"

@@ -42,21 +42,21 @@ TestSuite(nsys_sql, .init = setup, .fini = teardown, .timeout = 120);
 
 /* cuda_gpu_kern_sum[:base]: kernels by name (shortName for :base; demangledName otherwise). */
 #define KERN_SUM                                                                                   \
-	"SELECT s.value AS name, sum(k.end - k.start) AS total, count(*) AS num, "                  \
+	"SELECT s.value AS name, sum(k.end - k.start) AS total, count(*) AS num, "                 \
 	"min(k.end - k.start), max(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "         \
 	"JOIN StringIds AS s ON s.id = k.%s GROUP BY 1 ORDER BY 2 DESC, 3, 1"
 
 /* cuda_api_sum: every CUDA API call, grouped by nameId, named without the _vNNNN suffix. */
 #define API_SUM                                                                                    \
 	"WITH summary AS (SELECT nameId, sum(end - start) AS total, count(*) AS num FROM "         \
-	"CUPTI_ACTIVITY_KIND_RUNTIME GROUP BY 1) SELECT CASE substr(ids.value, -6, 2) WHEN '_v' "   \
+	"CUPTI_ACTIVITY_KIND_RUNTIME GROUP BY 1) SELECT CASE substr(ids.value, -6, 2) WHEN '_v' "  \
 	"THEN substr(ids.value, 1, length(ids.value) - 6) ELSE ids.value END AS name, "            \
 	"summary.total, summary.num FROM summary JOIN StringIds AS ids ON ids.id = summary.nameId"
 
 /* cuda_gpu_trace: kernels, memcpys and memsets with the GPU's name, memory kinds and
  * greenContextId, through LEFT JOINs on TARGET_INFO_GPU and the ENUM_* tables. */
 #define GPU_TRACE                                                                                  \
-	"SELECT k.start, printf('%%s (%%d)', gpu.name, k.deviceId), NULLIF(k.greenContextId, 0) "   \
+	"SELECT k.start, printf('%%s (%%d)', gpu.name, k.deviceId), NULLIF(k.greenContextId, 0) "  \
 	"FROM CUPTI_ACTIVITY_KIND_KERNEL AS k LEFT JOIN TARGET_INFO_GPU AS gpu ON gpu.id = "       \
 	"k.deviceId UNION ALL SELECT m.start, '[CUDA memcpy ' || op.label || ']' || src.label || " \
 	"dst.label || printf('%%s (%%d)', gpu.name, m.deviceId), m.greenContextId FROM "           \
@@ -70,14 +70,16 @@ TestSuite(nsys_sql, .init = setup, .fini = teardown, .timeout = 120);
 
 /* cuda_gpu_mem_time_sum (INNER JOIN on the copy kind) and cuda_gpu_mem_size_sum. */
 #define MEM_SUM                                                                                    \
-	"SELECT count(*), sum(bytes) FROM (SELECT '[CUDA memcpy ' || mos.label || ']' AS name, "    \
+	"SELECT count(*), sum(bytes) FROM (SELECT '[CUDA memcpy ' || mos.label || ']' AS name, "   \
 	"mcpy.bytes AS bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY AS mcpy INNER JOIN "                  \
-	"ENUM_CUDA_MEMCPY_OPER AS mos ON mos.id = mcpy.copyKind UNION ALL SELECT '[CUDA memset]', " \
+	"ENUM_CUDA_MEMCPY_OPER AS mos ON mos.id = mcpy.copyKind UNION ALL SELECT '[CUDA "          \
+	"memset]', "                                                                               \
 	"bytes FROM CUPTI_ACTIVITY_KIND_MEMSET)"
 
 /* cuda_kern_exec_trace: each kernel joined to its launch call in the same process. */
 #define KERN_EXEC                                                                                  \
-	"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN CUPTI_ACTIVITY_KIND_RUNTIME AS " \
+	"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN CUPTI_ACTIVITY_KIND_RUNTIME "   \
+	"AS "                                                                                      \
 	"r ON k.correlationId = r.correlationId AND k.globalPid = (r.globalTid & "                 \
 	"0xFFFFFFFFFF000000)"
 
@@ -85,12 +87,12 @@ TestSuite(nsys_sql, .init = setup, .fini = teardown, .timeout = 120);
  * process, text from textId or text, ranges never closed end at the last timestamp. */
 #define NVTX_SUM                                                                                   \
 	"WITH domains AS (SELECT min(ne.start), ne.domainId AS id, ne.globalTid AS globalTid, "    \
-	"coalesce(sid.value, ne.text) AS name FROM NVTX_EVENTS AS ne LEFT JOIN StringIds AS sid "   \
-	"ON ne.textId = sid.id WHERE ne.eventType = 75 GROUP BY 2, 3), maxts AS (SELECT "           \
-	"max(max(start), max(end)) AS m FROM NVTX_EVENTS) SELECT coalesce(sid.value, ne.text, "     \
-	"'') AS name, coalesce(d.name, '') AS domain, count(*), sum(coalesce(ne.end, (SELECT m "    \
-	"FROM maxts)) - ne.start) FROM NVTX_EVENTS AS ne LEFT JOIN domains AS d ON ne.domainId = "  \
-	"d.id AND (ne.globalTid & 0x0000FFFFFF000000) = (d.globalTid & 0x0000FFFFFF000000) LEFT "   \
+	"coalesce(sid.value, ne.text) AS name FROM NVTX_EVENTS AS ne LEFT JOIN StringIds AS sid "  \
+	"ON ne.textId = sid.id WHERE ne.eventType = 75 GROUP BY 2, 3), maxts AS (SELECT "          \
+	"max(max(start), max(end)) AS m FROM NVTX_EVENTS) SELECT coalesce(sid.value, ne.text, "    \
+	"'') AS name, coalesce(d.name, '') AS domain, count(*), sum(coalesce(ne.end, (SELECT m "   \
+	"FROM maxts)) - ne.start) FROM NVTX_EVENTS AS ne LEFT JOIN domains AS d ON ne.domainId = " \
+	"d.id AND (ne.globalTid & 0x0000FFFFFF000000) = (d.globalTid & 0x0000FFFFFF000000) LEFT "  \
 	"JOIN StringIds AS sid ON ne.textId = sid.id WHERE ne.eventType IN (59, 60) GROUP BY 1, 2"
 
 static int64_t q(sqlite3 *db, const char *sql)
@@ -157,12 +159,16 @@ static void check_kernel_rows(sqlite3 *db, const cJSON *doc, const char *fixture
 		while (sqlite3_step(st) == SQLITE_ROW)
 			if (!strcmp((const char *)sqlite3_column_text(st, 0), name)) {
 				found = 1;
-				cr_expect_eq(sqlite3_column_int64(st, 1), (int64_t)num(e, "total_ns"),
-					     "%s %s total", fixture, name);
-				cr_expect_eq(sqlite3_column_int64(st, 2), (int64_t)num(e, "kernels"),
-					     "%s %s instances", fixture, name);
-				cr_expect_eq(sqlite3_column_int64(st, 3), (int64_t)num(e, "min_ns"));
-				cr_expect_eq(sqlite3_column_int64(st, 4), (int64_t)num(e, "max_ns"));
+				cr_expect_eq(sqlite3_column_int64(st, 1),
+					     (int64_t)num(e, "total_ns"), "%s %s total", fixture,
+					     name);
+				cr_expect_eq(sqlite3_column_int64(st, 2),
+					     (int64_t)num(e, "kernels"), "%s %s instances", fixture,
+					     name);
+				cr_expect_eq(sqlite3_column_int64(st, 3),
+					     (int64_t)num(e, "min_ns"));
+				cr_expect_eq(sqlite3_column_int64(st, 4),
+					     (int64_t)num(e, "max_ns"));
 			}
 		sqlite3_finalize(st);
 		cr_expect(found, "%s: %s in cuda_gpu_kern_sum:base", fixture, name);

@@ -79,7 +79,9 @@ Test(common_migrate, the_driver_calls_join_the_runtime_table_and_nothing_is_lost
 	int64_t drv = q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER");
 	int64_t k = q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
 	int64_t gpus = q(db, "SELECT count(*) FROM TARGET_INFO_GPU");
+	struct skip_store_summary before, after;
 
+	cr_assert_eq(skip_store_summarize(db, &before), 0);
 	sqlite3_close(db);
 	cr_assert_gt(drv, 0, "the fixture has driver calls (cuBLAS launches with cuLaunchKernel)");
 	cr_assert_eq(skip_store_open(p, 0, &db), 0, "%s", skip_errmsg());
@@ -102,6 +104,12 @@ Test(common_migrate, the_driver_calls_join_the_runtime_table_and_nothing_is_lost
 			   "(SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = "
 			   "k.correlationId AND k.globalPid = (r.globalTid & 0xFFFFFFFFFF000000))"),
 		     0, "nsys's kernel-to-call join finds every kernel's call");
+	cr_assert_eq(skip_store_summarize(db, &after), 0);
+	cr_expect_eq(after.runtime_calls, before.runtime_calls);
+	cr_expect_eq(after.driver_calls, before.driver_calls);
+	cr_expect_eq(after.driver_calls, drv);
+	cr_expect_eq(after.span_ns, before.span_ns);
+	cr_expect_str_eq(after.gpu, before.gpu);
 	sqlite3_close(db);
 }
 

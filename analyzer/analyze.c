@@ -576,8 +576,8 @@ static void report_header(struct skip_trace *t, struct skip_report *r, const int
 				 (const char *)sqlite3_column_text(st, 0));
 		sqlite3_finalize(st);
 	}
-	if (sqlite3_prepare_v2(t->db, "SELECT name FROM TARGET_INFO_GPU ORDER BY runId, id LIMIT 1",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(t->db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", -1,
+			       &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			snprintf(r->gpu, sizeof(r->gpu), "%s",
 				 (const char *)sqlite3_column_text(st, 0));

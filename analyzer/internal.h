@@ -42,6 +42,7 @@ struct skip_trace {
 	struct sk_strtab texts;	 /* NVTX range texts, interned across runs (ids >= 1) */
 	struct sk_stacks stacks; /* operator stacks, across runs */
 	int64_t nruns;		 /* runs in the file (1: tables are scanned whole) */
+	int v1_driver; /* a schema version 1 file: driver calls in CUPTI_ACTIVITY_KIND_DRIVER */
 };
 
 enum sk_rec_flags {

@@ -1,10 +1,12 @@
 /*
  * load.c: one run into memory. GPU operations (kernels, memcpys, memsets) are read with single
- * scans over the run's rowid range, the launch calls (runtime and driver) and the NVTX ranges
- * likewise, and each operation is joined to its call through a hash on (process, correlation
- * id) - correlation ids are unique within a process only. Host synchronizations (calls that
- * wait for the GPU) are kept as spans for idle attribution. Graph-launched kernels share their
- * graph launch's correlation id; the first of each launch (by start) is marked.
+ * scans over the run's rowid range, the launch calls (runtime and driver, together in
+ * CUPTI_ACTIVITY_KIND_RUNTIME; a version 1 file keeps the driver calls in
+ * CUPTI_ACTIVITY_KIND_DRIVER, read too when it is there) and the NVTX ranges likewise, and each
+ * operation is joined to its call through a hash on (process, correlation id) - correlation ids are
+ * unique within a process only. Host synchronizations (calls that wait for the GPU) are kept as
+ * spans for idle attribution. Graph-launched kernels share their graph launch's correlation id; the
+ * first of each launch (by start) is marked.
  *
  * Every record is checked here, once, as it is read (docs/trace-format.md "Well-formed
  * records"): a malformed one is counted by table and reason and left out, so the metrics and
@@ -22,6 +24,7 @@ struct sk_api {
 	int64_t start, end;
 	uint32_t corr, pid, tid;
 	int32_t name;
+	int driver; /* a driver API call (eventClass 1, or a version 1 DRIVER row) */
 };
 
 /* The key of a launch in a join table: (process, correlation id), + 1 so it is never 0. */
@@ -404,7 +407,6 @@ struct api_job {
 	int64_t run_id;
 	struct sk_api *apis;
 	size_t n;
-	size_t nruntime; /* apis[0 .. nruntime) are runtime calls, the rest driver calls */
 	struct sk_span *syncs;
 	size_t nsyncs;
 	struct skip_malformed bad; /* the calls left out as malformed */
@@ -425,7 +427,8 @@ static int load_api_table(struct api_job *j, enum skip_table table, size_t *cap,
 	size_t estimate;
 	sqlite3_stmt *st =
 	    scan_db(j->t, j->db, skip_table_name(table),
-		    "start, end, correlationId, globalTid, nameId, runId", j->run_id, &estimate);
+		    "start, end, correlationId, globalTid, nameId, runId, eventClass", j->run_id,
+		    &estimate);
 
 	if (!st)
 		return SKIP_E_DB;
@@ -451,6 +454,7 @@ static int load_api_table(struct api_job *j, enum skip_table table, size_t *cap,
 		a->pid = (uint32_t)(gtid >> 24);
 		a->tid = (uint32_t)(gtid & 0xFFFFFF);
 		a->name = (int32_t)name;
+		a->driver = table == SKIP_TABLE_DRIVER || sqlite3_column_int64(st, 6) == 1;
 		if (name > 0 && name < j->t->nstrings && is_sync_call(j->t->strings[name]))
 			add_sync(j, a, scap);
 	}
@@ -463,8 +467,7 @@ static void *load_apis(void *arg)
 	size_t cap = 0, scap = 0;
 
 	j->err = load_api_table(j, SKIP_TABLE_RUNTIME, &cap, &scap);
-	j->nruntime = j->n;
-	if (!j->err)
+	if (!j->err && j->t->v1_driver)
 		j->err = load_api_table(j, SKIP_TABLE_DRIVER, &cap, &scap);
 	if (j->err)
 		snprintf(j->errmsg, sizeof(j->errmsg), "%s", skip_errmsg());
@@ -478,9 +481,9 @@ static int cmp_span_end(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-static void link_op(struct sk_rec *op, const struct sk_api *a, int driver)
+static void link_op(struct sk_rec *op, const struct sk_api *a)
 {
-	op->flags |= SK_F_API | (driver ? SK_F_DRIVER : 0);
+	op->flags |= SK_F_API | (a->driver ? SK_F_DRIVER : 0);
 	op->launch = a->start;
 	op->api_end = a->end;
 	op->tid = a->tid;
@@ -489,8 +492,7 @@ static void link_op(struct sk_rec *op, const struct sk_api *a, int driver)
 }
 
 /* Join through a hash on (process, correlation id): the general case. */
-static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis,
-		      size_t nrt)
+static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis)
 {
 	struct sk_hash h = {0};
 
@@ -501,7 +503,7 @@ static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size
 		const uint64_t *j = sk_hash_get(&h, launch_key(run->ops[i].pid, run->ops[i].corr));
 
 		if (j)
-			link_op(&run->ops[i], &apis[*j], *j >= nrt);
+			link_op(&run->ops[i], &apis[*j]);
 	}
 	sk_hash_fini(&h);
 }
@@ -511,7 +513,7 @@ static void join_hash(struct sk_loaded_run *run, const struct sk_api *apis, size
  * so with one process (the common case) a table indexed by correlation id does it with 4
  * bytes per id instead of a hash; several processes, or sparse ids, take the hash.
  */
-static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis, size_t nrt)
+static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t napis)
 {
 	uint32_t lo = UINT32_MAX, hi = 0, *table;
 	int one_pid = 1;
@@ -524,7 +526,7 @@ static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t na
 	if (!napis)
 		return;
 	if (!one_pid || (uint64_t)(hi - lo) > 4 * (uint64_t)napis + 4096) {
-		join_hash(run, apis, napis, nrt);
+		join_hash(run, apis, napis);
 		return;
 	}
 	table = sk_xcalloc((size_t)(hi - lo) + 1, sizeof(uint32_t));
@@ -535,8 +537,7 @@ static void join(struct sk_loaded_run *run, const struct sk_api *apis, size_t na
 
 		if (op->pid == apis[0].pid && op->corr >= lo && op->corr <= hi &&
 		    table[op->corr - lo])
-			link_op(op, &apis[table[op->corr - lo] - 1],
-				table[op->corr - lo] - 1 >= nrt);
+			link_op(op, &apis[table[op->corr - lo] - 1]);
 	}
 	free(table);
 }
@@ -610,7 +611,7 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_load
 	run->nsyncs = job.nsyncs;
 	sk_malformed_add(&run->bad, &job.bad);
 	if (!err) {
-		join(run, job.apis, job.n, job.nruntime);
+		join(run, job.apis, job.n);
 		mark_graph_firsts(run);
 		if (run->nsyncs)
 			qsort(run->syncs, run->nsyncs, sizeof(*run->syncs), cmp_span_end);

@@ -170,9 +170,8 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 	tl->nsyncs = run.nsyncs;
 	if (tl->nsyncs)
 		qsort(tl->syncs, tl->nsyncs, sizeof(*tl->syncs), cmp_sync_start);
-	tl->sm_count = (int)sk_db_int(t->db, 0,
-				      "SELECT smCount FROM TARGET_INFO_GPU ORDER BY "
-				      "runId, id LIMIT 1");
+	tl->sm_count =
+	    (int)sk_db_int(t->db, 0, "SELECT smCount FROM TARGET_INFO_GPU ORDER BY id LIMIT 1");
 	sk_run_free(&run);
 	*out = tl;
 	return 0;

@@ -46,6 +46,7 @@ int skip_trace_open(const char *path, struct skip_trace **out)
 		sqlite3_exec(t->db, "PRAGMA mmap_size = 0; PRAGMA cache_size = -32768", NULL, NULL,
 			     NULL);
 		err = load_strings(t);
+		t->v1_driver = sk_db_has_table(t->db, "CUPTI_ACTIVITY_KIND_DRIVER");
 	}
 	if (err) {
 		skip_trace_close(t);

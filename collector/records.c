@@ -37,7 +37,8 @@ static const char *const stmt_sql[SK_INS_COUNT] = {
     [SK_INS_RUNTIME] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
 		       "globalTid, correlationId, nameId, returnValue, cbid) "
 		       "VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7, ?8)",
-    [SK_INS_DRIVER] = "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER(runId, start, end, eventClass, "
+    /* Driver calls share the runtime table, as in nsys's export (eventClass 1). */
+    [SK_INS_DRIVER] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
 		      "globalTid, correlationId, nameId, returnValue, cbid) "
 		      "VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8)",
     [SK_INS_MEMCPY] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY(runId, start, end, deviceId, "
@@ -61,7 +62,8 @@ static const char *const stmt_sql[SK_INS_COUNT] = {
     [SK_INS_OVERHEAD] = "INSERT INTO PROFILER_OVERHEAD(runId, start, end, globalTid, "
 			"correlationId, nameId, overheadKind, objectKind) VALUES (?1, ?2, ?3, "
 			"?4, ?5, ?6, ?7, ?8)",
-    [SK_INS_GPU] = "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, uuid, totalMemory, "
+    /* Per process; the schema's trigger fills the one-row-per-GPU TARGET_INFO_GPU. */
+    [SK_INS_GPU] = "INSERT INTO SKIP_GPUS(runId, globalPid, id, name, uuid, totalMemory, "
 		   "memoryBandwidth, l2CacheSize, clockRate, smCount, computeMajor, "
 		   "computeMinor, maxThreadsPerBlock, maxBlocksPerSm, maxWarpsPerSm, "
 		   "maxRegistersPerBlock, maxRegistersPerSm, maxShmemPerBlock, maxShmemPerSm, "

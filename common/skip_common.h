@@ -28,8 +28,9 @@
 
 #define SKIP_VERSION "0.1.0"
 
-/* Version of schemas/trace.sql; stored in PRAGMA user_version. */
-#define SKIP_SCHEMA_VERSION 1
+/* Version of schemas/trace.sql; stored in PRAGMA user_version. Version 1 files are read as
+ * they are (the readers handle both) and migrated in place when opened for writing. */
+#define SKIP_SCHEMA_VERSION 2
 
 #if defined(__GNUC__)
 #define SKIP_API	__attribute__((visibility("default")))
@@ -236,8 +237,21 @@ SKIP_API int skip_store_create(const char *path, unsigned flags, sqlite3 **out);
  * Open an existing trace and check it: SKIP_E_NOTFOUND (no file), SKIP_E_NOTSQLITE,
  * SKIP_E_CORRUPT (fails SQLite's quick_check or is truncated), SKIP_E_FOREIGN (SQLite but not a
  * skip trace), SKIP_E_NEWER / SKIP_E_OLDER (schema version). *@out as for skip_store_create().
+ * Opened for writing (no SKIP_STORE_READONLY), an older file is first migrated to the current
+ * schema with skip_store_migrate(); opened read-only it is left as it is.
  */
 SKIP_API int skip_store_open(const char *path, unsigned flags, sqlite3 **out);
+
+/*
+ * Bring the trace open in @db (read-write) to the current schema, in one transaction: on
+ * failure the file is left exactly as it was. Version 1 -> 2: the driver API calls move from
+ * CUPTI_ACTIVITY_KIND_DRIVER into CUPTI_ACTIVITY_KIND_RUNTIME (eventClass 1) in (runId,
+ * start) order, the per-run TARGET_INFO_GPU becomes SKIP_GPUS and TARGET_INFO_GPU one row per
+ * GPU, greenContextId is added, and the ENUM_*, META_DATA_EXPORT and
+ * TARGET_INFO_SESSION_START_TIME tables are created and filled (docs/trace-format.md). Does
+ * nothing on a current file. Returns 0 or a negative code with skip_errmsg() set.
+ */
+SKIP_API int skip_store_migrate(sqlite3 *db);
 
 /* Run @sql (one or more statements). Returns 0 or SKIP_E_DB / SKIP_E_FULL with a message. */
 SKIP_API int skip_store_exec(sqlite3 *db, const char *sql);
@@ -248,6 +262,20 @@ SKIP_API int skip_store_exec(sqlite3 *db, const char *sql);
  * Returns 0 or a negative code with skip_errmsg() set.
  */
 SKIP_API int skip_store_merge(sqlite3 *dst, const char *src_path);
+
+/*
+ * Write run @run_id of the trace at @src_path (any schema version skip reads) to a new trace at
+ * @dst_path in the current schema, holding that run only: what SQL written for Nsight Systems
+ * needs to answer for one run, since nsys's tables have no runId. The file is written through
+ * skip_outfile_open() (@replace as there: a temporary name renamed into place, never one of
+ * the inputs, only ever replacing a skip trace), finalized (indexes, out of WAL mode). The run
+ * keeps its runId; the recording-wide SKIP_METADATA rows (runId 0) and all of StringIds come
+ * along. Returns 0, or SKIP_E_NOTFOUND (no such run, or no file), or another negative code,
+ * with skip_errmsg() set; on failure no file is left at @dst_path (an existing one is kept).
+ * Opens its own SQLite handles: safe to call from several threads on different outputs.
+ */
+SKIP_API int skip_store_export_run(const char *src_path, int64_t run_id, const char *dst_path,
+				   int replace);
 
 /*
  * Finish a trace for reading: create the indexes the analyzer needs and switch the file out of
@@ -261,15 +289,16 @@ SKIP_API int skip_store_meta_set(sqlite3 *db, int64_t run_id, int64_t global_pid
 
 /* Counts shown by `skip record` at the end and by `skip info`. */
 struct skip_store_summary {
-	int64_t runs;		/* rows in SKIP_RUNS */
-	int64_t failed_runs;	/* runs whose exit code was not 0 */
-	int64_t processes;	/* distinct processes that recorded CUDA activity */
-	int64_t kernels;	/* CUPTI_ACTIVITY_KIND_KERNEL rows */
-	int64_t runtime_calls;	/* CUPTI_ACTIVITY_KIND_RUNTIME rows */
-	int64_t driver_calls;	/* CUPTI_ACTIVITY_KIND_DRIVER rows */
-	int64_t nvtx_ranges;	/* NVTX_EVENTS push/pop and start/end ranges */
-	int64_t nvtx_marks;	/* NVTX_EVENTS instantaneous marks */
-	int64_t memcpys;	/* CUPTI_ACTIVITY_KIND_MEMCPY rows */
+	int64_t runs;	       /* rows in SKIP_RUNS */
+	int64_t failed_runs;   /* runs whose exit code was not 0 */
+	int64_t processes;     /* distinct processes that recorded CUDA activity */
+	int64_t kernels;       /* CUPTI_ACTIVITY_KIND_KERNEL rows */
+	int64_t runtime_calls; /* CUDA runtime API calls (RUNTIME rows, eventClass 0) */
+	int64_t
+	    driver_calls;    /* CUDA driver API calls (eventClass 1; version 1: the DRIVER table) */
+	int64_t nvtx_ranges; /* NVTX_EVENTS push/pop and start/end ranges */
+	int64_t nvtx_marks;  /* NVTX_EVENTS instantaneous marks */
+	int64_t memcpys;     /* CUPTI_ACTIVITY_KIND_MEMCPY rows */
 	int64_t memcpy_bytes;	/* bytes those copies moved */
 	int64_t memsets;	/* CUPTI_ACTIVITY_KIND_MEMSET rows */
 	int64_t syncs;		/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows */
@@ -292,6 +321,8 @@ SKIP_API int skip_json_validate(const struct cJSON *schema, const struct cJSON *
 
 /* One SQLite integer query helper: the first column of the first row, or @dflt. */
 SKIP_API int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql);
+/* 1 when @db's main schema has a table named @name, else 0. */
+SKIP_API int sk_db_has_table(sqlite3 *db, const char *name);
 
 /* ---- JSON files (common/jsonfile.c) ---------------------------------------------------- */
 

@@ -95,6 +95,11 @@ int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql)
 	return v;
 }
 
+/* META_DATA_EXPORT's row naming the writer (the rest come with schemas/trace.sql). */
+#define PRODUCT_ROW                                                                                \
+	"INSERT OR REPLACE INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', "               \
+	"'skip " SKIP_VERSION "');"
+
 static void remove_sidecars(const char *path)
 {
 	char buf[4096];
@@ -141,6 +146,8 @@ int skip_store_create(const char *path, unsigned flags, sqlite3 **out)
 	err = skip_store_exec(db, pragmas);
 	if (!err)
 		err = skip_store_exec(db, skip_trace_sql);
+	if (!err)
+		err = skip_store_exec(db, PRODUCT_ROW);
 	if (err) {
 		sk_fail(err, "%s: cannot create the trace: %s", path, skip_errmsg());
 		goto fail;
@@ -152,13 +159,13 @@ fail:
 	return err;
 }
 
-static int has_table(sqlite3 *db, const char *name)
+int sk_db_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st = NULL;
 	int found = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE type='table' AND name=?",
+			       -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	found = sqlite3_step(st) == SQLITE_ROW;
@@ -244,10 +251,10 @@ static int not_skip(sqlite3 *db, const char *path)
 			       "%s: a damaged skip trace (%s); it cannot be read: record it "
 			       "again",
 			       path,
-			       !has_table(db, "SKIP_RUNS")
+			       !sk_db_has_table(db, "SKIP_RUNS")
 				   ? "its SKIP_RUNS table is missing"
 				   : "its schema version, PRAGMA user_version, is 0");
-	if (has_table(db, "StringIds") && has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
+	if (sk_db_has_table(db, "StringIds") && sk_db_has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
 		return sk_fail(SKIP_E_FOREIGN,
 			       "%s: looks like an Nsight Systems export, which this version of "
 			       "skip cannot read yet; record with 'skip record'",
@@ -285,7 +292,7 @@ int skip_store_open(const char *path, unsigned flags, sqlite3 **out)
 		goto fail;
 	}
 	version = sk_db_int(db, -1, "PRAGMA user_version");
-	if (!has_table(db, "SKIP_RUNS") || version <= 0) {
+	if (!sk_db_has_table(db, "SKIP_RUNS") || version <= 0) {
 		err = not_skip(db, path);
 		goto fail;
 	}
@@ -296,7 +303,14 @@ int skip_store_open(const char *path, unsigned flags, sqlite3 **out)
 			      path, (long long)version, SKIP_VERSION, SKIP_SCHEMA_VERSION);
 		goto fail;
 	}
-	/* Version 1 is the first schema: nothing older exists to migrate from yet. */
+	if (version < SKIP_SCHEMA_VERSION && !(flags & SKIP_STORE_READONLY)) {
+		err = skip_store_migrate(db);
+		if (err) {
+			sk_fail(err, "%s: cannot bring the trace from schema %lld to %d: %s", path,
+				(long long)version, SKIP_SCHEMA_VERSION, skip_errmsg());
+			goto fail;
+		}
+	}
 	*out = db;
 	return 0;
 fail:
@@ -313,8 +327,6 @@ int skip_store_finalize(sqlite3 *db)
 	    "start);"
 	    "CREATE INDEX IF NOT EXISTS RUNTIME_run_corr ON "
 	    "  CUPTI_ACTIVITY_KIND_RUNTIME(runId, globalTid, correlationId);"
-	    "CREATE INDEX IF NOT EXISTS DRIVER_run_corr ON "
-	    "  CUPTI_ACTIVITY_KIND_DRIVER(runId, globalTid, correlationId);"
 	    "CREATE INDEX IF NOT EXISTS NVTX_run_tid_start ON NVTX_EVENTS(runId, globalTid, start);"
 	    "ANALYZE;";
 	int err = skip_store_exec(db, sql);
@@ -358,8 +370,14 @@ int skip_store_summarize(sqlite3 *db, struct skip_store_summary *s)
 				 "SELECT count(*) FROM (SELECT DISTINCT runId, globalPid FROM "
 				 "SKIP_PROCESSES)");
 	s->kernels = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-	s->runtime_calls = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
-	s->driver_calls = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER");
+	s->runtime_calls = sk_db_int(
+	    db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass IS NOT 1");
+	/* A version 1 file keeps its driver calls in their own table (a query on a table that
+	 * is not there answers the default, 0). */
+	s->driver_calls =
+	    sk_db_int(db, 0,
+		      "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass IS 1") +
+	    sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER");
 	s->nvtx_ranges =
 	    sk_db_int(db, 0, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)");
 	s->nvtx_marks = sk_db_int(db, 0, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 34");
@@ -370,16 +388,20 @@ int skip_store_summarize(sqlite3 *db, struct skip_store_summary *s)
 	s->syncs = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
 	s->graph_launches = sk_db_int(db, 0, "SELECT count(*) FROM CUDA_GRAPH_TRACE");
 	s->dropped = sk_db_int(db, 0, "SELECT coalesce(sum(count), 0) FROM SKIP_DROPS");
-	s->span_ns =
-	    sk_db_int(db, 0,
-		      "SELECT max(e) - min(s) FROM ("
-		      " SELECT min(start) s, max(end) e FROM CUPTI_ACTIVITY_KIND_KERNEL"
-		      " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME"
-		      " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_DRIVER)");
+	s->span_ns = sk_db_int(
+	    db, 0,
+	    sk_db_has_table(db, "CUPTI_ACTIVITY_KIND_DRIVER")
+		? "SELECT max(e) - min(s) FROM ("
+		  " SELECT min(start) s, max(end) e FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		  " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+		  " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_DRIVER)"
+		: "SELECT max(e) - min(s) FROM ("
+		  " SELECT min(start) s, max(end) e FROM CUPTI_ACTIVITY_KIND_KERNEL"
+		  " UNION ALL SELECT min(start), max(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME)");
 	if (s->span_ns < 0)
 		s->span_ns = 0;
-	if (sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU ORDER BY runId, id LIMIT 1",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", -1, &st,
+			       NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 			snprintf(s->gpu, sizeof(s->gpu), "%s",
 				 (const char *)sqlite3_column_text(st, 0));

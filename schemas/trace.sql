@@ -1,14 +1,20 @@
--- skip trace store, schema version 1 (PRAGMA user_version = 1).
+-- skip trace store, schema version 2 (PRAGMA user_version = 2).
 --
 -- Table and column names follow the Nsight Systems SQLite export where one exists, so SQL
--- written for nsys exports runs here too. Every event table carries runId (SKIP_RUNS). Times
+-- written for nsys exports runs here too: runtime and driver API calls share
+-- CUPTI_ACTIVITY_KIND_RUNTIME (eventClass 0 runtime, 1 driver), TARGET_INFO_GPU has one row
+-- per GPU, and the ENUM_* tables, META_DATA_EXPORT and TARGET_INFO_SESSION_START_TIME that
+-- nsys's stats reports read are here. Every event table carries runId (SKIP_RUNS). Times
 -- are integer nanoseconds on CLOCK_MONOTONIC_RAW of the recording host (see
 -- SKIP_CLOCK_ANCHORS). Name columns hold StringIds ids. globalTid packs the process and
 -- thread as nsys does: (pid << 24) | (tid & 0xFFFFFF); globalPid is the same with the thread
 -- bits zero. Every table and column is described in docs/trace-format.md.
 --
 -- This file is embedded in the skip binaries at build time; indexes are created after the
--- bulk load by skip_store_finalize(), not here.
+-- bulk load by skip_store_finalize(), not here. Every statement can run again on a file that
+-- has the tables (IF NOT EXISTS, OR IGNORE): the migration from version 1 (common/store.c)
+-- runs it to add what version 2 has. Columns added in version 2 come last in their tables, so
+-- a migrated file and a new one have the same column order.
 
 CREATE TABLE IF NOT EXISTS StringIds (
 	id INTEGER PRIMARY KEY,
@@ -22,9 +28,103 @@ CREATE TABLE IF NOT EXISTS ThreadNames (
 	priority INTEGER
 );
 
+-- nsys's enumerations, as the stats reports join them (values and names from the Nsight
+-- Systems Analysis Guide, "SQLite Schema Event Values"; docs/trace-format.md).
+CREATE TABLE IF NOT EXISTS ENUM_CUDA_MEMCPY_OPER (
+	id INTEGER NOT NULL PRIMARY KEY,
+	name TEXT,
+	label TEXT
+);
+INSERT OR IGNORE INTO ENUM_CUDA_MEMCPY_OPER VALUES
+	(0, 'CUDA_MEMCPY_KIND_UNKNOWN', 'Unknown'),
+	(1, 'CUDA_MEMCPY_KIND_HTOD', 'Host-to-Device'),
+	(2, 'CUDA_MEMCPY_KIND_DTOH', 'Device-to-Host'),
+	(3, 'CUDA_MEMCPY_KIND_HTOA', 'Host-to-Array'),
+	(4, 'CUDA_MEMCPY_KIND_ATOH', 'Array-to-Host'),
+	(5, 'CUDA_MEMCPY_KIND_ATOA', 'Array-to-Array'),
+	(6, 'CUDA_MEMCPY_KIND_ATOD', 'Array-to-Device'),
+	(7, 'CUDA_MEMCPY_KIND_DTOA', 'Device-to-Array'),
+	(8, 'CUDA_MEMCPY_KIND_DTOD', 'Device-to-Device'),
+	(9, 'CUDA_MEMCPY_KIND_HTOH', 'Host-to-Host'),
+	(10, 'CUDA_MEMCPY_KIND_PTOP', 'Peer-to-Peer'),
+	(11, 'CUDA_MEMCPY_KIND_UVM_HTOD', 'Unified Host-to-Device'),
+	(12, 'CUDA_MEMCPY_KIND_UVM_DTOH', 'Unified Device-to-Host'),
+	(13, 'CUDA_MEMCPY_KIND_UVM_DTOD', 'Unified Device-to-Device');
+
+CREATE TABLE IF NOT EXISTS ENUM_CUDA_MEM_KIND (
+	id INTEGER NOT NULL PRIMARY KEY,
+	name TEXT,
+	label TEXT
+);
+INSERT OR IGNORE INTO ENUM_CUDA_MEM_KIND VALUES
+	(0, 'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE', 'Pageable'),
+	(1, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned'),
+	(2, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE', 'Device'),
+	(3, 'CUDA_MEMOPR_MEMORY_KIND_ARRAY', 'Array'),
+	(4, 'CUDA_MEMOPR_MEMORY_KIND_MANAGED', 'Managed'),
+	(5, 'CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC', 'Device Static'),
+	(6, 'CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC', 'Managed Static'),
+	(7, 'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN', 'Unknown');
+
+CREATE TABLE IF NOT EXISTS ENUM_CUPTI_SYNC_TYPE (
+	id INTEGER NOT NULL PRIMARY KEY,
+	name TEXT,
+	label TEXT
+);
+INSERT OR IGNORE INTO ENUM_CUPTI_SYNC_TYPE VALUES
+	(0, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN', 'Unknown'),
+	(1, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE', 'Event sync'),
+	(2, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT', 'Stream wait sync'),
+	(3, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE', 'Stream sync'),
+	(4, 'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE', 'Context sync');
+
+CREATE TABLE IF NOT EXISTS ENUM_NSYS_EVENT_TYPE (
+	id INTEGER NOT NULL PRIMARY KEY,
+	name TEXT,
+	label TEXT
+);
+INSERT OR IGNORE INTO ENUM_NSYS_EVENT_TYPE VALUES
+	(33, 'NvtxCategory', 'NvtxCategory'),
+	(34, 'NvtxMark', 'NvtxMark'),
+	(39, 'NvtxThread', 'NvtxThread'),
+	(59, 'NvtxPushPopRange', 'NvtxPushPopRange'),
+	(60, 'NvtxStartEndRange', 'NvtxStartEndRange'),
+	(75, 'NvtxDomainCreate', 'NvtxDomainCreate'),
+	(76, 'NvtxDomainDestroy', 'NvtxDomainDestroy');
+
+CREATE TABLE IF NOT EXISTS ENUM_NSYS_EVENT_CLASS (
+	id INTEGER NOT NULL PRIMARY KEY,
+	name TEXT,
+	label TEXT
+);
+INSERT OR IGNORE INTO ENUM_NSYS_EVENT_CLASS VALUES
+	(0, 'TRACE_PROCESS_EVENT_CUDA_RUNTIME', 'CUDA runtime'),
+	(1, 'TRACE_PROCESS_EVENT_CUDA_DRIVER', 'CUDA driver');
+
+-- What wrote the file. EXPORT_SCHEMA_VERSION names the nsys export schema whose tables and
+-- columns the nsys-named tables here were checked against; EXPORT_PRODUCT_VERSION (skip and
+-- its version) is written by skip_store_create().
+CREATE TABLE IF NOT EXISTS META_DATA_EXPORT (
+	name TEXT NOT NULL PRIMARY KEY,
+	value TEXT
+);
+INSERT OR REPLACE INTO META_DATA_EXPORT VALUES
+	('EXPORT_SCHEMA_VERSION', '3.16.1'),
+	('SKIP_SCHEMA_VERSION', '2');
+
+-- When the recording started: the earliest SKIP_RUNS.startUtcNs, kept by the triggers at the
+-- end of this file. localTime is NULL: the recording host's time zone is not recorded.
+CREATE TABLE IF NOT EXISTS TARGET_INFO_SESSION_START_TIME (
+	utcEpochNs INTEGER,
+	utcTime TEXT,
+	localTime TEXT
+);
+
+-- One row per GPU, as nsys has it (one per device id; vmId is always 0). Filled by the trigger
+-- on SKIP_GPUS from the first process that saw the device; what each process saw, run by run,
+-- is in SKIP_GPUS.
 CREATE TABLE IF NOT EXISTS TARGET_INFO_GPU (
-	runId INTEGER NOT NULL,
-	globalPid INTEGER NOT NULL,
+	vmId INTEGER NOT NULL DEFAULT 0,
 	id INTEGER NOT NULL,
 	name TEXT,
 	uuid TEXT,
@@ -43,8 +143,8 @@ CREATE TABLE IF NOT EXISTS TARGET_INFO_GPU (
 	maxShmemPerBlock INTEGER,
 	maxShmemPerSm INTEGER,
 	threadsPerWarp INTEGER,
-	asyncEngineCount INTEGER,
-	isMigEnabled INTEGER
+	asyncEngines INTEGER,
+	UNIQUE (vmId, id)
 );
 
 CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL (
@@ -83,10 +183,12 @@ CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_KERNEL (
 	isDeviceLaunched INTEGER,
 	queued INTEGER,
 	submitted INTEGER,
-	completed INTEGER
+	completed INTEGER,
+	greenContextId INTEGER
 );
 
--- CUDA runtime and driver API calls (nsys: eventClass 0 = runtime, 1 = driver).
+-- CUDA runtime and driver API calls, together as nsys stores them: eventClass 0 runtime, 1
+-- driver (ENUM_NSYS_EVENT_CLASS). callchainId is nsys's backtrace reference: always NULL.
 CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_RUNTIME (
 	runId INTEGER NOT NULL,
 	start INTEGER NOT NULL,
@@ -96,19 +198,8 @@ CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_RUNTIME (
 	correlationId INTEGER NOT NULL,
 	nameId INTEGER NOT NULL,
 	returnValue INTEGER NOT NULL,
-	cbid INTEGER NOT NULL
-);
-
-CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_DRIVER (
-	runId INTEGER NOT NULL,
-	start INTEGER NOT NULL,
-	end INTEGER NOT NULL,
-	eventClass INTEGER NOT NULL,
-	globalTid INTEGER NOT NULL,
-	correlationId INTEGER NOT NULL,
-	nameId INTEGER NOT NULL,
-	returnValue INTEGER NOT NULL,
-	cbid INTEGER NOT NULL
+	cbid INTEGER NOT NULL,
+	callchainId INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_MEMCPY (
@@ -126,7 +217,8 @@ CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_MEMCPY (
 	dstKind INTEGER,
 	flags INTEGER,
 	graphNodeId INTEGER,
-	graphId INTEGER
+	graphId INTEGER,
+	greenContextId INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_MEMSET (
@@ -143,7 +235,8 @@ CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_MEMSET (
 	memKind INTEGER,
 	flags INTEGER,
 	graphNodeId INTEGER,
-	graphId INTEGER
+	graphId INTEGER,
+	greenContextId INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
@@ -157,7 +250,8 @@ CREATE TABLE IF NOT EXISTS CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
 	globalPid INTEGER NOT NULL,
 	syncType INTEGER NOT NULL,
 	eventId INTEGER,
-	eventSyncId INTEGER
+	eventSyncId INTEGER,
+	greenContextId INTEGER
 );
 
 -- Graph-level trace (skip record --trace=graph-level): one row per graph launch.
@@ -208,6 +302,45 @@ CREATE TABLE IF NOT EXISTS PROFILER_OVERHEAD (
 );
 
 -- skip's own tables.
+
+-- The GPUs each process saw, run by run (skip record's collector writes one row per device
+-- and process); TARGET_INFO_GPU above is the one-row-per-GPU view nsys SQL joins on.
+CREATE TABLE IF NOT EXISTS SKIP_GPUS (
+	runId INTEGER NOT NULL,
+	globalPid INTEGER NOT NULL,
+	id INTEGER NOT NULL,
+	name TEXT,
+	uuid TEXT,
+	totalMemory INTEGER,
+	memoryBandwidth INTEGER,
+	l2CacheSize INTEGER,
+	clockRate INTEGER,
+	smCount INTEGER,
+	computeMajor INTEGER,
+	computeMinor INTEGER,
+	maxThreadsPerBlock INTEGER,
+	maxBlocksPerSm INTEGER,
+	maxWarpsPerSm INTEGER,
+	maxRegistersPerBlock INTEGER,
+	maxRegistersPerSm INTEGER,
+	maxShmemPerBlock INTEGER,
+	maxShmemPerSm INTEGER,
+	threadsPerWarp INTEGER,
+	asyncEngineCount INTEGER,
+	isMigEnabled INTEGER
+);
+
+CREATE TRIGGER IF NOT EXISTS SKIP_GPUS_target AFTER INSERT ON SKIP_GPUS BEGIN
+	INSERT OR IGNORE INTO TARGET_INFO_GPU(vmId, id, name, uuid, totalMemory, memoryBandwidth,
+		l2CacheSize, clockRate, smCount, computeMajor, computeMinor, maxThreadsPerBlock,
+		maxBlocksPerSm, maxWarpsPerSm, maxRegistersPerBlock, maxRegistersPerSm,
+		maxShmemPerBlock, maxShmemPerSm, threadsPerWarp, asyncEngines)
+	VALUES (0, NEW.id, NEW.name, NEW.uuid, NEW.totalMemory, NEW.memoryBandwidth,
+		NEW.l2CacheSize, NEW.clockRate, NEW.smCount, NEW.computeMajor, NEW.computeMinor,
+		NEW.maxThreadsPerBlock, NEW.maxBlocksPerSm, NEW.maxWarpsPerSm,
+		NEW.maxRegistersPerBlock, NEW.maxRegistersPerSm, NEW.maxShmemPerBlock,
+		NEW.maxShmemPerSm, NEW.threadsPerWarp, NEW.asyncEngineCount);
+END;
 
 CREATE TABLE IF NOT EXISTS SKIP_RUNS (
 	runId INTEGER PRIMARY KEY,
@@ -272,3 +405,19 @@ CREATE TABLE IF NOT EXISTS SKIP_PROCESSES (
 	end INTEGER,
 	PRIMARY KEY (runId, globalPid)
 );
+
+-- TARGET_INFO_SESSION_START_TIME follows SKIP_RUNS.
+CREATE TRIGGER IF NOT EXISTS SKIP_RUNS_session_insert AFTER INSERT ON SKIP_RUNS BEGIN
+	DELETE FROM TARGET_INFO_SESSION_START_TIME;
+	INSERT INTO TARGET_INFO_SESSION_START_TIME(utcEpochNs, utcTime, localTime)
+		SELECT m, strftime('%Y-%m-%dT%H:%M:%fZ', m / 1000000000.0, 'unixepoch'), NULL
+		FROM (SELECT min(startUtcNs) AS m FROM SKIP_RUNS) WHERE m IS NOT NULL;
+END;
+
+CREATE TRIGGER IF NOT EXISTS SKIP_RUNS_session_update AFTER UPDATE OF startUtcNs ON SKIP_RUNS
+BEGIN
+	DELETE FROM TARGET_INFO_SESSION_START_TIME;
+	INSERT INTO TARGET_INFO_SESSION_START_TIME(utcEpochNs, utcTime, localTime)
+		SELECT m, strftime('%Y-%m-%dT%H:%M:%fZ', m / 1000000000.0, 'unixepoch'), NULL
+		FROM (SELECT min(startUtcNs) AS m FROM SKIP_RUNS) WHERE m IS NOT NULL;
+END;

@@ -12,7 +12,7 @@ import sys
 
 TABLES = ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME",
-          "CUPTI_ACTIVITY_KIND_DRIVER", "PROFILER_OVERHEAD"]
+          "PROFILER_OVERHEAD"]
 
 
 def main(path):
@@ -20,8 +20,11 @@ def main(path):
     db = sqlite3.connect(path)
     firsts = db.execute("SELECT runId, min(start) FROM NVTX_EVENTS WHERE text = 'prefill' "
                         "GROUP BY runId").fetchall()
+    # A schema version 1 trace keeps its driver calls in a table of their own.
+    tables = TABLES + [t for (t,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE name = 'CUPTI_ACTIVITY_KIND_DRIVER'")]
     for run, first in firsts:
-        for t in TABLES:
+        for t in tables:
             db.execute(f"DELETE FROM {t} WHERE runId = ? AND start < ?", (run, first))
     db.commit()
     db.execute("VACUUM")

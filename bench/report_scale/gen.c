@@ -70,14 +70,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen: %s\n", skip_errmsg());
 		return 1;
 	}
-	skip_store_exec(db,
-			"PRAGMA journal_mode=OFF; PRAGMA cache_size=-262144; BEGIN;"
-			"INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, "
-			"'report_scale_gen', 'ok');"
-			"INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
-			"(2, 'cudaMemcpyAsync_v3020'), (3, 'cudaStreamSynchronize_v3020');"
-			"INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, smCount) VALUES "
-			"(1, 4242 << 24, 0, 'Synthetic GPU', 132);");
+	skip_store_exec(db, "PRAGMA journal_mode=OFF; PRAGMA cache_size=-262144; BEGIN;"
+			    "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, "
+			    "'report_scale_gen', 'ok');"
+			    "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), "
+			    "(2, 'cudaMemcpyAsync_v3020'), (3, 'cudaStreamSynchronize_v3020');"
+			    "INSERT INTO SKIP_GPUS(runId, globalPid, id, name, smCount) VALUES "
+			    "(1, 4242 << 24, 0, 'Synthetic GPU', 132);");
 	for (int i = 0; i < 50; i++) {
 		snprintf(name, sizeof(name),
 			 "INSERT INTO StringIds VALUES (%d, 'synthetic_kernel_%02d')", 10 + i, i);

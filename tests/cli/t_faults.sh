@@ -7,7 +7,7 @@ have_collector || skip_test "no collector built (no CUDA toolkit)"
 [ "$(id -u)" = 0 ] || skip_test "needs root to mount a small tmpfs and to run as nobody"
 
 mkdir fs
-if mount -t tmpfs -o size=300k tmpfs fs 2>/dev/null; then
+if mount -t tmpfs -o size=440k tmpfs fs 2>/dev/null; then
 	expect_exit 0 "$SKIP" record -o fs/x.skip.db -- true
 	expect_out "disk full"
 	expect_exit 0 "$SKIP" info fs/x.skip.db

@@ -79,13 +79,12 @@ static long long q(sqlite3 *db, const char *sql)
 	return v;
 }
 
-/* Kernels that join a launch call (runtime or driver) of the same process by correlationId. */
+/* Kernels that join a launch call (runtime or driver: one table, as in nsys) of the same
+ * process by correlationId. */
 #define JOINED_KERNELS                                                                             \
 	"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM "           \
 	"CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId AND r.runId = "     \
-	"k.runId AND (r.globalTid >> 24) = (k.globalPid >> 24)) OR EXISTS (SELECT 1 FROM "         \
-	"CUPTI_ACTIVITY_KIND_DRIVER d WHERE d.correlationId = k.correlationId AND d.runId = "      \
-	"k.runId AND (d.globalTid >> 24) = (k.globalPid >> 24))"
+	"k.runId AND (r.globalTid >> 24) = (k.globalPid >> 24))"
 
 static void assert_no_drops(sqlite3 *db)
 {
@@ -229,12 +228,14 @@ Test(gpu_record, driver_api_and_cublas_launches_join_their_kernels)
 	cr_expect_eq(q(db, JOINED_KERNELS),
 		     q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"),
 		     "every kernel joins a runtime or driver launch call");
-	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER d JOIN StringIds s ON "
-			   "s.id = d.nameId WHERE s.value = 'cuLaunchKernel'"),
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME d JOIN StringIds s ON "
+			   "s.id = d.nameId WHERE s.value = 'cuLaunchKernel' AND d.eventClass = 1"),
 		     10);
 	/* CUDA 13's cuBLAS launches with cudaLaunchKernelExC; our kernels with cuLaunchKernel. */
-	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
-			   "CUPTI_ACTIVITY_KIND_DRIVER d ON d.correlationId = k.correlationId"),
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+		       "CUPTI_ACTIVITY_KIND_RUNTIME d ON d.correlationId = k.correlationId WHERE "
+		       "d.eventClass = 1"),
 		     10, "the cuLaunchKernel kernels join their driver calls");
 	cr_expect_geq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
 			    "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "

@@ -151,7 +151,7 @@ Test(collector_records, names_are_interned_once)
 		     "an extern \"C\" name is its own demangled, short and mangled name");
 }
 
-Test(collector_records, runtime_and_driver_calls_go_to_their_tables_with_names)
+Test(collector_records, runtime_and_driver_calls_share_the_runtime_table_with_names)
 {
 	CUpti_ActivityAPI r =
 	    api(0, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 100, 180, 42, 555);
@@ -161,15 +161,19 @@ Test(collector_records, runtime_and_driver_calls_go_to_their_tables_with_names)
 	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&r), 0);
 	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&d), 0);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 0"), 1);
-	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE eventClass = 1"), 1);
-	cr_expect_eq(q("SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME"), (1234LL << 24) | 555);
-	cr_expect_eq(q("SELECT end - start FROM CUPTI_ACTIVITY_KIND_DRIVER"), 60);
+	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"), 1);
+	cr_expect_eq(q("SELECT count(DISTINCT globalTid) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 1);
+	cr_expect_eq(q("SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"),
+		     (1234LL << 24) | 555);
+	cr_expect_eq(q("SELECT end - start FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"),
+		     60);
 	s = qs("SELECT s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = "
-	       "r.nameId");
+	       "r.nameId WHERE r.eventClass = 0");
 	cr_expect_str_eq(s, "cudaLaunchKernel_v7000");
 	free(s);
-	s = qs(
-	    "SELECT s.value FROM CUPTI_ACTIVITY_KIND_DRIVER r JOIN StringIds s ON s.id = r.nameId");
+	s = qs("SELECT s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = "
+	       "r.nameId JOIN ENUM_NSYS_EVENT_CLASS c ON c.id = r.eventClass WHERE c.name = "
+	       "'TRACE_PROCESS_EVENT_CUDA_DRIVER'");
 	cr_expect_str_eq(s, "cuLaunchKernel");
 	free(s);
 }
@@ -380,6 +384,11 @@ Test(collector_records, device_records_fill_target_info_gpu)
 		       "'NVIDIA H100 80GB HBM3'"),
 		     1329);
 	cr_expect_eq(q("SELECT clockRate FROM TARGET_INFO_GPU"), 1980000000LL);
+	cr_expect_eq(q("SELECT count(*) FROM SKIP_GPUS WHERE runId = 7 AND smCount = 132"), 1,
+		     "the process's own row");
+	cr_assert_eq(sk_sink_record(&sink, (CUpti_Activity *)&d), 0);
+	cr_expect_eq(q("SELECT count(*) FROM SKIP_GPUS"), 2);
+	cr_expect_eq(q("SELECT count(*) FROM TARGET_INFO_GPU"), 1, "one row per GPU, as nsys");
 }
 
 Test(collector_records, drops_are_stored_per_kind_and_cause_and_replaced)

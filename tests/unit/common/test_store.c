@@ -69,15 +69,28 @@ Test(common_store, create_writes_the_schema_and_its_version)
 	sqlite3 *db = create("a.skip.db");
 
 	cr_expect_eq(sk_db_int(db, -1, "PRAGMA user_version"), SKIP_SCHEMA_VERSION);
+	cr_expect_eq(
+	    sk_db_int(db, -1,
+		      "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+		      "AND name IN ('StringIds', 'CUPTI_ACTIVITY_KIND_KERNEL', "
+		      "'CUPTI_ACTIVITY_KIND_RUNTIME', 'SKIP_GPUS', "
+		      "'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', "
+		      "'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', "
+		      "'TARGET_INFO_GPU', 'ThreadNames', 'SKIP_RUNS', "
+		      "'SKIP_METADATA', 'SKIP_DROPS', 'SKIP_CLOCK_ANCHORS', "
+		      "'ENUM_CUDA_MEMCPY_OPER', 'ENUM_CUDA_MEM_KIND', 'ENUM_CUPTI_SYNC_TYPE', "
+		      "'ENUM_NSYS_EVENT_TYPE', 'ENUM_NSYS_EVENT_CLASS', 'META_DATA_EXPORT', "
+		      "'TARGET_INFO_SESSION_START_TIME')"),
+	    21);
 	cr_expect_eq(sk_db_int(db, -1,
-			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
-			       "AND name IN ('StringIds', 'CUPTI_ACTIVITY_KIND_KERNEL', "
-			       "'CUPTI_ACTIVITY_KIND_RUNTIME', 'CUPTI_ACTIVITY_KIND_DRIVER', "
-			       "'CUPTI_ACTIVITY_KIND_MEMCPY', 'CUPTI_ACTIVITY_KIND_MEMSET', "
-			       "'CUPTI_ACTIVITY_KIND_SYNCHRONIZATION', 'NVTX_EVENTS', "
-			       "'TARGET_INFO_GPU', 'ThreadNames', 'SKIP_RUNS', "
-			       "'SKIP_METADATA', 'SKIP_DROPS', 'SKIP_CLOCK_ANCHORS')"),
-		     14);
+			       "SELECT count(*) FROM sqlite_master WHERE name = "
+			       "'CUPTI_ACTIVITY_KIND_DRIVER'"),
+		     0, "driver calls share the runtime table, as in nsys");
+	cr_expect_eq(sk_db_int(db, -1,
+			       "SELECT count(*) FROM META_DATA_EXPORT WHERE "
+			       "name = 'EXPORT_PRODUCT_VERSION' AND value = 'skip " SKIP_VERSION
+			       "'"),
+		     1);
 	cr_expect_eq(sk_db_int(db, -1,
 			       "SELECT count(*) FROM pragma_table_info("
 			       "'CUPTI_ACTIVITY_KIND_KERNEL') WHERE name = 'runId'"),
@@ -356,12 +369,11 @@ Test(common_store, summary_counts_what_the_file_holds)
 
 	make_part("p10-r1.skip.db", 1, 10, "kernel_a", 3);
 	cr_assert_eq(skip_store_merge(out, path("p10-r1.skip.db")), 0);
-	exec(out,
-	     "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'app', 'ok'), "
-	     "(2, 'app', 'failed');"
-	     "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, globalTid) VALUES "
-	     "(1, 0, 10, 59, 1), (1, 5, NULL, 34, 1);"
-	     "INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name) VALUES (1, 1, 0, 'GPU X')");
+	exec(out, "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (1, 'app', 'ok'), "
+		  "(2, 'app', 'failed');"
+		  "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, globalTid) VALUES "
+		  "(1, 0, 10, 59, 1), (1, 5, NULL, 34, 1);"
+		  "INSERT INTO SKIP_GPUS(runId, globalPid, id, name) VALUES (1, 1, 0, 'GPU X')");
 	cr_assert_eq(skip_store_summarize(out, &s), 0);
 	cr_expect_eq(s.runs, 2);
 	cr_expect_eq(s.failed_runs, 1);

@@ -257,6 +257,14 @@ static int step(struct input *in, sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? 0 : db_error(in);
 }
 
+/* ?1..?3 of every insert but the string's: the run and the event's [start, end). */
+static void bind_span(const struct input *in, sqlite3_stmt *st, int64_t start, int64_t end)
+{
+	sqlite3_bind_int64(st, 1, in->run);
+	sqlite3_bind_int64(st, 2, start);
+	sqlite3_bind_int64(st, 3, end);
+}
+
 static int remember_row(struct input *in, uint8_t table, int64_t corr)
 {
 	struct gpu_row r = {sqlite3_last_insert_rowid(in->im->db), (uint32_t)corr, table};
@@ -300,7 +308,6 @@ static int bind_gpu_where(struct input *in, const cJSON *args, sqlite3_stmt *st,
 	    (rc = check_range(in, "device", dev, 0, 65535)) ||
 	    (rc = check_range(in, "correlation", *corr, 0, UINT32_MAX)))
 		return rc;
-	sqlite3_bind_int64(st, 1, in->run);
 	sqlite3_bind_int64(st, 4, dev);
 	sqlite3_bind_int64(st, 5, ctx);
 	sqlite3_bind_int64(st, 6, stream);
@@ -348,8 +355,7 @@ static int do_kernel(struct input *in, struct sk_jspan text, const cJSON *args, 
 		rc = (int)(dem < 0 ? dem : shrt);
 		goto out;
 	}
-	sqlite3_bind_int64(st, 2, start);
-	sqlite3_bind_int64(st, 3, end);
+	bind_span(in, st, start, end);
 	sqlite3_bind_int64(st, 8, dem);
 	sqlite3_bind_int64(st, 9, shrt);
 	sqlite3_bind_int64(st, 10, regs);
@@ -418,8 +424,7 @@ static int do_memop(struct input *in, struct sk_jspan text, const cJSON *args, c
 		sqlite3_clear_bindings(st);
 		return rc;
 	}
-	sqlite3_bind_int64(st, 2, start);
-	sqlite3_bind_int64(st, 3, end);
+	bind_span(in, st, start, end);
 	sqlite3_bind_int64(st, 8, bytes);
 	if (is_copy) {
 		memcpy_kinds(name, &copy, &src, &dst);
@@ -466,9 +471,7 @@ static int do_sync(struct input *in, struct sk_jspan text, const cJSON *args)
 		return rc;
 	if (cJSON_IsString(kind))
 		type = kind_of(kind->valuestring, strlen(kind->valuestring), sync_kinds, 5);
-	sqlite3_bind_int64(st, 1, in->run);
-	sqlite3_bind_int64(st, 2, start);
-	sqlite3_bind_int64(st, 3, end);
+	bind_span(in, st, start, end);
 	if (dev >= 0 && dev <= 65535)
 		sqlite3_bind_int64(st, 4, dev);
 	sqlite3_bind_int64(st, 5, ctx);
@@ -504,9 +507,7 @@ static int do_api(struct input *in, struct sk_jspan text, const cJSON *args, con
 		return sk_fail(SKIP_E_NOMEM, "%s: out of memory", in->path);
 	if (strstr(name, "GraphLaunch"))
 		in->graph_launches++;
-	sqlite3_bind_int64(st, 1, in->run);
-	sqlite3_bind_int64(st, 2, start);
-	sqlite3_bind_int64(st, 3, end);
+	bind_span(in, st, start, end);
 	sqlite3_bind_int64(st, 4, gtid);
 	sqlite3_bind_int64(st, 5, corr);
 	sqlite3_bind_int64(st, 6, nid);
@@ -528,9 +529,7 @@ static int do_range(struct input *in, struct sk_jspan text, const char *name)
 
 	if ((rc = get_times(in, text, &start, &end)) || (rc = cpu_thread(in, &gtid)))
 		return rc;
-	sqlite3_bind_int64(st, 1, in->run);
-	sqlite3_bind_int64(st, 2, start);
-	sqlite3_bind_int64(st, 3, end);
+	bind_span(in, st, start, end);
 	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, gtid);
 	if ((rc = step(in, st)))

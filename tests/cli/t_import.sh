@@ -72,6 +72,14 @@ expect_out "no traceEvents: a JSON file, but not a torch.profiler trace"
 expect_exit 2 "$SKIP" import "$small" t.skip.db -o bad.skip.db
 expect_out "t.skip.db:1:1: not a JSON object"
 
+# A trace without GPU work (profiled without ProfilerActivity.CUDA) is imported with a warning;
+# skip report then says there is nothing to report.
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 5, "tid": 5, "ts": 1.000, "dur": 2.000}]}' > cpu.json
+expect_exit 0 "$SKIP" import cpu.json -o cpu.skip.db
+expect_out "skip import: warning: cpu.json: no kernels, memcpys or memsets"
+expect_exit 2 "$SKIP" report cpu.skip.db
+expect_out "no kernels, memcpys or memsets in any run"
+
 # Outputs: never an input, never a file skip did not write; -f replaces a skip trace.
 cp "$small" in.json
 expect_exit 2 "$SKIP" import in.json -o in.json

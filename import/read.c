@@ -57,8 +57,9 @@ static int read_all(gzFile gz, const char *path, int is_gz, size_t max_bytes, si
 		    char **text, size_t *len)
 {
 	/* Room for max_bytes + 1 bytes and the NUL at most: one byte too many is how a text
-	 * larger than the limit shows. */
-	size_t limit = max_bytes + 2, cap = is_gz ? 4 * hint + 1 : hint + 1, n = 0;
+	 * larger than the limit shows. A plain file fits its size and the NUL, with room for
+	 * the read that finds its end; a gzip stream starts at twice its size and doubles. */
+	size_t limit = max_bytes + 2, cap = (is_gz ? 2 * hint : hint) + 2, n = 0;
 	char *buf;
 	int err;
 

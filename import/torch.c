@@ -559,12 +559,64 @@ static int do_meta(struct input *in, const char *what, const cJSON *args)
 	return 0;
 }
 
+/* The categories read (docs/skip-import.md's mapping); every other one is left out. */
+enum kind { K_RANGE, K_RUNTIME, K_DRIVER, K_KERNEL, K_MEMCPY, K_MEMSET, K_SYNC, K_OTHER };
+static const char *const kind_cats[K_OTHER][2] = {
+    [K_RANGE] = {"cpu_op", "user_annotation"},
+    [K_RUNTIME] = {"cuda_runtime"},
+    [K_DRIVER] = {"cuda_driver"},
+    [K_KERNEL] = {"kernel"},
+    [K_MEMCPY] = {"gpu_memcpy"},
+    [K_MEMSET] = {"gpu_memset"},
+    [K_SYNC] = {"cuda_sync"},
+};
+
+static enum kind kind_of_cat(const char *cat)
+{
+	for (int k = 0; k < K_OTHER; k++)
+		for (int i = 0; i < 2; i++)
+			if (kind_cats[k][i] && !strcmp(cat, kind_cats[k][i]))
+				return (enum kind)k;
+	return K_OTHER;
+}
+
+/* A complete event ("ph": "X") of category @kind. */
+static int do_complete(struct input *in, struct sk_jspan text, enum kind kind)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(in->ev, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in->ev, "args");
+	const char *n;
+
+	if (!cJSON_IsString(name))
+		return bad_event(in, "no 'name' string");
+	if (args && !cJSON_IsObject(args))
+		return bad_event(in, "'args' is not an object");
+	n = name->valuestring;
+	switch (kind) {
+	case K_RANGE:
+		return do_range(in, text, n);
+	case K_RUNTIME:
+	case K_DRIVER:
+		return do_api(in, text, args, n, kind == K_DRIVER);
+	case K_KERNEL:
+		return do_kernel(in, text, args, n);
+	case K_MEMCPY:
+	case K_MEMSET:
+		return do_memop(in, text, args, n, kind == K_MEMCPY);
+	case K_SYNC:
+		return do_sync(in, text, args);
+	default:
+		in->c.ignored++;
+		return 0;
+	}
+}
+
 /* One element of traceEvents. */
 static int do_event(struct input *in, struct sk_jspan text)
 {
 	const char *end = NULL;
 	cJSON *ev = cJSON_ParseWithLengthOpts(text.p, text.n, &end, 0);
-	const cJSON *ph, *cat, *name, *args;
+	const cJSON *ph, *cat, *name;
 	int rc = 0;
 
 	if (!ev || end != text.p + text.n) {
@@ -577,35 +629,17 @@ static int do_event(struct input *in, struct sk_jspan text)
 	ph = cJSON_GetObjectItemCaseSensitive(ev, "ph");
 	cat = cJSON_GetObjectItemCaseSensitive(ev, "cat");
 	name = cJSON_GetObjectItemCaseSensitive(ev, "name");
-	args = cJSON_GetObjectItemCaseSensitive(ev, "args");
 	if (!cJSON_IsObject(ev))
 		rc = bad_event(in, "not an object");
 	else if (!cJSON_IsString(ph))
 		rc = bad_event(in, "no 'ph' (phase) string");
 	else if (!strcmp(ph->valuestring, "M"))
-		rc = do_meta(in, cJSON_IsString(name) ? name->valuestring : "", args);
-	else if (strcmp(ph->valuestring, "X") || !cJSON_IsString(cat))
+		rc = do_meta(in, cJSON_IsString(name) ? name->valuestring : "",
+			     cJSON_GetObjectItemCaseSensitive(ev, "args"));
+	else if (!strcmp(ph->valuestring, "X") && cJSON_IsString(cat))
+		rc = do_complete(in, text, kind_of_cat(cat->valuestring));
+	else
 		in->c.ignored++; /* instants, flows, counters */
-	else if (!cJSON_IsString(name))
-		rc = bad_event(in, "no 'name' string");
-	else if (args && !cJSON_IsObject(args))
-		rc = bad_event(in, "'args' is not an object");
-	else {
-		const char *c = cat->valuestring, *n = name->valuestring;
-
-		if (!strcmp(c, "cpu_op") || !strcmp(c, "user_annotation"))
-			rc = do_range(in, text, n);
-		else if (!strcmp(c, "cuda_runtime") || !strcmp(c, "cuda_driver"))
-			rc = do_api(in, text, args, n, !strcmp(c, "cuda_driver"));
-		else if (!strcmp(c, "kernel"))
-			rc = do_kernel(in, text, args, n);
-		else if (!strcmp(c, "gpu_memcpy") || !strcmp(c, "gpu_memset"))
-			rc = do_memop(in, text, args, n, !strcmp(c, "gpu_memcpy"));
-		else if (!strcmp(c, "cuda_sync"))
-			rc = do_sync(in, text, args);
-		else
-			in->c.ignored++;
-	}
 	in->ev = NULL;
 	cJSON_Delete(ev);
 	return rc;

@@ -346,3 +346,17 @@ Test(import_torch, a_text_over_the_limit_is_refused)
 	cr_expect_not_null(strstr(skip_errmsg(), "--max-mb raises the limit"), "%s", skip_errmsg());
 	skip_importer_free(im);
 }
+
+Test(import_torch, events_of_other_categories_need_no_fields)
+{
+	const char *t = "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"overhead\", \"args\": 3}, "
+			"{\"ph\": \"i\"}, {\"ph\": \"X\"}, {\"ph\": \"X\", \"cat\": \"cpu_op\", "
+			"\"name\": \"a\", \"pid\": 1, \"tid\": 2, \"ts\": 1, \"dur\": 1}]}";
+	struct skip_import_counts c;
+
+	cr_assert_eq(import(write_file("other.json", t, strlen(t), 0), &c), 0, "%s",
+		     skip_errmsg());
+	cr_expect_eq(c.events, 4);
+	cr_expect_eq(c.ignored, 3);
+	cr_expect_eq(c.ranges, 1);
+}

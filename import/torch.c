@@ -587,6 +587,10 @@ static int do_complete(struct input *in, struct sk_jspan text, enum kind kind)
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(in->ev, "args");
 	const char *n;
 
+	if (kind == K_OTHER) {
+		in->c.ignored++;
+		return 0;
+	}
 	if (!cJSON_IsString(name))
 		return bad_event(in, "no 'name' string");
 	if (args && !cJSON_IsObject(args))
@@ -606,7 +610,6 @@ static int do_complete(struct input *in, struct sk_jspan text, enum kind kind)
 	case K_SYNC:
 		return do_sync(in, text, args);
 	default:
-		in->c.ignored++;
 		return 0;
 	}
 }

@@ -58,8 +58,8 @@ static const char *const stmt_sql[NSTMT] = {
     [INS_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(runId, start, end, deviceId, "
 		 "contextId, streamId, correlationId, globalPid, syncType, eventId) VALUES (?1, "
 		 "?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9)",
-    [INS_RANGE] = "INSERT INTO NVTX_EVENTS(runId, start, end, eventType, text, globalTid, "
-		  "endGlobalTid, domainId) VALUES (?1, ?2, ?3, 59, ?4, ?5, ?5, 0)",
+    [INS_RANGE] = ("INSERT INTO NVTX_EVENTS(runId, start, end, eventType, text, globalTid, "
+		   "endGlobalTid, domainId) VALUES (?1, ?2, ?3, 59, ?4, ?5, ?5, 0)"),
 };
 
 /* The tables whose rows get their process afterwards (globalPid written as 0 first). */

@@ -354,8 +354,7 @@ Test(import_torch, events_of_other_categories_need_no_fields)
 			"\"name\": \"a\", \"pid\": 1, \"tid\": 2, \"ts\": 1, \"dur\": 1}]}";
 	struct skip_import_counts c;
 
-	cr_assert_eq(import(write_file("other.json", t, strlen(t), 0), &c), 0, "%s",
-		     skip_errmsg());
+	cr_assert_eq(import(write_file("other.json", t, strlen(t), 0), &c), 0, "%s", skip_errmsg());
 	cr_expect_eq(c.events, 4);
 	cr_expect_eq(c.ignored, 3);
 	cr_expect_eq(c.ranges, 1);

@@ -46,7 +46,7 @@ endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP \
 	-Icommon -I$(O)/gen $(DEPS_CFLAGS) $(SAN_FLAGS) $(EXTRA_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(DEPS_LDFLAGS) $(SAN_FLAGS)
-LIBS := -lsqlite3 -lcjson -lpthread -ldl -lm
+LIBS := -lsqlite3 -lcjson -lz -lpthread -ldl -lm
 
 DEPS_BUILD := $(O)/.deps-build
 DEPS_TEST := $(O)/.deps-test
@@ -69,6 +69,7 @@ include mk/persist.mk
 include mk/export.mk
 include mk/advisor.mk
 include mk/gate.mk
+include mk/import.mk
 include mk/cli.mk
 include mk/gpu.mk
 include mk/bench.mk

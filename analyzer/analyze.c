@@ -550,12 +550,87 @@ static int no_regions(struct skip_trace *t, const struct skip_analysis_opts *o, 
 		       t->path);
 }
 
+static const char *const unavailable_texts[][2] = {
+    {"dropped_records", "dropped-record count: the source does not count lost records"},
+    {"submitted", "hardware queued/submitted times: idle before a kernel is split into host "
+		  "wait and device latency at its launch call's return"},
+    {"exit_status", "the program's exit status: every run counts as ok"},
+    {"graph_nodes", "CUDA graph node ids: each kernel of a graph launch counts as launched by "
+		    "the graph launch call (TKLQT, t_launch)"},
+};
+
+const char *skip_unavailable_text(const char *key)
+{
+	for (size_t i = 0; i < sizeof(unavailable_texts) / sizeof(unavailable_texts[0]); i++)
+		if (!strcmp(key, unavailable_texts[i][0]))
+			return unavailable_texts[i][1];
+	return NULL;
+}
+
+int skip_report_lacks(const struct skip_report *r, const char *key)
+{
+	for (size_t i = 0; i < r->nunavailable; i++)
+		if (!strcmp(r->unavailable[i], key))
+			return 1;
+	return 0;
+}
+
+/* Add the known keys among the comma-separated @list that r->unavailable[] lacks. */
+static void add_unavailable(struct skip_report *r, const char *list)
+{
+	const size_t nkeys = sizeof(unavailable_texts) / sizeof(unavailable_texts[0]);
+
+	while (*list) {
+		size_t n = strcspn(list, ",");
+
+		for (size_t i = 0; i < nkeys; i++) {
+			const char *key = unavailable_texts[i][0];
+
+			if (strlen(key) == n && !strncmp(list, key, n) &&
+			    !skip_report_lacks(r, key) &&
+			    r->nunavailable < sizeof(r->unavailable) / sizeof(r->unavailable[0]))
+				r->unavailable[r->nunavailable++] = key;
+		}
+		list += n + (list[n] == ',');
+	}
+}
+
+/* SKIP_METADATA's 'source' and 'unavailable' rows of the analyzed runs (skip import writes them).
+ */
+static void report_source(struct skip_trace *t, struct skip_report *r, const int64_t *ids,
+			  int64_t n)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(
+		t->db,
+		"SELECT key, value FROM SKIP_METADATA WHERE runId = ? AND globalPid = 0 "
+		"AND key IN ('source', 'unavailable') AND value IS NOT NULL",
+		-1, &st, NULL) != SQLITE_OK)
+		return;
+	for (int64_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, ids[i]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(st, 0);
+			const char *v = (const char *)sqlite3_column_text(st, 1);
+
+			if (k && v && !strcmp(k, "source"))
+				snprintf(r->source, sizeof(r->source), "%s", v);
+			else if (k && v)
+				add_unavailable(r, v);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
 static void report_header(struct skip_trace *t, struct skip_report *r, const int64_t *ids,
 			  int64_t n)
 {
 	sqlite3_stmt *st = NULL;
 
 	r->runs = n;
+	report_source(t, r, ids, n);
 	for (int64_t i = 0; i < n; i++) {
 		char q[160];
 

@@ -204,6 +204,21 @@ static cJSON *malformed_json(const struct skip_malformed *m)
 	return o;
 }
 
+/* [{"name": key, "reason": text}] for what the trace's source did not record. */
+static cJSON *unavailable_json(const struct skip_report *r)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < r->nunavailable; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "name", r->unavailable[i]);
+		cJSON_AddStringToObject(e, "reason", skip_unavailable_text(r->unavailable[i]));
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
 char *skip_report_json(const struct skip_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *regions = cJSON_CreateArray();
@@ -232,6 +247,10 @@ char *skip_report_json(const struct skip_report *r)
 	num(o, "distinct_kernels", (double)r->distinct_kernels);
 	num(o, "kernels_with_operator", (double)r->kernels_with_operator);
 	cJSON_AddStringToObject(o, "torch_ops", r->torch_ops);
+	if (r->source[0]) /* absent for skip record's traces */
+		cJSON_AddStringToObject(o, "source", r->source);
+	if (r->nunavailable)
+		cJSON_AddItemToObject(o, "unavailable", unavailable_json(r));
 	if (r->sweep)
 		cJSON_AddItemToObject(o, "sweep", sweep_json(r->sweep));
 	else

@@ -299,7 +299,22 @@ struct skip_report {
 	struct skip_malformed malformed; /* records of the analyzed runs left out as malformed */
 	struct skip_sweep *sweep;	 /* NULL unless the runs sweep a numeric parameter */
 	char torch_ops[16];		 /* "on" when recorded with --torch-ops, else "" */
+	char source[32]; /* where the trace came from when not skip record ("torch.profiler":
+			    skip import), else "" (SKIP_METADATA 'source') */
+	const char *unavailable[8]; /* what the analyzed runs' source did not record: keys of
+				       skip_unavailable_text() (static strings) from SKIP_METADATA
+				       'unavailable'; unknown keys are left out */
+	size_t nunavailable;
 };
+
+/*
+ * What a missing input means for the report, for each key of skip_report.unavailable[]
+ * ("dropped_records", "submitted", "exit_status", "graph_nodes"): a static one-line text naming
+ * the figure and what the report does instead; NULL for an unknown key. docs/skip-report.md.
+ */
+SKIP_API const char *skip_unavailable_text(const char *key);
+/* Whether @key is among r->unavailable[]. */
+SKIP_API int skip_report_lacks(const struct skip_report *r, const char *key);
 
 /*
  * Analyze the trace. Errors (with skip_errmsg() set): SKIP_E_NOTFOUND (no such run, or no NVTX

@@ -368,6 +368,17 @@ static void print_sweep_graph(const struct report_opts *o, const struct skip_swe
 	       "persistent kernels in the fastest mode)\n");
 }
 
+/* What the trace's source (skip import) did not record, and what the report does instead. */
+static void print_unavailable(const struct skip_report *r)
+{
+	if (!r->nunavailable)
+		return;
+	printf("not available in this %s trace (docs/skip-import.md):\n",
+	       r->source[0] ? r->source : "imported");
+	for (size_t i = 0; i < r->nunavailable; i++)
+		printf("  - %s\n", skip_unavailable_text(r->unavailable[i]));
+}
+
 static void print_text(const struct report_opts *o, const struct skip_report *r)
 {
 	const char *on = "", *off = "";
@@ -390,13 +401,18 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 		       r->stats[SKIP_M_HOST_SHARE].n > 1 ? "median" : "value",
 		       r->stats[SKIP_M_HOST_SHARE].n,
 		       o->a.region ? "region occurrence(s)" : "run(s)");
-	printf("file %s  |  %s  |  %lld run%s%s  |  %s kernels  |  %lld dropped records%s\n",
-	       r->path, r->gpu[0] ? r->gpu : "GPU unknown", (long long)r->runs,
-	       r->runs == 1 ? "" : "s", r->failed_runs ? " (some failed)" : "",
+	printf("file %s  |  %s  |  %lld run%s%s  |  %s kernels  |  ", r->path,
+	       r->gpu[0] ? r->gpu : "GPU unknown", (long long)r->runs, r->runs == 1 ? "" : "s",
+	       r->failed_runs ? " (some failed)" : "",
 	       cli_group(
 		   a, sizeof(a),
-		   (long long)(r->stats[SKIP_M_KERNELS].mean * r->stats[SKIP_M_KERNELS].n + 0.5)),
-	       (long long)r->dropped, r->dropped ? " (the trace is incomplete)" : "");
+		   (long long)(r->stats[SKIP_M_KERNELS].mean * r->stats[SKIP_M_KERNELS].n + 0.5)));
+	if (skip_report_lacks(r, "dropped_records"))
+		printf("dropped records unknown\n");
+	else
+		printf("%lld dropped records%s\n", (long long)r->dropped,
+		       r->dropped ? " (the trace is incomplete)" : "");
+	print_unavailable(r);
 	skip_malformed_print(stdout, &r->malformed);
 	if (o->a.region)
 		printf(

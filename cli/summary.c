@@ -30,8 +30,14 @@ int cli_print_summary(FILE *out, sqlite3 *db, const char *path)
 	if (s.graph_launches)
 		fprintf(out, "  %-16s %s\n", "graph launches",
 			cli_group(a, sizeof(a), s.graph_launches));
-	fprintf(out, "  %-16s %s%s\n", "dropped records", cli_group(a, sizeof(a), s.dropped),
-		s.dropped ? "  (see SKIP_DROPS: the trace is incomplete)" : "");
+	if (sk_db_int(db, 0,
+		      "SELECT count(*) FROM SKIP_METADATA WHERE key = 'unavailable' AND "
+		      "instr(value, 'dropped_records') > 0"))
+		fprintf(out, "  %-16s unknown (not in torch.profiler traces)\n", "dropped records");
+	else
+		fprintf(out, "  %-16s %s%s\n", "dropped records",
+			cli_group(a, sizeof(a), s.dropped),
+			s.dropped ? "  (see SKIP_DROPS: the trace is incomplete)" : "");
 	if (s.gpu[0])
 		fprintf(out, "  %-16s %s\n", "GPU", s.gpu);
 	if (path && stat(path, &st) == 0)

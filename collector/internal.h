@@ -43,11 +43,9 @@
 /* ---- kernel names (kernel_names.c) --------------------------------------------------- */
 
 /* Kernel names: demangle @mangled (returns a malloc'ed string the caller frees, or NULL when
- * @mangled is NULL or not a valid C++ mangled name) and derive nsys's short name (the bare
- * function name; input of no recognizable shape comes back whole) into @out, truncated to
- * @len - 1 characters and terminated (nothing is written when @len is 0). */
+ * @mangled is NULL or not a valid C++ mangled name). The short name is common's
+ * sk_short_name(). */
 char *sk_demangle(const char *mangled);
-void sk_short_name(const char *demangled, char *out, size_t len);
 
 /* ---- the SQLite side (records.c) ----------------------------------------------------- */
 

@@ -126,6 +126,12 @@ SKIP_API uint64_t skip_clock_ns(clockid_t clock);
  * significant digits (nanoseconds are whole). Writes into @buf and returns it. */
 SKIP_API const char *skip_fmt_duration(char *buf, size_t n, double ns, int digits);
 
+/* nsys's short name of the kernel whose demangled name is @demangled: the bare function name
+ * ("void at::native::foo<4, float>(int, float*)" -> "foo"; input of no recognizable shape comes
+ * back whole) into @out, truncated to @len - 1 characters and terminated (nothing is written
+ * when @len is 0). Pure and thread-safe (common/names.c). */
+SKIP_API void sk_short_name(const char *demangled, char *out, size_t len);
+
 /* ---- string buffer ----------------------------------------------------------------- */
 
 /* A growable NUL-terminated string. Zero-initialize, append, then free(sb.buf). */

@@ -5,6 +5,7 @@
 #             recorded ones, stored with 512-byte pages so that a seed is some 20 KB
 #   sql       "\0" (the base: common.sql alone) + each tests/fixtures/hand/*.sql
 #   workload  bench/dags/*.json, tests/fixtures/hand/advise_wl.json
+#   import    tests/fixtures/torchprof/*.json (hand-written torch.profiler traces)
 #   plan, expr, calib: fuzz/seeds/TARGET only
 # and every target: fuzz/seeds/TARGET/* (hand-written).
 set -eu
@@ -45,6 +46,9 @@ sql)
 workload)
 	cp bench/dags/*.json "$dir/"
 	cp "$hand/advise_wl.json" "$dir/"
+	;;
+import)
+	cp tests/fixtures/torchprof/*.json "$dir/"
 	;;
 plan | expr | calib) ;;
 *)

@@ -20,7 +20,7 @@ sh fuzz/corpus.sh "$t" "$seeds"
 # Per target: the largest input worth trying (a trace seed is some 20-100 KB), a dictionary.
 case $t in
 trace) max_len=131072 ;;
-sql | workload | plan) max_len=16384 ;;
+sql | workload | plan | import) max_len=16384 ;;
 *) max_len=4096 ;;
 esac
 dict=

@@ -1,7 +1,7 @@
 #!/bin/sh
 # deps.sh ensure|check GROUP... : make sure the Debian packages skip builds with are present.
 #
-# GROUP is build (SQLite, cJSON), test (Criterion), cli (the sqlite3 shell, for the CLI
+# GROUP is build (SQLite, cJSON, zlib), test (Criterion), cli (the sqlite3 shell, for the CLI
 # tests), format (clang-format, for `make format-check`), browser (Chromium, for the HTML
 # test) or fuzz (clang with libFuzzer and the sqlite3 shell, for `make fuzz`: mk/fuzz.mk).
 # `check` only reports. `ensure` installs what is missing when it runs as root with apt-get,
@@ -39,6 +39,7 @@ for group in "$@"; do
 	build)
 		have_header sqlite3.h || missing="$missing libsqlite3-dev"
 		have_header cjson/cJSON.h || missing="$missing libcjson-dev"
+		have_header zlib.h || missing="$missing zlib1g-dev"
 		;;
 	test)
 		have_header criterion/criterion.h || missing="$missing libcriterion-dev"

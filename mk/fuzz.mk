@@ -11,9 +11,9 @@
 # Each target is fuzz/fuzz_<name>.c. Linked with -fsanitize=fuzzer it is $(FUZZ_O)/fuzz/fuzz_<name>;
 # linked with fuzz/replay.c (a main() that runs each file argument once) in the ordinary tree it
 # is $(O)/fuzz/replay_<name>, which `make test` uses (tests/cli/t_fuzz_regress.sh) without clang.
-FUZZ_TARGETS := trace sql workload plan expr calib
+FUZZ_TARGETS := trace sql workload plan expr calib import
 FUZZ_SECONDS ?= 60
-# `make check`: six targets in about two minutes on two cores.
+# `make check`: seven targets in about two and a half minutes on two cores.
 FUZZ_CHECK_SECONDS ?= 20
 FUZZ_O ?= $(O)-fuzz
 FUZZ_CC ?= clang
@@ -22,17 +22,19 @@ FUZZ_SAN := fuzzer-no-link,address,undefined
 FUZZ_TRACE_LIBS := $(ADVISOR_LIB) $(ANALYZER_LIB) $(RUNTIME_LIB) $(COMMON_LIB)
 FUZZ_LIBS_trace := $(FUZZ_TRACE_LIBS)
 FUZZ_LIBS_sql := $(FUZZ_TRACE_LIBS)
+FUZZ_LIBS_import := $(IMPORT_LIB) $(FUZZ_TRACE_LIBS)
 FUZZ_LIBS_calib := $(CLI_LIBS)
 FUZZ_LIBS_workload := $(RUNTIME_LIB) $(COMMON_LIB)
 FUZZ_LIBS_plan := $(RUNTIME_LIB) $(COMMON_LIB)
 FUZZ_LIBS_expr := $(RUNTIME_LIB) $(COMMON_LIB)
 FUZZ_OBJS_trace := $(O)/obj/fuzz/drive.o
 FUZZ_OBJS_sql := $(O)/obj/fuzz/drive.o
+FUZZ_OBJS_import := $(O)/obj/fuzz/drive.o
 # The calibration reader is cmd_advise.c's: the target runs `skip advise` itself, linked with
 # the CLI's objects but the hub (skip.c, main()).
 FUZZ_OBJS_calib := $(filter-out $(O)/obj/cli/skip.o,$(CLI_OBJS))
 
-$(O)/obj/fuzz/%.o: EXTRA_CFLAGS += -I. -Ifuzz -Ianalyzer -Iadvisor -Iruntime -Icli \
+$(O)/obj/fuzz/%.o: EXTRA_CFLAGS += -I. -Ifuzz -Ianalyzer -Iadvisor -Iruntime -Icli -Iimport \
 	-DFZ_SRCDIR=\"$(CURDIR)\"
 
 # fuzz_rules NAME: the libFuzzer binary and the replay of one target.

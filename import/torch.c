@@ -52,7 +52,8 @@ static const char *const stmt_sql[NSTMT] = {
     [INS_RUNTIME] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
 		    "globalTid, correlationId, nameId, returnValue, cbid) VALUES (?1, ?2, ?3, 0, "
 		    "?4, ?5, ?6, 0, ?7)",
-    [INS_DRIVER] = "INSERT INTO CUPTI_ACTIVITY_KIND_DRIVER(runId, start, end, eventClass, "
+    /* driver calls share the runtime table, as in nsys's export (eventClass 1) */
+    [INS_DRIVER] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME(runId, start, end, eventClass, "
 		   "globalTid, correlationId, nameId, returnValue, cbid) VALUES (?1, ?2, ?3, 1, "
 		   "?4, ?5, ?6, 0, ?7)",
     [INS_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION(runId, start, end, deviceId, "
@@ -831,7 +832,8 @@ static int settle_processes(struct input *in, int64_t pid)
 	return rc;
 }
 
-/* deviceProperties (DeviceProperties.cpp) into TARGET_INFO_GPU; what it lacks stays NULL. */
+/* deviceProperties (DeviceProperties.cpp) into SKIP_GPUS (a trigger fills nsys's
+ * TARGET_INFO_GPU from it); what it lacks stays NULL. */
 static int write_gpus(struct input *in, int64_t pid)
 {
 	static const char *const cols[][2] = {
@@ -862,7 +864,7 @@ static int write_gpus(struct input *in, int64_t pid)
 			continue;
 		if (sqlite3_prepare_v2(
 			in->im->db,
-			"INSERT INTO TARGET_INFO_GPU(runId, globalPid, id, name, "
+			"INSERT INTO SKIP_GPUS(runId, globalPid, id, name, "
 			"totalMemory, computeMajor, computeMinor, maxThreadsPerBlock, "
 			"maxRegistersPerBlock, maxRegistersPerSm, maxShmemPerBlock, "
 			"maxShmemPerSm, threadsPerWarp, smCount, maxWarpsPerSm) VALUES "

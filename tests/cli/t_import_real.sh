@@ -21,7 +21,7 @@ awk -v a="$t_imp" -v b="$t_rec" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; exi
 n_imp=$(sql imp.skip.db "SELECT count(DISTINCT s.value) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")
 n_rec=$(sql "$rec" "SELECT count(DISTINCT s.value) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")
 [ "$n_imp" = "$n_rec" ] || fail "distinct kernel names: imported $n_imp, recorded $n_rec"
-linked=$(sql imp.skip.db "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId AND r.globalTid >> 24 = k.globalPid >> 24) OR EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_DRIVER d WHERE d.correlationId = k.correlationId AND d.globalTid >> 24 = k.globalPid >> 24)")
+linked=$(sql imp.skip.db "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId AND r.globalTid >> 24 = k.globalPid >> 24)")
 [ "$linked" = "$k_imp" ] || fail "only $linked of $k_imp kernels join their launch call"
 expect_exit 0 "$SKIP" report imp.skip.db --region step
 expect_out "region: each occurrence of the NVTX range 'step' (20, 0 without GPU work)"

@@ -119,12 +119,14 @@ Test(import_torch, every_gpu_operation_joins_its_launch_call_in_its_process)
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE globalPid = 4242 << "
 		       "24"),
 		     3);
+	/* runtime and driver calls share one table, as in nsys (eventClass 0 and 1) */
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
 		       "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND "
-		       "r.runId = k.runId AND r.globalTid >> 24 = k.globalPid >> 24"),
+		       "r.runId = k.runId AND r.globalTid >> 24 = k.globalPid >> 24 AND "
+		       "r.eventClass = 0"),
 		     2);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
-		       "CUPTI_ACTIVITY_KIND_DRIVER r ON r.correlationId = k.correlationId AND "
+		       "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId AND "
 		       "r.globalTid >> 24 = k.globalPid >> 24 AND r.eventClass = 1"),
 		     1);
 	cr_expect_eq(q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY m JOIN "
@@ -135,7 +137,7 @@ Test(import_torch, every_gpu_operation_joins_its_launch_call_in_its_process)
 	cr_expect_eq(q("SELECT globalTid & 16777215 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE "
 		       "correlationId = 11"),
 		     4242);
-	cr_expect_eq(q("SELECT cbid FROM CUPTI_ACTIVITY_KIND_DRIVER"), 307);
+	cr_expect_eq(q("SELECT cbid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"), 307);
 }
 
 Test(import_torch, kernel_fields_and_names_follow_kineto_args)
@@ -199,7 +201,8 @@ Test(import_torch, the_run_the_gpu_and_the_threads_are_described)
 		       "AND status = 'ok' AND label = 'small.json'"),
 		     100000LL * 1000000 + 150000);
 	cr_expect_eq(q("SELECT startUtcNs FROM SKIP_RUNS"), 1700000000000000000LL + 100000);
-	cr_expect_eq(q("SELECT smCount * 1000 + maxWarpsPerSm FROM TARGET_INFO_GPU WHERE id = 0 "
+	cr_expect_eq(q("SELECT count(*) FROM TARGET_INFO_GPU"), 1, "one row per GPU, as nsys");
+	cr_expect_eq(q("SELECT smCount * 1000 + maxWarpsPerSm FROM SKIP_GPUS WHERE id = 0 "
 		       "AND globalPid = 4242 << 24 AND computeMajor = 9 AND name = 'NVIDIA H100 "
 		       "80GB HBM3' AND uuid IS NULL AND clockRate IS NULL"),
 		     132064);

@@ -99,8 +99,9 @@ static int check(const struct export_opts *o)
 		return cli_usage_error("export", "--format html reports every occurrence of the "
 						 "region; leave --occurrence out");
 	if (o->fmt == F_CSV && !strcmp(o->out, "-") && o->nqueries != 1)
-		return cli_usage_error("export", "csv to standard output takes exactly one --query; "
-						 "name a folder with -o for the tables");
+		return cli_usage_error("export",
+				       "csv to standard output takes exactly one --query; "
+				       "name a folder with -o for the tables");
 	return 0;
 }
 
@@ -152,6 +153,7 @@ static int parse(int argc, char **argv, struct export_opts *o)
 static int finish(struct skip_outfile *of, int err, const char *what)
 {
 	char *path = sk_xstrdup(of->path);
+	int to_stdout = of->to_stdout;
 
 	if (err) {
 		if (err == SKIP_E_INVAL) /* refused before anything was written: a bad query */
@@ -168,7 +170,7 @@ static int finish(struct skip_outfile *of, int err, const char *what)
 		free(path);
 		return EXIT_ERR;
 	}
-	if (strcmp(path, "-"))
+	if (!to_stdout)
 		fprintf(stderr, "skip export: wrote %s%s\n", path, what);
 	free(path);
 	return EXIT_OK;
@@ -195,10 +197,9 @@ static int write_timeline(const struct export_opts *o, struct skip_trace *t,
 {
 	struct skip_export_counts c = {0};
 	char what[160], a[32], b[32], m[32];
-	int err = skip_export_timeline(t, o->path, sel,
-				       o->fmt == F_KINETO ? SKIP_TIMELINE_KINETO
-							  : SKIP_TIMELINE_PERFETTO,
-				       of->f, &c);
+	int err = skip_export_timeline(
+	    t, o->path, sel, o->fmt == F_KINETO ? SKIP_TIMELINE_KINETO : SKIP_TIMELINE_PERFETTO,
+	    of->f, &c);
 
 	snprintf(what, sizeof(what), " (%s: %s events, %s flows, %s)", fmt_names[o->fmt],
 		 cli_group(a, sizeof(a), c.events), cli_group(b, sizeof(b), c.flows),
@@ -214,8 +215,7 @@ static int write_timeline(const struct export_opts *o, struct skip_trace *t,
 	return err;
 }
 
-static int write_html(const struct export_opts *o, struct skip_trace *t,
-		      struct skip_outfile *of)
+static int write_html(const struct export_opts *o, struct skip_trace *t, struct skip_outfile *of)
 {
 	struct skip_analysis_opts a = {.run_id = o->pick.run_id, .region = o->pick.region};
 	struct skip_report *r = NULL;
@@ -300,10 +300,11 @@ static int csv_folder(const char *dir)
 				     "of CSV files (or one --query to -o -)",
 				     dir);
 	} else if (lstat(marker, &st) && !dir_is_empty(dir)) {
-		rc = cli_usage_error("export",
-				     "%s is a folder skip export did not write (it is not empty and "
-				     "has no " SKIP_CSV_MARKER "): choose another name",
-				     dir);
+		rc =
+		    cli_usage_error("export",
+				    "%s is a folder skip export did not write (it is not empty and "
+				    "has no " SKIP_CSV_MARKER "): choose another name",
+				    dir);
 	} else if (!(f = fopen(marker, "w")) || fputs("skip export csv\n", f) < 0 || fclose(f)) {
 		fprintf(stderr, "skip export: error: cannot write %s: %s\n", marker,
 			strerror(errno));
@@ -366,7 +367,9 @@ static int write_csv(const struct export_opts *o, struct skip_trace *t,
 /* ---- the command --------------------------------------------------------------------------- */
 
 static const enum skip_out_kind out_kinds[] = {
-    [F_PERFETTO] = SKIP_OUT_EXPORT, [F_KINETO] = SKIP_OUT_EXPORT, [F_IPYNB] = SKIP_OUT_EXPORT,
+    [F_PERFETTO] = SKIP_OUT_EXPORT,
+    [F_KINETO] = SKIP_OUT_EXPORT,
+    [F_IPYNB] = SKIP_OUT_EXPORT,
     [F_HTML] = SKIP_OUT_HTML,
 };
 
@@ -410,7 +413,8 @@ int cmd_export(int argc, char **argv)
 		return err < 0 ? EXIT_OK : err;
 	}
 	/* The output is checked before the work: a refused name costs nothing. */
-	if (o.fmt != F_CSV && (err = skip_outfile_open(&of, o.out, out_kinds[o.fmt], 1, &o.path, 1))) {
+	if (o.fmt != F_CSV &&
+	    (err = skip_outfile_open(&of, o.out, out_kinds[o.fmt], 1, &o.path, 1))) {
 		free(o.queries);
 		return cli_output_error("export", err);
 	}

@@ -43,7 +43,12 @@ static void cell(struct ew *w, sqlite3_stmt *st, int i)
 		break;
 	case SQLITE_FLOAT:
 		d = sqlite3_column_double(st, i);
-		snprintf(buf, sizeof(buf), isfinite(d) ? "%.17g" : d > 0 ? "inf" : d < 0 ? "-inf" : "nan", d);
+		snprintf(buf, sizeof(buf),
+			 isfinite(d) ? "%.17g"
+			 : d > 0     ? "inf"
+			 : d < 0     ? "-inf"
+				     : "nan",
+			 d);
 		sk_ew_str(w, buf);
 		break;
 	case SQLITE_BLOB:
@@ -55,7 +60,8 @@ static void cell(struct ew *w, sqlite3_stmt *st, int i)
 		}
 		break;
 	case SQLITE_TEXT:
-		field(w, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+		field(w, (const char *)sqlite3_column_text(st, i),
+		      (size_t)sqlite3_column_bytes(st, i));
 		break;
 	default: /* NULL */
 		break;
@@ -168,17 +174,18 @@ int skip_export_csv_query(struct skip_trace *t, const char *sql, FILE *out, int6
 		return sk_fail(SKIP_E_INVAL, "the query does not compile: %s", sqlite3_errmsg(db));
 	if (!st)
 		return sk_fail(SKIP_E_INVAL, "the query is empty");
-	while (tail && (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' ||
-			*tail == ';'))
+	while (tail &&
+	       (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == '\r' || *tail == ';'))
 		tail++;
 	if (tail && *tail) {
 		sqlite3_finalize(st);
-		return sk_fail(SKIP_E_INVAL, "one SQL statement per --query (more follows: '%.40s')",
-			       tail);
+		return sk_fail(SKIP_E_INVAL,
+			       "one SQL statement per --query (more follows: '%.40s')", tail);
 	}
 	if (!sqlite3_stmt_readonly(st)) {
 		sqlite3_finalize(st);
-		return sk_fail(SKIP_E_INVAL, "--query runs a SELECT; the trace is opened read-only");
+		return sk_fail(SKIP_E_INVAL,
+			       "--query runs a SELECT; the trace is opened read-only");
 	}
 	err = write_rows(db, st, out, rows);
 	sqlite3_finalize(st);

@@ -1,6 +1,6 @@
 /*
- * internal.h: shared by the notebooks-export sources only. A buffered writer (struct ew) that the JSON
- * and CSV writers format into: numbers are formatted by hand and text escaped byte by byte,
+ * internal.h: shared by the notebooks-export sources only. A buffered writer (struct ew) that the
+ * JSON and CSV writers format into: numbers are formatted by hand and text escaped byte by byte,
  * because a 10-million-kernel export writes gigabytes and stdio's printf is the bottleneck.
  * The first write error sticks in ew.err and every later write does nothing.
  */
@@ -13,11 +13,11 @@
 #include "skip_export.h"
 
 struct ew {
-	FILE *f;	    /* the stream written (borrowed) */
-	size_t n;	    /* bytes in buf */
-	int err;	    /* 0, or SKIP_E_IO after a failed write */
-	int64_t bytes;	    /* bytes handed to @f so far */
-	char buf[1 << 16];  /* pending output */
+	FILE *f;	   /* the stream written (borrowed) */
+	size_t n;	   /* bytes in buf */
+	int err;	   /* 0, or SKIP_E_IO after a failed write */
+	int64_t bytes;	   /* bytes handed to @f so far */
+	char buf[1 << 16]; /* pending output */
 };
 
 void sk_ew_init(struct ew *w, FILE *f);

@@ -45,17 +45,19 @@ static int64_t count_ranges(sqlite3 *db, int64_t run_id, const char *name)
 	return n;
 }
 
-/* "a, b, c" : the most frequent range names of @run_id (for the error message). */
+/* "a, b, c": the most frequent range names of @run_id, 0: of every run (for the error
+ * message). */
 static char *range_names(sqlite3 *db, int64_t run_id)
 {
 	sqlite3_stmt *st = NULL;
 	char *s = sk_xstrdup(""), *next;
 
-	if (sqlite3_prepare_v2(db,
-			       "SELECT text FROM NVTX_EVENTS WHERE runId = ?1 AND eventType IN (59, "
-			       "60) AND text IS NOT NULL GROUP BY text ORDER BY count(*) DESC, text "
-			       "LIMIT 8",
-			       -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT text FROM NVTX_EVENTS WHERE (?1 = 0 OR runId = ?1) AND eventType IN (59, "
+		"60) AND text IS NOT NULL GROUP BY text ORDER BY count(*) DESC, text "
+		"LIMIT 8",
+		-1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, run_id);
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			next = sk_xasprintf("%s%s'%s'", s, *s ? ", " : "",
@@ -90,11 +92,11 @@ static int region_run(struct skip_trace *t, const struct skip_export_pick *pick,
 		return sk_fail(SKIP_E_DB, "reading NVTX_EVENTS failed: %s", sqlite3_errmsg(db));
 	if (*count > 0)
 		return 0;
-	names = range_names(db, *run);
+	names = range_names(db, pick->run_id);
 	if (pick->run_id)
 		snprintf(where, sizeof(where), "run %lld", (long long)*run);
 	err = sk_fail(SKIP_E_NOTFOUND, "no NVTX range '%s' in %s%s%s", pick->region, where,
-		      *names ? "; ranges there: " : " (it has no NVTX ranges)", names);
+		      *names ? "; ranges there: " : " (it holds no NVTX ranges)", names);
 	free(names);
 	return err;
 }
@@ -120,11 +122,12 @@ static int region_window(sqlite3 *db, struct skip_export_sel *sel)
 	int64_t gpid = 0;
 	int rc;
 
-	rc = sqlite3_prepare_v2(db,
-				"SELECT start, end, globalTid FROM NVTX_EVENTS WHERE runId = ?1 AND "
-				"eventType IN (59, 60) AND text = ?2 AND typeof(start) = 'integer' "
-				"ORDER BY start LIMIT 1 OFFSET ?3",
-				-1, &st, NULL);
+	rc =
+	    sqlite3_prepare_v2(db,
+			       "SELECT start, end, globalTid FROM NVTX_EVENTS WHERE runId = ?1 AND "
+			       "eventType IN (59, 60) AND text = ?2 AND typeof(start) = 'integer' "
+			       "ORDER BY start LIMIT 1 OFFSET ?3",
+			       -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, sel->run_id);
 		sqlite3_bind_text(st, 2, sel->region, -1, SQLITE_STATIC);
@@ -137,7 +140,7 @@ static int region_window(sqlite3 *db, struct skip_export_sel *sel)
 	}
 	sel->start_ns = sqlite3_column_int64(st, 0);
 	sel->range_end = sqlite3_column_type(st, 1) == SQLITE_INTEGER ? sqlite3_column_int64(st, 1)
-								       : SKIP_TIME_MAX - 1;
+								      : SKIP_TIME_MAX - 1;
 	gpid = sqlite3_column_int64(st, 2) >> 24 << 24;
 	sqlite3_finalize(st);
 	sel->end_ns = sel->range_end;
@@ -167,7 +170,8 @@ int skip_export_select(struct skip_trace *t, const struct skip_export_pick *pick
 	memset(sel, 0, sizeof(*sel));
 	sel->run_id = pick->run_id;
 	if (pick->run_id && !has_run(t, pick->run_id))
-		return sk_fail(SKIP_E_NOTFOUND, "no run %lld in the trace ('skip info' lists its runs)",
+		return sk_fail(SKIP_E_NOTFOUND,
+			       "no run %lld in the trace ('skip info' lists its runs)",
 			       (long long)pick->run_id);
 	if (!pick->region)
 		return 0;
@@ -176,11 +180,12 @@ int skip_export_select(struct skip_trace *t, const struct skip_export_pick *pick
 		return err;
 	sel->occurrence = pick->occurrence > 0 ? pick->occurrence : 1;
 	if (sel->occurrence > count)
-		return sk_fail(SKIP_E_NOTFOUND,
-			       "run %lld has %lld occurrence%s of the NVTX range '%s'; --occurrence "
-			       "takes 1 to %lld",
-			       (long long)sel->run_id, (long long)count, count == 1 ? "" : "s",
-			       pick->region, (long long)count);
+		return sk_fail(
+		    SKIP_E_NOTFOUND,
+		    "run %lld has %lld occurrence%s of the NVTX range '%s'; --occurrence "
+		    "takes 1 to %lld",
+		    (long long)sel->run_id, (long long)count, count == 1 ? "" : "s", pick->region,
+		    (long long)count);
 	sel->region = sk_xstrdup(pick->region);
 	sel->windowed = 1;
 	err = region_window(skip_trace_db(t), sel);

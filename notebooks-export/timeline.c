@@ -117,10 +117,10 @@ static void write_call(struct tl *tl, struct src *s, struct call *last)
 
 static const char *const copy_kinds[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
 					 "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-static const char *const mem_kinds[] = {"Pageable", "Pinned",	      "Device",	       "Array",
+static const char *const mem_kinds[] = {"Pageable", "Pinned",	     "Device",	       "Array",
 					"Managed",  "Device Static", "Managed Static", "Unknown"};
-static const char *const sync_names[] = {"Sync", "Event Sync", "Stream Wait Event",
-					 "Stream Sync", "Context Sync"};
+static const char *const sync_names[] = {"Sync", "Event Sync", "Stream Wait Event", "Stream Sync",
+					 "Context Sync"};
 
 static const char *pick(const char *const *names, size_t n, int64_t i, const char *dflt)
 {
@@ -218,7 +218,8 @@ static void write_op(struct tl *tl, struct src *s, const struct call *last)
 	char buf[96];
 
 	if (s->corr < 0 || !good_times(st) || !is_int(st, 3, 0, (int64_t)1 << 56) ||
-	    !(is_int(st, 4, 0, 65536) || (s->kind == SRC_SYNC && sqlite3_column_type(st, 4) == SQLITE_NULL))) {
+	    !(is_int(st, 4, 0, 65536) ||
+	      (s->kind == SRC_SYNC && sqlite3_column_type(st, 4) == SQLITE_NULL))) {
 		tl->c.malformed++;
 		return;
 	}
@@ -251,14 +252,13 @@ static void advance(struct tl *tl, struct src *s)
 
 	s->live = rc == SQLITE_ROW;
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE && !tl->err)
-		tl->err = sk_fail(SKIP_E_DB, "reading the trace failed: %s",
-				  sqlite3_errmsg(tl->db));
+		tl->err =
+		    sk_fail(SKIP_E_DB, "reading the trace failed: %s", sqlite3_errmsg(tl->db));
 	if (s->live)
 		s->corr = is_int(s->st, 0, 0, (int64_t)1 << 32) ? col(s->st, 0) : -1;
 }
 
-static int open_src(struct tl *tl, struct src *s, enum src_kind kind, int64_t key,
-		    const char *cond)
+static int open_src(struct tl *tl, struct src *s, enum src_kind kind, int64_t key, const char *cond)
 {
 	char *sql = sk_xasprintf(src_sql[kind], cond);
 	int rc = sqlite3_prepare_v2(tl->db, sql, -1, &s->st, NULL);
@@ -282,8 +282,9 @@ static void merge(struct tl *tl, struct src *srcs, size_t n)
 		struct src *best = NULL;
 
 		for (size_t i = 0; i < n; i++)
-			if (srcs[i].live && (!best || srcs[i].corr < best->corr ||
-					     (srcs[i].corr == best->corr && srcs[i].kind < best->kind)))
+			if (srcs[i].live &&
+			    (!best || srcs[i].corr < best->corr ||
+			     (srcs[i].corr == best->corr && srcs[i].kind < best->kind)))
 				best = &srcs[i];
 		if (!best)
 			break;
@@ -378,8 +379,8 @@ static int write_nvtx_all(struct tl *tl)
 			write_nvtx(tl, st);
 	}
 	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		tl->err = sk_fail(SKIP_E_DB, "reading NVTX_EVENTS failed: %s",
-				  sqlite3_errmsg(tl->db));
+		tl->err =
+		    sk_fail(SKIP_E_DB, "reading NVTX_EVENTS failed: %s", sqlite3_errmsg(tl->db));
 	sqlite3_finalize(st);
 	free(sql);
 	free(cond);
@@ -403,8 +404,8 @@ static size_t int_list(struct tl *tl, const char *sql, int64_t **out)
 				SK_VEC_XPUSH(*out, n, cap, col(st, 0));
 	}
 	if (rc != SQLITE_DONE && !tl->err)
-		tl->err = sk_fail(SKIP_E_DB, "reading the trace failed: %s",
-				  sqlite3_errmsg(tl->db));
+		tl->err =
+		    sk_fail(SKIP_E_DB, "reading the trace failed: %s", sqlite3_errmsg(tl->db));
 	sqlite3_finalize(st);
 	return n;
 }
@@ -438,21 +439,23 @@ static int write_run(struct tl *tl)
 
 	run_end(tl);
 	err = write_nvtx_all(tl);
-	nt = int_list(tl,
-		      "SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1 "
-		      "UNION SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = "
-		      "?1 ORDER BY 1",
-		      &gtids);
-	np = int_list(tl,
-		      "SELECT DISTINCT globalTid >> 24 << 24 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE "
-		      "runId = ?1 UNION SELECT DISTINCT globalTid >> 24 << 24 FROM "
-		      "CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1 UNION SELECT DISTINCT globalPid "
-		      "FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 UNION SELECT DISTINCT "
-		      "globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE runId = ?1 UNION SELECT "
-		      "DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ?1 UNION "
-		      "SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE "
-		      "runId = ?1 ORDER BY 1",
-		      &gpids);
+	nt = int_list(
+	    tl,
+	    "SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1 "
+	    "UNION SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = "
+	    "?1 ORDER BY 1",
+	    &gtids);
+	np =
+	    int_list(tl,
+		     "SELECT DISTINCT globalTid >> 24 << 24 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE "
+		     "runId = ?1 UNION SELECT DISTINCT globalTid >> 24 << 24 FROM "
+		     "CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1 UNION SELECT DISTINCT globalPid "
+		     "FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 UNION SELECT DISTINCT "
+		     "globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE runId = ?1 UNION SELECT "
+		     "DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ?1 UNION "
+		     "SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE "
+		     "runId = ?1 ORDER BY 1",
+		     &gpids);
 	err = err ? err : tl->err;
 	for (size_t p = 0, i = 0; p < np && !err && !tl->w.err; p++) {
 		size_t first;

@@ -173,8 +173,8 @@ static void kineto_base(struct tl *tl, int64_t *utc)
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			if (!tl->sel->windowed)
 				tl->base_ns = sqlite3_column_int64(st, 0);
-			*utc = sqlite3_column_int64(st, 1) + tl->base_ns -
-			       sqlite3_column_int64(st, 0);
+			*utc =
+			    sqlite3_column_int64(st, 1) + tl->base_ns - sqlite3_column_int64(st, 0);
 		}
 	}
 	sqlite3_finalize(st);
@@ -243,8 +243,8 @@ int sk_tl_preamble(struct tl *tl, const char *trace_path)
 
 /* ---- naming the tracks ------------------------------------------------------------------- */
 
-static void meta_event(struct tl *tl, const char *what, int64_t pid, int64_t tid,
-		       const char *name, int64_t sort)
+static void meta_event(struct tl *tl, const char *what, int64_t pid, int64_t tid, const char *name,
+		       int64_t sort)
 {
 	sk_tl_head(tl, "M", "__metadata", what, pid, tid, tl->base_ns);
 	sk_ew_str(&tl->w, ",\"args\":{\"name\":");

@@ -259,8 +259,8 @@ Test(export_timeline, csv_quotes_as_rfc4180_says)
 
 Test(export_timeline, csv_tables_follow_the_run_and_the_window)
 {
-	struct skip_export_pick run2 = {.run_id = 2}, occ2 = {.region = "step \"one\", ü",
-							   .occurrence = 2};
+	struct skip_export_pick run2 = {.run_id = 2},
+				occ2 = {.region = "step \"one\", ü", .occurrence = 2};
 	int64_t rows;
 
 	csv_table("CUPTI_ACTIVITY_KIND_RUNTIME", &run2, &rows);
@@ -289,8 +289,7 @@ Test(export_timeline, csv_query_and_its_errors)
 	f = fopen("/dev/null", "w");
 	cr_expect_eq(skip_export_csv_query(trace, "SELEKT 1", f, &rows), SKIP_E_INVAL);
 	cr_expect_eq(skip_export_csv_query(trace, "SELECT 1; SELECT 2", f, &rows), SKIP_E_INVAL);
-	cr_expect_eq(skip_export_csv_query(trace, "DELETE FROM StringIds", f, &rows),
-		     SKIP_E_INVAL);
+	cr_expect_eq(skip_export_csv_query(trace, "DELETE FROM StringIds", f, &rows), SKIP_E_INVAL);
 	fclose(f);
 }
 

@@ -27,6 +27,7 @@ int cmd_run(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
 /* Print "skip CMD: error: ...", a hint to run --help, and return EXIT_USAGE. */

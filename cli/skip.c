@@ -17,6 +17,7 @@ static const struct skip_cmd cmds[] = {
     {"gate", cmd_gate, "CI regression gate: did the candidate get slower than the baseline?"},
     {"diff", cmd_diff, "What changed between two recordings, kernel by kernel"},
     {"info", cmd_info, "Summarize what a trace file holds"},
+    {"export", cmd_export, "The trace for Perfetto, PyTorch tools, CSV, Jupyter or HTML"},
     {"import", cmd_import, "Read torch.profiler traces into a skip trace"},
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -25,11 +25,13 @@ static const char *const kind_names[] = {
     [SKIP_OUT_BASELINE] = "skip baseline",
     [SKIP_OUT_JUNIT] = "skip gate JUnit file",
     [SKIP_OUT_MARKDOWN] = "skip gate Markdown summary",
+    [SKIP_OUT_EXPORT] = "skip export JSON file",
+    [SKIP_OUT_CSV] = "CSV file in a skip export folder",
 };
 
-/* The start of what skip writes for each text kind (notebooks-export/html.c, runtime's
- * skip_plan_to_json(), gate/baseline.c and gate/report.c); a file that starts this way was
- * written by skip. */
+/* The start of what skip writes for each text kind (notebooks-export/html.c, timeline's and
+ * ipynb's JSON, runtime's skip_plan_to_json(), gate/baseline.c and gate/report.c); a file that
+ * starts this way was written by skip. */
 static int text_is_ours(const char *head, enum skip_out_kind kind)
 {
 	switch (kind) {
@@ -43,6 +45,8 @@ static int text_is_ours(const char *head, enum skip_out_kind kind)
 		return !strncmp(head, "<?xml", 5) && strstr(head, "<testsuites name=\"skip gate\"");
 	case SKIP_OUT_MARKDOWN:
 		return !strncmp(head, "### skip gate:", 14);
+	case SKIP_OUT_EXPORT:
+		return head[0] == '{' && strstr(head, "\"skip_export\":") != NULL;
 	default:
 		return 0;
 	}
@@ -61,6 +65,17 @@ static int trace_is_ours(const char *path)
 	return ours;
 }
 
+static int csv_folder_is_ours(const char *path)
+{
+	char *copy = sk_xstrdup(path), *marker = sk_xasprintf("%s/" SKIP_CSV_MARKER, dirname(copy));
+	struct stat st;
+	int ours = lstat(marker, &st) == 0 && S_ISREG(st.st_mode);
+
+	free(marker);
+	free(copy);
+	return ours;
+}
+
 /* Whether the regular file @path, of @size bytes, may be replaced by an output of @kind. */
 static int replaceable(const char *path, off_t size, enum skip_out_kind kind)
 {
@@ -70,6 +85,8 @@ static int replaceable(const char *path, off_t size, enum skip_out_kind kind)
 
 	if (size == 0)
 		return 1;
+	if (kind == SKIP_OUT_CSV) /* CSV has no room for a mark: its folder carries it */
+		return csv_folder_is_ours(path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

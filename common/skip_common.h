@@ -183,7 +183,13 @@ enum skip_out_kind {
 	SKIP_OUT_BASELINE, /* skip gate --save-baseline: JSON with "skip_baseline" */
 	SKIP_OUT_JUNIT,	   /* skip gate --junit: XML with <testsuites name="skip gate" */
 	SKIP_OUT_MARKDOWN, /* skip gate --markdown: starts with "### skip gate:" */
+	SKIP_OUT_EXPORT,   /* skip export's JSON (Perfetto, Kineto, notebook): a JSON object
+			      with a "skip_export" member near its start */
+	SKIP_OUT_CSV,	   /* skip export --format csv: a file in a folder that holds the
+			      marker file SKIP_CSV_MARKER */
 };
+/* The file skip export writes into a CSV folder, naming it as its own. */
+#define SKIP_CSV_MARKER ".skip-export"
 
 struct skip_outfile {
 	char *path;    /* the name asked for (owned) */

@@ -3,7 +3,8 @@
 #
 # GROUP is build (SQLite, cJSON, zlib), test (Criterion), cli (the sqlite3 shell, for the CLI
 # tests), format (clang-format, for `make format-check`), browser (Chromium, for the HTML
-# test) or fuzz (clang with libFuzzer and the sqlite3 shell, for `make fuzz`: mk/fuzz.mk).
+# test), notebook (Debian's Python with nbconvert, ipykernel, pandas and matplotlib, for the
+# test that executes skip export's notebook) or fuzz (clang with libFuzzer and the sqlite3 shell, for `make fuzz`: mk/fuzz.mk).
 # `check` only reports. `ensure` installs what is missing when it runs as root with apt-get,
 # and otherwise prints the one command to run and fails. Headers are looked for by compiling
 # an #include, so a local prefix (.deps/include, used on machines without apt) counts too.
@@ -49,6 +50,14 @@ for group in "$@"; do
 		;;
 	browser)
 		command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+		;;
+	notebook)
+		# Debian's python3 (/usr/bin), whatever python3 comes first on PATH
+		for m in nbconvert:python3-nbconvert ipykernel:python3-ipykernel \
+			pandas:python3-pandas matplotlib:python3-matplotlib; do
+			/usr/bin/python3 -c "import ${m%%:*}" >/dev/null 2>&1 ||
+				missing="$missing ${m#*:}"
+		done
 		;;
 	format)
 		command -v clang-format >/dev/null 2>&1 || missing="$missing clang-format"

@@ -52,9 +52,12 @@ static cJSON *item_json(const struct skip_advice_report *r, const struct skip_ad
 
 		cJSON_AddStringToObject(o, "mode", skip_persist_mode_name(a->persist_mode));
 		for (int m = 0; m < SKIP_PERSIST_NMODES; m++) {
-			cJSON *e = cJSON_CreateObject();
+			cJSON *e;
 			double p = a->persist_il_ns[m];
 
+			if (p < 0) /* a mode not predicted (E5 runs aot and jit) */
+				continue;
+			e = cJSON_CreateObject();
 			cJSON_AddNumberToObject(e, "predicted_il_ns", p);
 			cJSON_AddNumberToObject(e, "speedup", p > 0 ? a->baseline_il_ns / p : 0);
 			cJSON_AddNumberToObject(e, "saved_ns", a->baseline_il_ns - p);

@@ -56,13 +56,15 @@ void skip_calibration_default(struct skip_calibration *c)
 	/* placement */
 	c->remote_read_cost = 0.60; /* fork-join copies: the join's add 30% slower */
 	c->sm_share_rate = 0.69;    /* math_k beside an older math_k: 20.2 us -> 29.3 us */
-	/* persistent: the floors of shared/research/runtime.md section 0 (H100, PCIe; a
-	 * persistent kernel running a dependent chain of empty tasks, and section 5.4), until
-	 * E5 is measured here. The launch is not measured: a plain launch's bare host time. */
-	c->persist_launch_ns = 3890;	   /* as launch_bare_ns */
+	/* persistent: E5 on the H100 (bench/dags chain, docs/BENCHMARKS.md "Runtime: cost per
+	 * task on a dependent chain"): a task of a 10,000-task chain, and an iteration of a
+	 * one-task chain (14.8 us beyond its task) split into the launch, the barrier and the
+	 * synchronize's return (sync_return_ns). The co-pilot is not built in E5: its cost is
+	 * shared/research/runtime.md section 0's. */
+	c->persist_launch_ns = 11800;	   /* the cooperative launch, to the first task */
 	c->persist_epoch_ns = 1000;	   /* a monotone-counter barrier of 132 CTAs: 1.00 us */
-	c->persist_aot_task_ns = 610;	   /* AOT, a worker waiting on an event counter */
-	c->persist_jit_task_ns = 1270;	   /* JIT, a scheduler warp feeding a worker mailbox */
+	c->persist_aot_task_ns = 1500;	   /* AOT: 1.50 us a task */
+	c->persist_jit_task_ns = 6590;	   /* JIT: 6.59 us a task */
 	c->persist_copilot_task_ns = 3400; /* CPU co-pilot over PCIe: 3.1-3.7 us, the middle */
 }
 

@@ -856,6 +856,64 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m, cons
 	a->plan_json = skip_plan_to_json(m->g, plan);
 }
 
+/*
+ * The persistent item: the workload as one resident kernel (E5), in each mode E5 runs (aot,
+ * jit), predicted by skip_predict_persistent() from the tasks' recorded durations, with a
+ * worker per SM (E5's default); the faster mode's plan. The host waits as for a graph.
+ */
+static void persistent_item(struct skip_advice_report *r, const struct wmodel *m, double base,
+			    const char *wname)
+{
+	const struct skip_calibration *cal = &m->c->o.cal;
+	int workers = m->c->tl->sm_count > 0 ? m->c->tl->sm_count : 132, best = -1;
+	struct skip_persist_prediction pp[SKIP_PERSIST_NMODES];
+	struct skip_plan_opts po = {.executor = SKIP_EXEC_PERSISTENT};
+	double *dur = sk_xcalloc((size_t)m->n + 1, sizeof(double)), pred[SKIP_PERSIST_NMODES];
+	struct skip_plan *plan = NULL;
+	struct skip_advice *a;
+	char *kernels;
+
+	for (int v = 0; v < m->n; v++)
+		dur[v] = m->ts[v].dur;
+	for (int md = SKIP_PERSIST_AOT; md <= SKIP_PERSIST_JIT; md++) {
+		pred[md] = -1;
+		if (skip_predict_persistent(m->g, dur, workers, cal, md, &pp[md]))
+			continue;
+		pred[md] = pp[md].iteration_ns + (double)m->c->lat.sync_ret;
+		if (best < 0 || pred[md] < pred[best])
+			best = md;
+	}
+	free(dur);
+	po.mode = best + 1; /* the plan's modes count from 1: aot, jit */
+	if (base <= 0 || best < 0 || skip_plan_compute(m->g, &po, &plan))
+		return;
+	a = sk_item_push(r);
+	kernels = kernel_words(m);
+	a->kind = SKIP_ADVICE_PERSIST;
+	a->title = sk_xasprintf("run workload '%s' as one persistent kernel (E5, mode %s: %d "
+				"workers, %d tiles; aot %.1f us, jit %.1f us)",
+				wname, skip_persist_mode_name(best), workers, pp[best].tiles,
+				pred[SKIP_PERSIST_AOT] / 1e3, pred[SKIP_PERSIST_JIT] / 1e3);
+	a->assumptions = sk_xasprintf(
+	    "%s; each task's blocks become tiles (at most one per worker) that take the task's "
+	    "recorded time, list-scheduled on %d workers as E5's plan schedules them; a tile "
+	    "starts %.0f ns after its producers end (persist_%s_task_ns), after one cooperative "
+	    "launch of %.0f ns on the host; an iteration ends with a %.0f ns barrier and the "
+	    "synchronize returns %lld ns after it; the module must be built with "
+	    "runtime/skip_task.cuh",
+	    kernels, workers, skip_persist_task_ns(cal, best), skip_persist_mode_name(best),
+	    cal->persist_launch_ns, cal->persist_epoch_ns, (long long)m->c->lat.sync_ret);
+	free(kernels);
+	a->regions = r->regions;
+	a->calibration_error = r->calibration_error;
+	a->persist_mode = best;
+	for (int md = 0; md < SKIP_PERSIST_NMODES; md++)
+		a->persist_il_ns[md] = md <= SKIP_PERSIST_JIT ? pred[md] : -1;
+	sk_item_set(a, base, pred[best], (base - pred[best]) * (double)r->regions);
+	a->plan_json = skip_plan_to_json(m->g, plan);
+	skip_plan_free(plan);
+}
+
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 {
 	struct skip_plan_opts po = {.executor = SKIP_EXEC_SERIAL};
@@ -938,6 +996,8 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r)
 				  (double)model_plan(&m, plan, c->o.profiled), r->workload);
 		skip_plan_free(plan);
 	}
+	if (!err)
+		persistent_item(r, &m, base, r->workload);
 out:
 	skip_plan_free(serial);
 	free(kname);

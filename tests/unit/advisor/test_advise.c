@@ -556,7 +556,8 @@ Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)
 	pred = cJSON_GetObjectItem(doc, "prediction");
 	cr_expect_float_eq(cJSON_GetObjectItem(pred, "predicted_speedup")->valuedouble,
 			   18700.0 / 15800, 1e-9);
-	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "advice")), 2);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "advice")), 3,
+		     "streams, graph and persistent");
 	w = skip_workload_load("tests/fixtures/hand/advise_wl.json", NULL, NULL, 0, NULL, &e);
 	cr_assert_not_null(w, "%s", skip_errmsg());
 	cr_expect_eq(skip_plan_from_json(skip_workload_graph(w), plan, &p), 0, "%s", skip_errmsg());

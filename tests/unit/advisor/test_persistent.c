@@ -148,6 +148,6 @@ Test(persistent, errors)
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 3, &p), SKIP_E_INVAL);
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
-	cr_expect_float_eq(p.iteration_ns, 3890 + 2 * (1 + 610) + 1000, 1e-6,
+	cr_expect_float_eq(p.iteration_ns, 11800 + 2 * (1 + 1500) + 1000, 1e-6,
 			   "the built-in calibration");
 }

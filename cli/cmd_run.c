@@ -503,6 +503,13 @@ static void plan_line(FILE *out, const struct skip_plan *p)
 		fprintf(out, ", window %d", p->window);
 	if ((f & SKIP_PLAN_PDL) && p->pdl)
 		fprintf(out, ", PDL edges");
+	if (f & SKIP_PLAN_PERSIST) {
+		fprintf(out, ", mode %s, ", skip_persist_modes[p->mode > 1 ? 1 : 0]);
+		if (p->workers)
+			fprintf(out, "%d workers", p->workers);
+		else
+			fprintf(out, "a worker per SM");
+	}
 	fputc('\n', out);
 }
 

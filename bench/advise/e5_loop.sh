@@ -1,0 +1,54 @@
+#!/bin/sh
+# e5_loop.sh: skip advise's persistent (E5) prediction checked by measurement on the DAG suite,
+# on a GPU machine after `make all bench` (docs/BENCHMARKS.md "skip advise: E5 closed loop").
+#
+#   sh bench/advise/e5_loop.sh OUTDIR [SIZES]      (SIZES default "small large")
+#
+# For each DAG of bench/dags and each size: record the serial executor (three runs, which skip
+# advise pools), skip advise --workload --json (the persistent item: its mode and predicted
+# iteration; the graph item beside it), then measure E5 in that mode and E3, each a fresh
+# `skip run` process of timed iterations (50 at the small size, 5 at the large), and print
+# predicted against measured.
+set -u
+out=${1:?usage: e5_loop.sh OUTDIR [SIZES]}
+sizes=${2:-small large}
+B=${B:-build}
+mkdir -p "$out"
+printf "%-5s %-6s %-5s %12s %12s %8s %12s %12s %8s\n" DAG size mode "E5 pred us" "E5 meas us" \
+	err "E3 pred us" "E3 meas us" err
+for size in $sizes; do
+	n=50
+	[ "$size" = large ] && n=5
+	for d in vec bs ml hits img dl m1 m2; do
+		w=bench/dags/$d.json
+		p=$out/$d.$size
+		"$B/skip" record -q -f --repeat 3 -o "$p.db" -- "$B/skip" run "$w" --size "$size" \
+			--executor serial -n "$n" --warmup 2 > "$p.rec.txt" 2>&1 ||
+			{ echo "$d $size: record failed"; continue; }
+		"$B/skip" advise "$p.db" --workload "$w" --size "$size" --json > "$p.advice.json" \
+			2> "$p.advise.err" || { echo "$d $size: advise failed"; continue; }
+		mode=$(python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print(next((x['mode'] for x in a['advice'] if x['kind']=='persistent'), 'aot'))" "$p.advice.json")
+		"$B/skip" run "$w" --size "$size" --executor persistent --mode "$mode" -n "$n" \
+			--warmup 2 --json > "$p.e5.json" 2> "$p.e5.err"
+		"$B/skip" run "$w" --size "$size" --executor graph -n "$n" --warmup 2 --json \
+			> "$p.e3.json" 2> "$p.e3.err"
+		python3 - "$p" "$d" "$size" "$mode" <<'PY'
+import json, sys
+p, d, size, mode = sys.argv[1:5]
+a = json.load(open(p + ".advice.json"))
+def pred(kind):
+    for x in a["advice"]:
+        if x["kind"] == kind:
+            return x["predicted_il_ns"] / 1e3
+    return float("nan")
+def meas(name):
+    try:
+        return json.load(open(p + "." + name + ".json"))["results"][0]["median_ms"] * 1e3
+    except Exception:
+        return float("nan")
+pe, me, pg, mg = pred("persistent"), meas("e5"), pred("dag-graph"), meas("e3")
+err = lambda x, y: (x - y) / y * 100 if y == y and y else float("nan")
+print("%-5s %-6s %-5s %12.1f %12.1f %7.1f%% %12.1f %12.1f %7.1f%%" % (d, size, mode, pe, me, err(pe, me), pg, mg, err(pg, mg)))
+PY
+	done
+done

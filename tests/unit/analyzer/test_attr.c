@@ -98,7 +98,8 @@ Test(analyzer_attr, of_ranges_open_on_two_other_threads_the_one_started_last_win
 Test(analyzer_attr, sequence_numbers_name_the_thread_that_caused_the_launch)
 {
 	load(3);
-	expect(30, "step>forward>aten::linear, seq = 4, op_id = 10>aten::addmm, seq = 4, op_id = 11",
+	expect(30,
+	       "step>forward>aten::linear, seq = 4, op_id = 10>aten::addmm, seq = 4, op_id = 11",
 	       SKIP_ATTR_THREAD);
 	expect(32, "ReluBackward0, seq = 5, op_id = 20", SKIP_ATTR_THREAD);
 	expect(33, "AddmmBackward0, seq = 4, op_id = 21>aten::mm, op_id = 22", SKIP_ATTR_THREAD);
@@ -194,11 +195,14 @@ Test(analyzer_attr, the_operator_table_adds_up_with_its_none_row)
 
 Test(analyzer_attr, the_operator_table_names_pytorch_ops_without_their_numbers)
 {
-	static const struct row all[] = {
-	    {"ReluBackward0", SKIP_ATTR_THREAD, 1}, {"aten::addmm", SKIP_ATTR_THREAD, 1},
-	    {"aten::mm", SKIP_ATTR_THREAD, 1},	   {"aten::relu", SKIP_ATTR_THREAD, 1},
-	    {"backward", SKIP_ATTR_SEQ, 1},	   {"late9", SKIP_ATTR_OTHER, 1},
-	    {"step", SKIP_ATTR_SEQ, 1},		   {"step", SKIP_ATTR_OTHER, 1}};
+	static const struct row all[] = {{"ReluBackward0", SKIP_ATTR_THREAD, 1},
+					 {"aten::addmm", SKIP_ATTR_THREAD, 1},
+					 {"aten::mm", SKIP_ATTR_THREAD, 1},
+					 {"aten::relu", SKIP_ATTR_THREAD, 1},
+					 {"backward", SKIP_ATTR_SEQ, 1},
+					 {"late9", SKIP_ATTR_OTHER, 1},
+					 {"step", SKIP_ATTR_SEQ, 1},
+					 {"step", SKIP_ATTR_OTHER, 1}};
 	static const struct row back[] = {{"ReluBackward0", SKIP_ATTR_THREAD, 1},
 					  {"aten::mm", SKIP_ATTR_THREAD, 1},
 					  {"backward", SKIP_ATTR_SEQ, 1}};

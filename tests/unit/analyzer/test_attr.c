@@ -44,29 +44,12 @@ static void load(int64_t id)
 	sk_run_operators(trace, &run);
 }
 
-/* An operator stack as "outer>inner" (outermost first), "" for none. */
-static const char *stack_text(uint32_t stack)
-{
-	static char buf[512];
-	const char *parts[16];
-	int n = 0;
-
-	for (uint32_t s = stack; s && n < 16; s = trace->stacks.nodes[s].parent)
-		parts[n++] = trace->texts.s[trace->stacks.nodes[s].text];
-	buf[0] = '\0';
-	while (n--) {
-		strcat(buf, parts[n]);
-		if (n)
-			strcat(buf, ">");
-	}
-	return buf;
-}
-
 static void expect(uint32_t corr, const char *stack, enum skip_attr attr)
 {
 	for (size_t i = 0; i < run.nops; i++)
 		if (run.ops[i].corr == corr) {
-			cr_expect_str_eq(stack_text(run.ops[i].stack), stack, "launch c%u", corr);
+			cr_expect_str_eq(hand_stack_text(trace, run.ops[i].stack), stack,
+					 "launch c%u", corr);
 			cr_expect_eq(run.ops[i].attr, attr, "launch c%u: %s, want %s", corr,
 				     skip_attr_name((enum skip_attr)run.ops[i].attr),
 				     skip_attr_name(attr));

@@ -61,28 +61,10 @@ static uint32_t text_id(const char *s)
 	return (uint32_t)sk_strtab_find(&trace->texts, s);
 }
 
-/* An operator stack as "outer>mid>twin" (outermost first), "" for none. */
-static const char *stack_text(uint32_t stack)
-{
-	static char buf[256];
-	const char *parts[16];
-	int n = 0;
-
-	for (uint32_t s = stack; s && n < 16; s = trace->stacks.nodes[s].parent)
-		parts[n++] = trace->texts.s[trace->stacks.nodes[s].text];
-	buf[0] = '\0';
-	while (n--) {
-		strcat(buf, parts[n]);
-		if (n)
-			strcat(buf, ">");
-	}
-	return buf;
-}
-
 /* The stack of launch c@corr and how it was found. */
 static void expect_attr(uint32_t corr, const char *want, enum skip_attr attr)
 {
-	cr_expect_str_eq(stack_text(kernel(corr)->stack), want, "launch c%u", corr);
+	cr_expect_str_eq(hand_stack_text(trace, kernel(corr)->stack), want, "launch c%u", corr);
 	cr_expect_eq(kernel(corr)->attr, attr, "launch c%u: attribution %s, want %s", corr,
 		     skip_attr_name((enum skip_attr)kernel(corr)->attr), skip_attr_name(attr));
 }

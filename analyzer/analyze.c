@@ -12,13 +12,16 @@
 
 #include "internal.h"
 
-/* Totals per kernel name (indexed by StringIds id) and per operator (by texts id). */
+/* Totals per kernel name (indexed by StringIds id), per operator and attribution (in order of
+ * first sight; each named by a borrowed texts string), and of the kernels with no operator. */
 struct totals {
 	struct skip_name_stat *kern;
 	size_t nkern;
 	struct skip_name_stat *ops;
-	size_t nops;
-	int64_t with_operator;
+	size_t nops, capops;
+	struct sk_hash opidx; /* operator name's texts id * SKIP_ATTR_N + attr + 1 -> ops index */
+	struct skip_name_stat none;
+	int64_t by_attr[SKIP_ATTR_N];
 };
 
 static void add_stat(struct skip_name_stat *s, int64_t dur, int64_t launch_ns)
@@ -32,16 +35,27 @@ static void add_stat(struct skip_name_stat *s, int64_t dur, int64_t launch_ns)
 	s->launch_ns = skip_add_sat(s->launch_ns, launch_ns);
 }
 
+/* The totals of the operator of @op (stack != 0), added when new. */
+static struct skip_name_stat *op_stat(struct skip_trace *t, const struct sk_rec *op,
+				      struct totals *tot)
+{
+	uint32_t name = sk_operator_name(t, t->stacks.nodes[op->stack].text);
+	uint64_t key = (uint64_t)name * SKIP_ATTR_N + op->attr + 1,
+		 *i = sk_hash_get(&tot->opidx, key);
+
+	if (i)
+		return &tot->ops[*i];
+	sk_hash_xreserve(&tot->opidx, 1);
+	sk_hash_put(&tot->opidx, key, tot->nops); /* cannot fail: room reserved */
+	SK_VEC_XRESERVE(tot->ops, tot->capops, tot->nops + 1);
+	tot->ops[tot->nops] =
+	    (struct skip_name_stat){.name = t->texts.s[name], .attr = (enum skip_attr)op->attr};
+	return &tot->ops[tot->nops++];
+}
+
 static void add_kernels(struct skip_trace *t, const struct sk_loaded_run *run,
 			const uint32_t *members, size_t n, struct totals *tot)
 {
-	if (tot->nops < t->texts.n + 1) {
-		size_t old = tot->nops;
-
-		tot->nops = t->texts.n + 1;
-		tot->ops = sk_xrealloc(tot->ops, tot->nops * sizeof(*tot->ops));
-		memset(tot->ops + old, 0, (tot->nops - old) * sizeof(*tot->ops));
-	}
 	for (size_t k = 0; k < n; k++) {
 		const struct sk_rec *op = &run->ops[members[k]];
 		int64_t dur = op->end - op->start, launch_ns = 0;
@@ -53,10 +67,8 @@ static void add_kernels(struct skip_trace *t, const struct sk_loaded_run *run,
 			launch_ns = op->start - op->launch;
 		if (op->name >= 0 && (size_t)op->name < tot->nkern)
 			add_stat(&tot->kern[op->name], dur, launch_ns);
-		if (op->stack) {
-			add_stat(&tot->ops[t->stacks.nodes[op->stack].text], dur, launch_ns);
-			tot->with_operator++;
-		}
+		add_stat(op->stack ? op_stat(t, op, tot) : &tot->none, dur, launch_ns);
+		tot->by_attr[op->stack ? op->attr : SKIP_ATTR_NONE]++;
 	}
 }
 
@@ -303,9 +315,12 @@ static int cmp_by_time(const void *a, const void *b)
 {
 	const struct skip_name_stat *x = a, *y = b;
 
+	int c;
+
 	if (x->total_ns != y->total_ns)
 		return x->total_ns > y->total_ns ? -1 : 1;
-	return strcmp(x->name, y->name);
+	c = strcmp(x->name, y->name);
+	return c ? c : (int)x->attr - (int)y->attr;
 }
 
 static int cmp_by_count(const void *a, const void *b)
@@ -317,9 +332,24 @@ static int cmp_by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The @k first of @all (those with a count) by @cmp, as named copies. */
+/* Fold @s into @to (a sum of several names' totals). */
+static void merge_stat(struct skip_name_stat *to, const struct skip_name_stat *s)
+{
+	if (!to->count || s->min_ns < to->min_ns)
+		to->min_ns = s->min_ns;
+	if (!to->count || s->max_ns > to->max_ns)
+		to->max_ns = s->max_ns;
+	to->count += s->count;
+	to->total_ns = skip_add_sat(to->total_ns, s->total_ns);
+	to->launch_ns = skip_add_sat(to->launch_ns, s->launch_ns);
+}
+
+/* The @k first of @all (those with a count) by @cmp, as named copies: entry i is named
+ * names[i] (@names NULL: its own borrowed name). The others are summed into @rest (when not
+ * NULL), *@nrest of them. */
 static struct skip_name_stat *top(const struct skip_name_stat *all, size_t n, char **names,
-				  int (*cmp)(const void *, const void *), size_t k, size_t *out_n)
+				  int (*cmp)(const void *, const void *), size_t k, size_t *out_n,
+				  struct skip_name_stat *rest, size_t *nrest)
 {
 	struct skip_name_stat *v = sk_xmalloc((n + 1) * sizeof(*v));
 	size_t m = 0;
@@ -327,9 +357,18 @@ static struct skip_name_stat *top(const struct skip_name_stat *all, size_t n, ch
 	for (size_t i = 0; i < n; i++)
 		if (all[i].count) {
 			v[m] = all[i];
-			v[m++].name = names[i] ? names[i] : "";
+			if (names)
+				v[m].name = names[i];
+			if (!v[m].name)
+				v[m].name = "";
+			m++;
 		}
 	qsort(v, m, sizeof(*v), cmp);
+	if (rest) {
+		*nrest = m > k ? m - k : 0;
+		for (size_t i = k; i < m; i++)
+			merge_stat(rest, &v[i]);
+	}
 	if (m > k)
 		m = k;
 	for (size_t i = 0; i < m; i++)
@@ -343,12 +382,36 @@ static void make_tops(struct skip_trace *t, struct skip_report *r, struct totals
 	r->distinct_kernels = 0;
 	for (size_t i = 0; i < tot->nkern; i++)
 		r->distinct_kernels += tot->kern[i].count > 0;
-	r->top_by_time =
-	    top(tot->kern, tot->nkern, t->strings, cmp_by_time, (size_t)k, &r->ntop_time);
-	r->top_by_count =
-	    top(tot->kern, tot->nkern, t->strings, cmp_by_count, (size_t)k, &r->ntop_count);
-	r->top_ops = top(tot->ops, tot->nops, t->texts.s, cmp_by_time, (size_t)k, &r->ntop_ops);
-	r->kernels_with_operator = tot->with_operator;
+	r->top_by_time = top(tot->kern, tot->nkern, t->strings, cmp_by_time, (size_t)k,
+			     &r->ntop_time, NULL, NULL);
+	r->top_by_count = top(tot->kern, tot->nkern, t->strings, cmp_by_count, (size_t)k,
+			      &r->ntop_count, NULL, NULL);
+	r->top_ops = top(tot->ops, tot->nops, NULL, cmp_by_time, (size_t)k, &r->ntop_ops,
+			 &r->ops_rest, &r->nops_rest);
+	r->ops_none = tot->none;
+	memcpy(r->kernels_by_attr, tot->by_attr, sizeof(r->kernels_by_attr));
+	r->kernels_with_operator = 0;
+	for (int a = SKIP_ATTR_THREAD; a < SKIP_ATTR_N; a++)
+		r->kernels_with_operator += tot->by_attr[a];
+}
+
+const char *skip_attr_name(enum skip_attr a)
+{
+	static const char *const names[SKIP_ATTR_N] = {
+	    [SKIP_ATTR_NONE] = "none",
+	    [SKIP_ATTR_THREAD] = "thread",
+	    [SKIP_ATTR_SEQ] = "seq",
+	    [SKIP_ATTR_OTHER] = "other_thread",
+	};
+
+	return (unsigned)a < SKIP_ATTR_N ? names[a] : "none";
+}
+
+const char *skip_attr_suffix(enum skip_attr a)
+{
+	return a == SKIP_ATTR_SEQ     ? " (other thread, seq)"
+	       : a == SKIP_ATTR_OTHER ? " (other thread)"
+				      : "";
 }
 
 /* ---- sweeps ------------------------------------------------------------------------------------
@@ -706,6 +769,7 @@ int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o, struc
 	free(ids);
 	free(tot.kern);
 	free(tot.ops);
+	sk_hash_fini(&tot.opidx);
 	if (err) {
 		skip_report_free(r);
 		return err;

@@ -41,7 +41,9 @@ struct skip_trace {
 	int64_t nstrings;	 /* ids 0 .. nstrings - 1 */
 	struct sk_strtab texts;	 /* NVTX range texts, interned across runs (ids >= 1) */
 	struct sk_stacks stacks; /* operator stacks, across runs */
-	int64_t nruns;		 /* runs in the file (1: tables are scanned whole) */
+	uint32_t *opname;	 /* [texts id] -> texts id of its operator name (0: not yet) */
+	size_t nopname;
+	int64_t nruns; /* runs in the file (1: tables are scanned whole) */
 	int v1_driver; /* a schema version 1 file: driver calls in CUPTI_ACTIVITY_KIND_DRIVER */
 };
 
@@ -71,6 +73,7 @@ struct sk_rec {
 	uint16_t device;
 	uint8_t kind;	/* enum skip_op_kind */
 	uint8_t flags;	/* enum sk_rec_flags */
+	uint8_t attr;	/* enum skip_attr: how the stack was found */
 	uint8_t per_sm; /* kernels, timeline only: blocks resident per SM (1..32) */
 };
 
@@ -118,8 +121,13 @@ void sk_malformed_add(struct skip_malformed *to, const struct skip_malformed *fr
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
 
 /* nvtx.c: operator stacks for every launched operation (from the ranges sk_run_load() read),
- * and the run's t0. */
+ * with how each was found (attr), and the run's t0. */
 void sk_run_operators(struct skip_trace *t, struct sk_loaded_run *run);
+/* The texts id of the operator name of range text @text: the text without PyTorch's
+ * emit_nvtx suffix (", seq = N", ", op_id = M" and what follows), else the text itself. */
+uint32_t sk_operator_name(struct skip_trace *t, uint32_t text);
+/* N of ", seq = N" in a range text (PyTorch's emit_nvtx), -1 when it has none. */
+int64_t sk_range_seq(const char *text);
 /* Regions: each occurrence of the range @text (texts id) becomes a window; ops whose launch
  * call started inside it (same process) get its index. Returns the windows (malloc'ed,
  * caller frees) and their count; 0 windows when the run has no such range. */

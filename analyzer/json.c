@@ -67,6 +67,8 @@ static cJSON *names_json(const struct skip_name_stat *v, size_t n, int operators
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(o, "name", v[i].name);
+		if (operators)
+			cJSON_AddStringToObject(o, "attribution", skip_attr_name(v[i].attr));
 		num(o, "kernels", (double)v[i].count);
 		num(o, operators ? "gpu_ns" : "total_ns", (double)v[i].total_ns);
 		num(o, "mean_ns", v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0);
@@ -77,6 +79,32 @@ static cJSON *names_json(const struct skip_name_stat *v, size_t n, int operators
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;
+}
+
+/* The kernels of a group of operators (or of none): count, GPU and launch time, share. */
+static cJSON *group_json(const struct skip_name_stat *s, int64_t all_kernel_ns)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	num(o, "kernels", (double)s->count);
+	num(o, "gpu_ns", (double)s->total_ns);
+	num(o, "launch_ns", (double)s->launch_ns);
+	num(o, "share", all_kernel_ns ? (double)s->total_ns / (double)all_kernel_ns : 0);
+	return o;
+}
+
+/* How the kernels got their operators, the operators past the top list and the kernels with
+ * none: with top_operators, they add up to every kernel of the regions. */
+static void attribution_json(cJSON *o, const struct skip_report *r, int64_t all_kernel_ns)
+{
+	cJSON *by = cJSON_CreateObject(), *rest = group_json(&r->ops_rest, all_kernel_ns);
+
+	for (int a = 0; a < SKIP_ATTR_N; a++)
+		num(by, skip_attr_name((enum skip_attr)a), (double)r->kernels_by_attr[a]);
+	cJSON_AddItemToObject(o, "kernels_by_attribution", by);
+	num(rest, "operators", (double)r->nops_rest);
+	cJSON_AddItemToObject(o, "operators_not_listed", rest);
+	cJSON_AddItemToObject(o, "operator_none", group_json(&r->ops_none, all_kernel_ns));
 }
 
 static cJSON *summary_json(const struct skip_report *r)
@@ -263,6 +291,7 @@ char *skip_report_json(const struct skip_report *r)
 			      names_json(r->top_by_count, r->ntop_count, 0, all_kernel_ns));
 	cJSON_AddItemToObject(o, "top_operators",
 			      names_json(r->top_ops, r->ntop_ops, 1, all_kernel_ns));
+	attribution_json(o, r, all_kernel_ns);
 	s = cJSON_Print(o);
 	cJSON_Delete(o);
 	return s;

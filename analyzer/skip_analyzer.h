@@ -156,13 +156,28 @@ struct skip_stat {
 	int n;
 };
 
-/* Per kernel name (shortName) or per operator (innermost NVTX range text). */
+/*
+ * How a kernel got its operator (docs/skip-report.md "Operators"): from a range open on the
+ * thread that launched it; from the range open on the thread that caused the launch, found
+ * through PyTorch's sequence numbers (`seq = N` in emit_nvtx's range texts); or from the ranges
+ * open on another thread of the process at the launch. SKIP_ATTR_NONE: no operator.
+ */
+enum skip_attr { SKIP_ATTR_NONE, SKIP_ATTR_THREAD, SKIP_ATTR_SEQ, SKIP_ATTR_OTHER, SKIP_ATTR_N };
+/* "none", "thread", "seq", "other_thread" (the JSON's spelling); static strings. */
+SKIP_API const char *skip_attr_name(enum skip_attr a);
+/* What the text and HTML tables append to an operator's name: "" (thread), " (other thread,
+ * seq)", " (other thread)"; static strings. */
+SKIP_API const char *skip_attr_suffix(enum skip_attr a);
+
+/* Per kernel name (shortName) or per operator (innermost NVTX range text, PyTorch's
+ * `, seq = N, op_id = M...` suffix left out) and how its kernels were attributed to it. */
 struct skip_name_stat {
 	char *name;
 	int64_t count;	  /* kernels */
 	int64_t total_ns; /* summed kernel duration */
 	int64_t min_ns, max_ns;
-	int64_t launch_ns; /* summed t_launch (operators) */
+	int64_t launch_ns;   /* summed t_launch (operators) */
+	enum skip_attr attr; /* operators: how (never SKIP_ATTR_NONE); kernels: 0 */
 };
 
 enum skip_metric_id {
@@ -293,9 +308,14 @@ struct skip_report {
 	size_t ntop_time, ntop_count;
 	struct skip_name_stat *top_ops; /* operators by GPU time, top_k */
 	size_t ntop_ops;
-	int64_t kernels_with_operator;	 /* kernels launched inside some NVTX range */
-	int64_t distinct_kernels;	 /* distinct kernel names */
-	int64_t dropped;		 /* SKIP_DROPS total of the analyzed runs */
+	struct skip_name_stat ops_rest;	      /* the operators after the top_k together (name NULL;
+						 count 0 when none), min/max over their kernels */
+	size_t nops_rest;		      /* how many operators that is */
+	struct skip_name_stat ops_none;	      /* the kernels with no operator (name NULL) */
+	int64_t kernels_with_operator;	      /* kernels with an operator, of any attribution */
+	int64_t kernels_by_attr[SKIP_ATTR_N]; /* kernels per attribution ([0]: no operator) */
+	int64_t distinct_kernels;	      /* distinct kernel names */
+	int64_t dropped;		      /* SKIP_DROPS total of the analyzed runs */
 	struct skip_malformed malformed; /* records of the analyzed runs left out as malformed */
 	struct skip_sweep *sweep;	 /* NULL unless the runs sweep a numeric parameter */
 	char torch_ops[16];		 /* "on" when recorded with --torch-ops, else "" */
@@ -350,10 +370,11 @@ struct skip_op {
 	int32_t fullname; /* StringIds id of the demangled name; -1 for memcpy/memset */
 	uint32_t blocks;  /* grid size in blocks (kernels) */
 	uint32_t per_sm;  /* blocks of it one multiprocessor holds at once (1..32; 0 unknown) */
-	uint32_t stack;	  /* operator stack (skip_timeline_stack_text), 0 when none */
+	uint32_t stack;	  /* operator stack (skip_trace_operator), 0 when none */
 	int32_t window;	  /* index of the region occurrence it belongs to, -1 when none */
 	uint16_t device;
 	uint8_t kind;	/* enum skip_op_kind */
+	uint8_t attr;	/* enum skip_attr: how the stack was found */
 	uint8_t graph;	/* 0, or 1 from a graph launch, 2 the first kernel of it */
 	uint8_t driver; /* launched by a driver API call (cuLaunchKernel...), not runtime */
 };

@@ -92,6 +92,7 @@ static void copy_op(const struct sk_rec *o, struct skip_op *p)
 	p->window = o->region;
 	p->device = o->device;
 	p->kind = o->kind;
+	p->attr = o->attr;
 	p->driver = (o->flags & SK_F_DRIVER) != 0;
 	p->graph = (o->flags & SK_F_GRAPH) ? ((o->flags & SK_F_GRAPH_FIRST) ? 2 : 1) : 0;
 }

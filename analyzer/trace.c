@@ -70,6 +70,7 @@ void skip_trace_close(struct skip_trace *t)
 	free(t->strings);
 	sk_strtab_fini(&t->texts);
 	sk_stacks_fini(&t->stacks);
+	free(t->opname);
 	sqlite3_close(t->db);
 	free(t->path);
 	free(t);

@@ -208,29 +208,74 @@ static void print_metrics(const struct skip_report *r)
 	}
 }
 
-static void print_names(const char *title, const char *what, const struct skip_name_stat *v,
-			size_t n, int64_t all_ns, int operators)
+/* One row of a top list; @suffix after the name (operators' attribution). */
+static void print_name_row(int w, const struct skip_name_stat *v, const char *name,
+			   const char *suffix, int64_t all_ns, int operators)
 {
-	char a[32], b[32], c[32];
-	int w = 12;
+	char a[32], b[32], c[32], label[256];
+
+	snprintf(label, sizeof(label), "%s%s", name, suffix);
+	printf("  %-*.*s %10s %10s %10s %6.1f%%\n", w, w, label, cli_group(a, sizeof(a), v->count),
+	       cli_dur(b, sizeof(b), (double)v->total_ns),
+	       operators
+		   ? cli_dur(c, sizeof(c), (double)v->launch_ns)
+		   : cli_dur(c, sizeof(c), v->count ? (double)v->total_ns / (double)v->count : 0),
+	       all_ns ? 100.0 * (double)v->total_ns / (double)all_ns : 0);
+}
+
+/* The width of the name column: the longest name (operators: with its suffix), at least @w,
+ * at most 60. */
+static int name_width(const struct skip_name_stat *v, size_t n, int operators, int w)
+{
+	for (size_t i = 0; i < n; i++) {
+		int len = (int)(strlen(v[i].name) +
+				(operators ? strlen(skip_attr_suffix(v[i].attr)) : 0));
+
+		w = len > w ? len : w;
+	}
+	return w > 60 ? 60 : w;
+}
+
+static int print_names(const char *title, const char *what, const struct skip_name_stat *v,
+		       size_t n, int64_t all_ns, int operators, int min_w)
+{
+	int w = name_width(v, n, operators, min_w);
 
 	if (!n)
-		return;
-	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(v[i].name) > w)
-			w = (int)strlen(v[i].name);
-	if (w > 60)
-		w = 60;
+		return w;
 	printf("\n%s\n  %-*s %10s %10s %10s %7s\n", title, w, what, "kernels",
 	       operators ? "GPU time" : "total", operators ? "launch" : "mean", "share");
 	for (size_t i = 0; i < n; i++)
-		printf("  %-*.*s %10s %10s %10s %6.1f%%\n", w, w, v[i].name,
-		       cli_group(a, sizeof(a), v[i].count),
-		       cli_dur(b, sizeof(b), (double)v[i].total_ns),
-		       operators
-			   ? cli_dur(c, sizeof(c), (double)v[i].launch_ns)
-			   : cli_dur(c, sizeof(c), (double)v[i].total_ns / (double)v[i].count),
-		       all_ns ? 100.0 * (double)v[i].total_ns / (double)all_ns : 0);
+		print_name_row(w, &v[i], v[i].name, operators ? skip_attr_suffix(v[i].attr) : "",
+			       all_ns, operators);
+	return w;
+}
+
+/* The operator table: the top operators, the others together, and the kernels with none, so
+ * that the counts add up to the kernels of the report's regions. */
+static void print_operators(const struct skip_report *r, int64_t all_ns)
+{
+	char rest[64] = "";
+	int w;
+
+	if (!r->ntop_ops) {
+		printf("\nNo operators: no kernel was launched inside an NVTX range (PyTorch: "
+		       "torch.cuda.nvtx.range or emit_nvtx).\n");
+		return;
+	}
+	if (r->nops_rest)
+		snprintf(rest, sizeof(rest), "(%zu other operators)", r->nops_rest);
+	w = print_names("Top operators (innermost NVTX range at launch) by GPU time", "operator",
+			r->top_ops, r->ntop_ops, all_ns, 1,
+			strlen(rest) > 12 ? (int)strlen(rest) : 12);
+	if (r->nops_rest)
+		print_name_row(w, &r->ops_rest, rest, "", all_ns, 1);
+	print_name_row(w, &r->ops_none, "(none)", "", all_ns, 1);
+	if (r->kernels_by_attr[SKIP_ATTR_SEQ] || r->kernels_by_attr[SKIP_ATTR_OTHER])
+		printf(
+		    "  (other thread): launched with no range open on its thread; the range open "
+		    "on another\n  thread of the process then (seq: the thread that PyTorch's "
+		    "sequence numbers name)\n");
 }
 
 static void print_regions(const struct skip_report *r)
@@ -430,13 +475,10 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 	print_metrics(r);
 	print_regions(r);
 	print_names("Top kernels by total GPU time", "kernel", r->top_by_time, r->ntop_time, all_ns,
-		    0);
-	print_names("Top kernels by count", "kernel", r->top_by_count, r->ntop_count, all_ns, 0);
-	print_names("Top operators (innermost NVTX range at launch) by GPU time", "operator",
-		    r->top_ops, r->ntop_ops, all_ns, 1);
-	if (!r->ntop_ops)
-		printf("\nNo operators: no kernel was launched inside an NVTX range (PyTorch: "
-		       "torch.cuda.nvtx.range or emit_nvtx).\n");
+		    0, 12);
+	print_names("Top kernels by count", "kernel", r->top_by_count, r->ntop_count, all_ns, 0,
+		    12);
+	print_operators(r, all_ns);
 }
 
 static int write_html(struct skip_outfile *out, const struct skip_report *r)

@@ -388,9 +388,27 @@ static void metrics_section(FILE *f, const struct skip_report *r)
 	fputs("</table>\n", f);
 }
 
-static void names_section(FILE *f, const char *title, const struct skip_name_stat *v, size_t n)
+/* One row of a top list: @name then @suffix (escaped), kernels, GPU time, mean, launch. */
+static void name_row(FILE *f, const struct skip_name_stat *v, const char *name, const char *suffix)
 {
 	char a[32], b[32];
+
+	fputs("<tr><td class='l'>", f);
+	esc(f, name);
+	esc(f, suffix);
+	fprintf(f, "</td><td>%lld</td><td>%s</td>", (long long)v->count,
+		dur(a, sizeof(a), (double)v->total_ns));
+	fprintf(f, "<td>%s</td><td>%s</td></tr>\n",
+		dur(b, sizeof(b), v->count ? (double)v->total_ns / (double)v->count : 0),
+		dur(a, sizeof(a), (double)v->launch_ns));
+}
+
+/* A top list; @operators: each name with its attribution, then the operators not listed and
+ * the kernels with none, so that the kernel counts add up. */
+static void names_section(FILE *f, const char *title, const struct skip_name_stat *v, size_t n,
+			  const struct skip_report *operators)
+{
+	char rest[64];
 
 	if (!n)
 		return;
@@ -398,17 +416,21 @@ static void names_section(FILE *f, const char *title, const struct skip_name_sta
 		"<h2>%s</h2><table><tr><th class='l'>name</th><th>kernels</th><th>GPU time</th>"
 		"<th>mean</th><th>launch time</th></tr>\n",
 		title);
-	for (size_t i = 0; i < n; i++) {
-		fputs("<tr><td class='l'>", f);
-		esc(f, v[i].name);
-		fprintf(f, "</td><td>%lld</td><td>%s</td>", (long long)v[i].count,
-			dur(a, sizeof(a), (double)v[i].total_ns));
-		fprintf(
-		    f, "<td>%s</td><td>%s</td></tr>\n",
-		    dur(b, sizeof(b), v[i].count ? (double)v[i].total_ns / (double)v[i].count : 0),
-		    dur(a, sizeof(a), (double)v[i].launch_ns));
+	for (size_t i = 0; i < n; i++)
+		name_row(f, &v[i], v[i].name, operators ? skip_attr_suffix(v[i].attr) : "");
+	if (operators && operators->nops_rest) {
+		snprintf(rest, sizeof(rest), "(%zu other operators)", operators->nops_rest);
+		name_row(f, &operators->ops_rest, rest, "");
 	}
+	if (operators)
+		name_row(f, &operators->ops_none, "(none)", "");
 	fputs("</table>\n", f);
+	if (operators && (operators->kernels_by_attr[SKIP_ATTR_SEQ] ||
+			  operators->kernels_by_attr[SKIP_ATTR_OTHER]))
+		fputs("<p class='note'>(other thread): launched with no range open on its thread; "
+		      "the range open on another thread of the process then (seq: the thread that "
+		      "PyTorch's sequence numbers name)</p>\n",
+		      f);
 }
 
 static void verdict_line(FILE *f, const struct skip_report *r)
@@ -449,8 +471,9 @@ int skip_export_html(const struct skip_report *r, FILE *f)
 	else
 		regions_section(f, r);
 	metrics_section(f, r);
-	names_section(f, "Top kernels by GPU time", r->top_by_time, r->ntop_time);
-	names_section(f, "Top operators (innermost NVTX range at launch)", r->top_ops, r->ntop_ops);
+	names_section(f, "Top kernels by GPU time", r->top_by_time, r->ntop_time, NULL);
+	names_section(f, "Top operators (innermost NVTX range at launch)", r->top_ops, r->ntop_ops,
+		      r);
 	fprintf(f,
 		"<p class='note'>skip %s &middot; definitions: docs/skip-report.md</p>\n"
 		"</body></html>\n",

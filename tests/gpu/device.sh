@@ -6,6 +6,9 @@
 #   test      make test-gpu
 #   fixtures  record the small H100 traces committed under tests/fixtures (-> fixtures.tar.gz)
 #   overhead  bench/overhead/overhead.py (ROUNDS=10 by default)
+#   torchops  the PyTorch MLP with --torch-ops (h100_torch_mlp_ops.skip.db), its operator table
+#             and its ranges with a sequence number per thread, for the attribution of
+#             kernels launched from the autograd thread (docs/skip-report.md "Operators")
 set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
@@ -57,6 +60,17 @@ step_fixtures() {
 	for f in "$FIX"/*.skip.db; do build/skip info "$f" | sed -n '1p;3,6p;9p'; done
 	ls -la "$FIX"
 	tar -C "$OUT" -czf "$OUT/fixtures.tar.gz" fixtures && rm -rf "$FIX"
+}
+
+step_torchops() {
+	db=$OUT/h100_torch_mlp_ops.skip.db
+	build/skip record -q -f -o "$db" --torch-ops -- python3 tests/gpu/torch_mlp.py --steps 20 \
+		> "$OUT/torchops.log" 2>&1 || { tail -20 "$OUT/torchops.log"; return 1; }
+	build/skip report --no-color "$db" | sed -n '/^Top operators/,$p'
+	build/skip report --no-color --region backward "$db" | sed -n '/^Top operators/,$p'
+	build/skip report --json "$db" > "$OUT/torchops.json"
+	sqlite3 "$db" "SELECT globalTid, count(*), sum(text LIKE '%, seq = %'),
+		min(text), max(text) FROM NVTX_EVENTS GROUP BY 1" 2>&1 | tee "$OUT/torchops_ranges.txt"
 }
 
 step_overhead() {

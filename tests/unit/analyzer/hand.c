@@ -4,8 +4,27 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "analyzer/internal.h"
 #include "hand.h"
+
+const char *hand_stack_text(const struct skip_trace *t, uint32_t stack)
+{
+	static char buf[1024];
+	const char *parts[16];
+	int n = 0;
+
+	for (uint32_t s = stack; s && n < 16; s = t->stacks.nodes[s].parent)
+		parts[n++] = t->texts.s[t->stacks.nodes[s].text];
+	buf[0] = '\0';
+	while (n--) {
+		strncat(buf, parts[n], sizeof(buf) - strlen(buf) - 1);
+		if (n)
+			strncat(buf, ">", sizeof(buf) - strlen(buf) - 1);
+	}
+	return buf;
+}
 
 char *hand_slurp(const char *path)
 {

@@ -15,4 +15,8 @@ struct skip_trace *hand_trace(const char *dir, const char *name);
 /* The same from common.sql + NAME.sql + MORE.sql (a trace that extends another). */
 struct skip_trace *hand_trace_more(const char *dir, const char *name, const char *more);
 
+/* An operator stack of @t as "outer>mid>inner" (range texts, outermost first), "" for 0; in a
+ * static buffer, valid until the next call. */
+const char *hand_stack_text(const struct skip_trace *t, uint32_t stack);
+
 #endif

@@ -61,27 +61,17 @@ static uint32_t text_id(const char *s)
 	return (uint32_t)sk_strtab_find(&trace->texts, s);
 }
 
-/* An operator stack as "outer>mid>twin" (outermost first), "" for none. */
-static const char *stack_text(uint32_t stack)
+/* The stack of launch c@corr and how it was found. */
+static void expect_attr(uint32_t corr, const char *want, enum skip_attr attr)
 {
-	static char buf[256];
-	const char *parts[16];
-	int n = 0;
-
-	for (uint32_t s = stack; s && n < 16; s = trace->stacks.nodes[s].parent)
-		parts[n++] = trace->texts.s[trace->stacks.nodes[s].text];
-	buf[0] = '\0';
-	while (n--) {
-		strcat(buf, parts[n]);
-		if (n)
-			strcat(buf, ">");
-	}
-	return buf;
+	cr_expect_str_eq(hand_stack_text(trace, kernel(corr)->stack), want, "launch c%u", corr);
+	cr_expect_eq(kernel(corr)->attr, attr, "launch c%u: attribution %s, want %s", corr,
+		     skip_attr_name((enum skip_attr)kernel(corr)->attr), skip_attr_name(attr));
 }
 
 static void expect_stack(uint32_t corr, const char *want)
 {
-	cr_expect_str_eq(stack_text(kernel(corr)->stack), want, "launch c%u", corr);
+	expect_attr(corr, want, *want ? SKIP_ATTR_THREAD : SKIP_ATTR_NONE);
 }
 
 Test(analyzer_nvtx, nested_ranges_give_the_whole_stack_outermost_first)
@@ -109,7 +99,7 @@ Test(analyzer_nvtx, of_ranges_that_overlap_without_nesting_the_later_start_is_in
 	load(1);
 	expect_stack(6, "a>b");
 	expect_stack(7, "b");
-	expect_stack(8, "");
+	expect_attr(8, "async", SKIP_ATTR_OTHER); /* none on thread 7: thread 8's */
 }
 
 Test(analyzer_nvtx, a_start_end_range_belongs_to_the_thread_that_started_it)
@@ -117,7 +107,8 @@ Test(analyzer_nvtx, a_start_end_range_belongs_to_the_thread_that_started_it)
 	load(1);
 	expect_stack(9, "async>outer");
 	expect_stack(10, "async");
-	expect_stack(11, ""); /* async started on thread 8, ended on thread 9 */
+	/* async started on thread 8, ended on thread 9: thread 9 has none, async started last */
+	expect_attr(11, "async", SKIP_ATTR_OTHER);
 }
 
 Test(analyzer_nvtx, ranges_of_every_domain_nest_together)
@@ -194,7 +185,8 @@ Test(analyzer_nvtx, the_public_timeline_carries_the_innermost_operator_and_the_w
 			cr_expect_eq(op->window, 1);
 			seen++;
 		} else if (op->corr == 11) {
-			cr_expect_str_eq(skip_trace_operator(trace, op->stack), "");
+			cr_expect_str_eq(skip_trace_operator(trace, op->stack), "async");
+			cr_expect_eq(op->attr, SKIP_ATTR_OTHER);
 			cr_expect_eq(op->window, 0);
 			seen++;
 		}
@@ -207,18 +199,30 @@ Test(analyzer_nvtx, the_report_groups_kernels_by_their_innermost_range)
 {
 	static const struct {
 		const char *name;
+		enum skip_attr attr;
 		int64_t count;
-	} want[] = {{"b", 2},	 {"outer", 2},	 {"twin", 2}, {"async", 1},
-		    {"dom5", 1}, {"forever", 1}, {"leaf", 1}, {"mid", 1}};
+	} want[] = {{"async", SKIP_ATTR_OTHER, 2},    {"b", SKIP_ATTR_THREAD, 2},
+		    {"outer", SKIP_ATTR_THREAD, 2},   {"twin", SKIP_ATTR_THREAD, 2},
+		    {"async", SKIP_ATTR_THREAD, 1},   {"dom5", SKIP_ATTR_THREAD, 1},
+		    {"forever", SKIP_ATTR_THREAD, 1}, {"leaf", SKIP_ATTR_THREAD, 1},
+		    {"mid", SKIP_ATTR_THREAD, 1}};
 	struct skip_analysis_opts o = {.run_id = 1};
 	struct skip_report *r = NULL;
 
 	cr_assert_eq(skip_analyze(trace, &o, &r), 0, "%s", skip_errmsg());
 	cr_expect_eq(r->regions[0].m.kernels, 14);
-	cr_expect_eq(r->kernels_with_operator, 11);
+	cr_expect_eq(r->kernels_with_operator, 13);
+	cr_expect_eq(r->kernels_by_attr[SKIP_ATTR_THREAD], 11);
+	cr_expect_eq(r->kernels_by_attr[SKIP_ATTR_OTHER], 2);
+	cr_expect_eq(r->kernels_by_attr[SKIP_ATTR_SEQ], 0);
+	cr_expect_eq(r->kernels_by_attr[SKIP_ATTR_NONE], 1, "the kernel with no launch call");
+	cr_expect_eq(r->ops_none.count, 1);
+	cr_expect_eq(r->ops_none.total_ns, 10);
+	cr_expect_eq(r->nops_rest, 0);
 	cr_assert_eq(r->ntop_ops, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < r->ntop_ops; i++) {
 		cr_expect_str_eq(r->top_ops[i].name, want[i].name, "operator %zu", i);
+		cr_expect_eq(r->top_ops[i].attr, want[i].attr, "operator %zu", i);
 		cr_expect_eq(r->top_ops[i].count, want[i].count, "%s", want[i].name);
 		cr_expect_eq(r->top_ops[i].total_ns, 10 * want[i].count, "%s", want[i].name);
 	}
@@ -233,7 +237,7 @@ Test(analyzer_nvtx, launches_hours_apart_take_the_qsort_r_path_with_the_same_ans
 	load(2);
 	expect_stack(20, "span");
 	expect_stack(21, "span>late");
-	expect_stack(22, "");
+	expect_attr(22, "span", SKIP_ATTR_OTHER);
 	cr_assert_eq(sk_run_regions(&run, text_id("span"), &win), 1);
 	cr_expect_eq(kernel(20)->region, 0);
 	cr_expect_eq(kernel(21)->region, 0);

@@ -3,6 +3,7 @@
 Nothing here imports torch at import time, so every script's --help and --dry-run work on a
 machine without PyTorch or a GPU; need_torch_gpu() and preflight() fail with one clear line.
 """
+import argparse
 import importlib.util
 import os
 import shlex
@@ -13,6 +14,7 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("O", os.path.join(ROOT, "build"))
 SKIP = os.path.join(BUILD, "skip")
+MODELS = ("llama1b", "gpt2", "bert-base")  # bench/llm/prefill.py's
 
 
 def need_torch_gpu(prog):
@@ -83,3 +85,23 @@ def skip_has_option(skip, command, option):
 def show(cmd):
     """A command line as a shell would take it (for --dry-run and logs)."""
     return " ".join(shlex.quote(c) for c in cmd)
+
+
+def int_list(s):
+    """argparse type: positive whole numbers, comma-separated."""
+    try:
+        v = [int(x) for x in s.split(",") if x]
+    except ValueError:
+        v = []
+    if not v or min(v) < 1:
+        raise argparse.ArgumentTypeError(f"takes positive whole numbers, comma-separated; got '{s}'")
+    return v
+
+
+def model_list(s):
+    """argparse type: models of prefill.py, comma-separated."""
+    v = [x for x in s.split(",") if x]
+    bad = [x for x in v if x not in MODELS]
+    if not v or bad:
+        raise argparse.ArgumentTypeError(f"takes models from {', '.join(MODELS)}; got '{s}'")
+    return v

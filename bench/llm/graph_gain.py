@@ -37,10 +37,9 @@ import platform
 import sys
 import time
 
-from benchlib import fmt_stats, need_torch_gpu, stats
+from benchlib import MODELS, fmt_stats, int_list, model_list, need_torch_gpu, stats
 from prefill import build, prefill_fn
 
-MODELS = ("llama1b", "gpt2", "bert-base")
 WARM_TOLERANCE = 1.05  # a window is warm when its median is within 5% of the steady one
 
 
@@ -179,24 +178,6 @@ def table(results):
         lines.append(f"  {r['model']} batch {r['batch']}: " + ", ".join(
             f"{c['passes']} {c['vs_steady']:.2f}x" for c in r["curve"]))
     return "\n".join(lines)
-
-
-def int_list(s):
-    try:
-        v = [int(x) for x in s.split(",") if x]
-    except ValueError:
-        v = []
-    if not v or min(v) < 1:
-        raise argparse.ArgumentTypeError(f"takes positive whole numbers, comma-separated; got '{s}'")
-    return v
-
-
-def model_list(s):
-    v = [x for x in s.split(",") if x]
-    bad = [x for x in v if x not in MODELS]
-    if not v or bad:
-        raise argparse.ArgumentTypeError(f"takes models from {', '.join(MODELS)}; got '{s}'")
-    return v
 
 
 def parse_args(argv=None):

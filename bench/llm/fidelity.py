@@ -159,14 +159,14 @@ def tables(rs):
     kinds = sorted({k for r in rs for k in r["app_ms"]})
     t += ["", "Recording's cost on the eager pass, over the measured eager median "
           "(program's own median per run kind, medians over runs; IL: skip advise's recorded)",
-          "| model | batch | " + " | ".join(f"{k} runs" for k in kinds) + " | recorded IL |",
-          "|---|---|" + "---|" * (len(kinds) + 1)]
+          "| " + " | ".join(["model", "batch"] + [f"{k} runs" for k in kinds] + ["recorded IL"])
+          + " |", "|" + "---|" * (len(kinds) + 3)]
     for r in rs:
         e = r["measured_eager_ms"]
         cells = [f(med(r["app_ms"][k]) / e, ".2f", "x") if e and r["app_ms"].get(k) else "-"
                  for k in kinds]
         il = f(r["recorded_il_ms"] / e, ".2f", "x") if e and r["recorded_il_ms"] else "-"
-        t.append(f"| {r['model']} | {r['batch']} | " + " | ".join(cells) + f" | {il} |")
+        t.append("| " + " | ".join([r["model"], str(r["batch"])] + cells + [il]) + " |")
     return "\n".join(t)
 
 

@@ -228,6 +228,12 @@ def main():
     if not baseline:
         print("fidelity: this skip record has no --baseline: full runs only", file=sys.stderr)
     p, seconds["record"] = step("record", record, stdout=subprocess.PIPE)
+    if p.returncode and baseline:  # one GPU call must not be lost to a new option's failure
+        print(f"fidelity: the recording with --baseline failed ({p.returncode}): again without",
+              file=sys.stderr)
+        baseline = False
+        measure, record, advise = commands(args, out, work, baseline)
+        p, seconds["record"] = step("record", record, stdout=subprocess.PIPE)
     sys.stdout.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith("APP")))
     db = os.path.join(work, "fidelity.skip.db")
     if p.returncode or not os.path.exists(db):
@@ -244,7 +250,10 @@ def main():
             print(f"fidelity: {show(cmd)}: {msg}", file=sys.stderr)
             advised[key] = {"error": msg}
         else:
-            advised[key] = graph_item(json.loads(a.stdout))
+            try:
+                advised[key] = graph_item(json.loads(a.stdout))
+            except ValueError as e:
+                advised[key] = {"error": f"advise: its JSON does not parse ({e})"}
     seconds["advise"] = time.perf_counter() - t0
 
     rs = rows(args, measured, app, advised)

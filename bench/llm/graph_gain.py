@@ -37,7 +37,7 @@ import platform
 import sys
 import time
 
-from benchlib import MODELS, fmt_stats, int_list, model_list, need_torch_gpu, stats
+from benchlib import fmt_stats, int_list, model_list, need_torch_gpu, stats
 from prefill import build, prefill_fn
 
 WARM_TOLERANCE = 1.05  # a window is warm when its median is within 5% of the steady one

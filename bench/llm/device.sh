@@ -9,10 +9,12 @@
 #              options in FIDELITY_ARGS
 #   costs      bench/overhead/cost_breakdown.py: where the recording's cost goes on prefill and
 #              torch_loop ($OUT/cost_breakdown.json; builds the CUPTI floor first when missing);
-#              options in COSTS_ARGS
+#              it starts no round that would end more than BUDGET_S (default 500) seconds after
+#              device.sh started; options in COSTS_ARGS
 #   MODEL      (llama1b, gpt2, bert-base) skip record --repeat 3 --sweep batch=1,...,128 of
 #              bench/llm/prefill.py, then trim.py, then gzip: $OUT/MODEL_sweep.skip.db.gz
 set -u
+START=$(date +%s)
 cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
@@ -58,7 +60,8 @@ step_costs() {
 		make -j"$(nproc)" build/bench/libskip_floor.so > /tmp/skip-floor-build.log 2>&1 ||
 		{ tail -5 /tmp/skip-floor-build.log; echo "costs: the floor did not build: measured without it"; }
 	# shellcheck disable=SC2086
-	python3 bench/overhead/cost_breakdown.py --json "$OUT/cost_breakdown.json" ${COSTS_ARGS:-}
+	python3 bench/overhead/cost_breakdown.py --json "$OUT/cost_breakdown.json" \
+		--until $((START + ${BUDGET_S:-500})) ${COSTS_ARGS:-}
 }
 
 sweep() {

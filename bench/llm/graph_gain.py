@@ -217,15 +217,15 @@ def main():
     torch.manual_seed(0)
     results = []
     t0 = time.perf_counter()
-    with torch.inference_mode():
-        for name in args.models:
-            model, vocab = build(name)
+    for name in args.models:
+        model, vocab = build(name)  # outside inference mode, as prefill.py builds it
+        with torch.inference_mode():  # passes, capture and replays, as prefill.py's passes
             for batch in args.batches:
                 r = one_config(torch, args, name, model, vocab, batch, not results)
                 results.append(r)
                 print(app_line(r), flush=True)
-            del model
-            torch.cuda.empty_cache()
+        del model
+        torch.cuda.empty_cache()
     wall = time.perf_counter() - t0
     print()
     print(table(results))

@@ -2,8 +2,8 @@
 
     python3 bench/overhead/cost_breakdown.py [--programs prefill,torch_loop] [--model gpt2]
                                              [--batch 1] [--variants LIST] [--rounds 10]
-                                             [--min-rounds 2] [--budget-s 100] [--json OUT]
-                                             [--dry-run]
+                                             [--min-rounds 2] [--budget-s 100] [--until EPOCH]
+                                             [--json OUT] [--dry-run]
 
 Runs each program bare and under each variant below, every run a fresh process, in interleaved
 rounds (the order rotates every round), and compares the program's own timed figure (its APP
@@ -27,7 +27,8 @@ Default variants: bare, nvtx, cuda, cuda+nvtx+sync, default, floor, torch-ops, t
 baseline (floor and baseline are left out, with a note, where not built or not supported).
 
 Rounds: at least --min-rounds, at most --rounds, as many as fit in --budget-s per program after
-the first round's time. Prints per program a table: each variant's figure and its ratio to bare
+the first round's time; with --until, no round starts that would end after that time (the
+previous round's time is the estimate; a first round's, 10 s per variant). Prints per program a table: each variant's figure and its ratio to bare
 as median [min, max] over the rounds, the whole process's ratio, and the records skip dropped.
 --json OUT writes every run. Without PyTorch, a GPU or build/skip it exits with 1 and one line.
 """
@@ -125,9 +126,13 @@ def measure(name, argv, key, variants, args, tmp, notes):
     left out of the later rounds (a failing bare run ends the program's measurement)."""
     out = os.path.join(tmp, f"{name}.skip.db")
     rounds, t_start, live = [], time.perf_counter(), list(variants)
-    nmax = args.rounds
+    nmax, est = args.rounds, 10.0 * len(variants)  # a first round's guess: 10 s a process
     for r in range(args.rounds):
         if r >= nmax:
+            break
+        if args.until and time.time() + est > args.until:
+            notes.append(f"{name}: stopped after {r} rounds, the next would end past --until")
+            print(f"cost_breakdown: {notes[-1]}", file=sys.stderr, flush=True)
             break
         order = live[r % len(live):] + live[:r % len(live)]
         t0 = time.perf_counter()
@@ -142,13 +147,16 @@ def measure(name, argv, key, variants, args, tmp, notes):
                 if v == "bare":
                     return None
         rounds.append(done)
+        est = time.perf_counter() - t0
         if r == 0:  # how many rounds fit the budget
-            per = time.perf_counter() - t0
+            per = est
             nmax = max(args.min_rounds, min(args.rounds, int(args.budget_s // max(per, 1e-3))))
             print(f"cost_breakdown: {name}: a round takes {per:.0f} s: {nmax} rounds",
                   file=sys.stderr, flush=True)
         print(f"{name} round {r + 1}: " + ", ".join(
             f"{v} {done[v]['figure']:.3f}" for v in variants if v in done), flush=True)
+    if not rounds:
+        return None
     res = {"argv": show(argv), "figure": key, "rounds": rounds,
            "seconds": time.perf_counter() - t_start, "variants": {}}
     for v in variants:
@@ -208,6 +216,9 @@ def parse_args(argv=None):
     ap.add_argument("--budget-s", type=float, default=100,
                     help="seconds per program the rounds may take (after the first round's "
                     "time); default 100")
+    ap.add_argument("--until", type=float, metavar="EPOCH",
+                    help="start no round that would end after this time (seconds since the "
+                    "epoch, as date +%%s), whatever --min-rounds says")
     ap.add_argument("--skip", default=SKIP, help="the skip binary (default build/skip)")
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
@@ -256,7 +267,7 @@ def main():
         print(f"note: {n}")
     shutil.rmtree(tmp, ignore_errors=True)
     if not results["programs"]:
-        sys.exit("cost_breakdown.py: no program could be measured (its bare run failed)")
+        sys.exit("cost_breakdown.py: nothing measured (a bare run failed, or no time was left)")
 
 
 if __name__ == "__main__":

@@ -165,7 +165,7 @@ def table(results):
              "[pair IQR] | warm after | graph check |", "|---|---|---|---|---|---|---|"]
     for r in results:
         gain = (f"{r['gain']:.2f}x [{r['gain_pairs']['q1']:.2f}, {r['gain_pairs']['q3']:.2f}]"
-                if r["gain"] else f"capture failed: {(r['capture_error'] or '-')[:60]}")
+                if r["gain"] else f"capture failed: {(r['capture_error'] or '-')[:90]}")
         warm = "-" if not r["curve"] else (
             f"{r['warm_after']} passes" if r["warm_after"] is not None
             else f"> {len(r['warmup_ms'])} passes")

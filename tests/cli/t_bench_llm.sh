@@ -170,7 +170,7 @@ PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$LLM/fidelity.py" --skip "$SKIP"
 expect_out "| gpt2 | 2 | "
 expect_out "advise: run 1 has no kernels"
 expect_out "| model | batch | full runs | recorded IL |"
-[ -s o/fidelity.json ] && [ -s o/graph_gain.json ] || fail "fidelity.py wrote no JSON"
+{ [ -s o/fidelity.json ] && [ -s o/graph_gain.json ]; } || fail "fidelity.py wrote no JSON"
 [ "$(ls o | wc -l)" = 2 ] || fail "fidelity.py left more than its two files in DIR: $(ls o)"
 
 # cost_breakdown: two rounds of four variants on torch_loop

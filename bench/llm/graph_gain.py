@@ -121,7 +121,8 @@ def one_config(torch, args, name, model, vocab, batch, first):
                 graph.replay()
             torch.cuda.synchronize()
         except Exception as e:  # a prefill that cannot be captured: say why, keep eager
-            res["capture_error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+            line = (str(e).splitlines() or [""])[0]
+            res["capture_error"] = f"{type(e).__name__}: {line[:200]}"
             graph = None
             try:
                 torch.cuda.synchronize()

@@ -4,10 +4,18 @@
 #   test       the collector's GPU tests (gpu_record)
 #   torchops   what --torch-ops costs: torch_loop.py under skip record with and without it,
 #              5 interleaved rounds
+#   fidelity   bench/llm/fidelity.py: skip advise's graph gain on GPT-2 and BERT prefill against
+#              graph_gain.py's measured replay ($OUT/graph_gain.json, $OUT/fidelity.json);
+#              options in FIDELITY_ARGS
+#   costs      bench/overhead/cost_breakdown.py: where the recording's cost goes on prefill and
+#              torch_loop ($OUT/cost_breakdown.json; builds the CUPTI floor first when missing);
+#              it starts no round that would end more than BUDGET_S (default 500) seconds after
+#              device.sh started; options in COSTS_ARGS
 #   MODEL      (llama1b, gpt2, bert-base) skip record --repeat 3 --sweep batch=1,...,128 of
 #              bench/llm/prefill.py, then trim.py, then gzip: $OUT/MODEL_sweep.skip.db.gz
 set -u
-cd "$(dirname "$0")/../.."
+START=$(date +%s)
+cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
@@ -42,6 +50,20 @@ step_torchops() {
 	build/skip report --no-color --top 3 /tmp/to.skip.db | sed -n '1,3p;/Top operators/,$p' | head -12
 }
 
+step_fidelity() {
+	# shellcheck disable=SC2086
+	python3 bench/llm/fidelity.py --out "$OUT" ${FIDELITY_ARGS:-}
+}
+
+step_costs() {
+	[ -e build/bench/libskip_floor.so ] ||
+		make -j"$(nproc)" build/bench/libskip_floor.so > /tmp/skip-floor-build.log 2>&1 ||
+		{ tail -5 /tmp/skip-floor-build.log; echo "costs: the floor did not build: measured without it"; }
+	# shellcheck disable=SC2086
+	python3 bench/overhead/cost_breakdown.py --json "$OUT/cost_breakdown.json" \
+		--until $((START + ${BUDGET_S:-500})) ${COSTS_ARGS:-}
+}
+
 sweep() {
 	model=$1
 	t0=$(date +%s)
@@ -58,7 +80,7 @@ sweep() {
 for s in "$@"; do
 	echo "=== $s ($(date +%T))"
 	case $s in
-	build | test | torchops) "step_$s" || echo "=== $s FAILED" ;;
+	build | test | torchops | fidelity | costs) "step_$s" || echo "=== $s FAILED" ;;
 	*) sweep "$s" ;;
 	esac
 done

@@ -1,11 +1,14 @@
 """prefill.py: LLM prefill passes with random weights, for skip's batch-size sweeps.
 
     python3 bench/llm/prefill.py [--model llama1b|gpt2|bert-base] [--batch B] [--seq S]
-                                 [--passes N] [--warmup W]
+                                 [--passes N] [--warmup W] [--profiler]
 
 Builds the model's architecture with random weights directly on the GPU in bf16 (nothing is
 downloaded), runs W warm-up passes, then N timed prefill passes, each inside the NVTX range
-"prefill" (torch.cuda.nvtx), and prints one line "APP prefill model=... batch=... ms=...".
+"prefill" (torch.cuda.nvtx), and prints one line "APP prefill model=... batch=... ms=...
+run=... kind=..." (run: SKIP_RUN_ID, set by `skip record`, else -; kind: SKIP_TRACE, else -).
+With --profiler the timed passes run inside torch.profiler.profile(CPU+CUDA), the comparison
+point for skip's cost on the same program.
 A prefill pass is one forward over (batch, seq) token ids without a KV cache; for the causal
 models only the last position's logits are computed, as generation does.
 
@@ -16,10 +19,16 @@ Models (architecture only):
   bert-base  BERT-base encoder: hidden 768, 12 layers, 12 heads, intermediate 3072
 """
 import argparse
+import contextlib
 import os
 import time
 
-import torch
+from benchlib import need_torch_gpu
+
+try:
+    import torch
+except ImportError:  # main() says so; importing this file for its builders needs no torch
+    torch = None
 
 
 def build(name):
@@ -44,19 +53,9 @@ def build(name):
     return model.eval(), vocab
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="llama1b")
-    ap.add_argument("--batch", type=int, default=1)
-    ap.add_argument("--seq", type=int, default=512)
-    ap.add_argument("--passes", type=int, default=5)
-    ap.add_argument("--warmup", type=int, default=3)
-    args = ap.parse_args()
-
-    torch.manual_seed(0)
-    model, vocab = build(args.model)
-    ids = torch.randint(0, vocab, (args.batch, args.seq), device="cuda")
-    kwargs = {} if args.model == "bert-base" else {"use_cache": False, "logits_to_keep": 1}
+def prefill_fn(name, model, ids):
+    """The prefill pass of model NAME over token ids IDS, as a function of no arguments."""
+    kwargs = {} if name == "bert-base" else {"use_cache": False, "logits_to_keep": 1}
 
     def prefill():
         try:
@@ -64,23 +63,48 @@ def main():
         except TypeError:  # an older transformers without logits_to_keep
             kwargs.pop("logits_to_keep", None)
             return model(input_ids=ids, **kwargs)
+    return prefill
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="llama1b")
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--seq", type=int, default=512)
+    ap.add_argument("--passes", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--profiler", action="store_true")
+    args = ap.parse_args()
+
+    need_torch_gpu("prefill.py")
+    torch.manual_seed(0)
+    model, vocab = build(args.model)
+    ids = torch.randint(0, vocab, (args.batch, args.seq), device="cuda")
+    prefill = prefill_fn(args.model, model, ids)
+    ctx = contextlib.nullcontext()
+    if args.profiler:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        ctx = torch.profiler.profile(activities=acts)
 
     with torch.inference_mode():
         for _ in range(args.warmup):
             prefill()
         torch.cuda.synchronize()
         times = []
-        for _ in range(args.passes):
-            t0 = time.perf_counter()
-            torch.cuda.nvtx.range_push("prefill")
-            prefill()
-            torch.cuda.synchronize()
-            torch.cuda.nvtx.range_pop()
-            times.append((time.perf_counter() - t0) * 1e3)
+        with ctx:
+            for _ in range(args.passes):
+                t0 = time.perf_counter()
+                torch.cuda.nvtx.range_push("prefill")
+                prefill()
+                torch.cuda.synchronize()
+                torch.cuda.nvtx.range_pop()
+                times.append((time.perf_counter() - t0) * 1e3)
     times.sort()
     print(f"APP prefill model={args.model} batch={args.batch} seq={args.seq} "
           f"passes={args.passes} ms={times[len(times) // 2]:.3f} min_ms={times[0]:.3f} "
-          f"param={os.environ.get('SKIP_PARAM_BATCH', '-')}", flush=True)
+          f"param={os.environ.get('SKIP_PARAM_BATCH', '-')} "
+          f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}",
+          flush=True)
 
 
 if __name__ == "__main__":

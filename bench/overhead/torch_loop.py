@@ -2,12 +2,14 @@
 
     python3 torch_loop.py [--steps N] [--ops K] [--profiler]
 
-Prints one line "APP torch_loop steps=N ops=K kernels=... wall_s=... us_per_step=...".
+Prints one line "APP torch_loop steps=N ops=K kernels=... wall_s=... us_per_step=... run=R
+kind=K" (R and K: SKIP_RUN_ID and SKIP_TRACE, set by `skip record`, else -).
 With --profiler the timed loop runs inside torch.profiler.profile(CPU+CUDA), the comparison
 point for skip's overhead on the same program.
 """
 import argparse
 import contextlib
+import os
 import time
 
 import torch
@@ -41,7 +43,9 @@ def main():
         torch.cuda.synchronize()
         wall = time.perf_counter() - t0
     print(f"APP torch_loop steps={args.steps} ops={args.ops} kernels={args.steps * args.ops} "
-          f"wall_s={wall:.6f} us_per_step={wall * 1e6 / args.steps:.3f}", flush=True)
+          f"wall_s={wall:.6f} us_per_step={wall * 1e6 / args.steps:.3f} "
+          f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}",
+          flush=True)
 
 
 if __name__ == "__main__":

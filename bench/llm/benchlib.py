@@ -1,0 +1,107 @@
+"""benchlib.py: what the device-side benchmark scripts share (bench/llm, bench/overhead).
+
+Nothing here imports torch at import time, so every script's --help and --dry-run work on a
+machine without PyTorch or a GPU; need_torch_gpu() and preflight() fail with one clear line.
+"""
+import argparse
+import importlib.util
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("O", os.path.join(ROOT, "build"))
+SKIP = os.path.join(BUILD, "skip")
+MODELS = ("llama1b", "gpt2", "bert-base")  # bench/llm/prefill.py's
+
+
+def need_torch_gpu(prog):
+    """Import torch and return it, or exit with one line saying what is missing."""
+    try:
+        import torch
+    except ImportError as e:
+        raise SystemExit(f"{prog}: needs PyTorch with CUDA ({e}); run it on the GPU machine")
+    if not torch.cuda.is_available():
+        raise SystemExit(f"{prog}: PyTorch sees no CUDA GPU (torch.cuda.is_available() is "
+                         "False); run it on the GPU machine")
+    return torch
+
+
+def preflight(prog, modules=("torch",), skip=None):
+    """Check, without importing them, that MODULES are installed, that a GPU is there and
+    (SKIP given) that the skip binary is built; exit with one line otherwise."""
+    for m in modules:
+        if importlib.util.find_spec(m) is None:
+            raise SystemExit(f"{prog}: Python module '{m}' is not installed; run it on the GPU "
+                             "machine (python3 with PyTorch and transformers)")
+    smi = shutil.which("nvidia-smi")
+    gpu = (subprocess.run([smi, "-L"], capture_output=True, text=True).returncode == 0
+           if smi else os.path.exists("/dev/nvidia0"))
+    if not gpu:
+        raise SystemExit(f"{prog}: no NVIDIA GPU found (nvidia-smi -L failed or no /dev/nvidia0)"
+                         "; run it on the GPU machine")
+    if skip and not os.access(skip, os.X_OK):
+        raise SystemExit(f"{prog}: {skip} is not built; run `make -j all` first")
+
+
+def stats(vals):
+    """Median, quartiles, min, max and count of VALS (a non-empty list of numbers)."""
+    v = sorted(vals)
+    q = statistics.quantiles(v, n=4, method="inclusive") if len(v) > 1 else [v[0]] * 3
+    return {"median": statistics.median(v), "q1": q[0], "q3": q[2], "min": v[0], "max": v[-1],
+            "n": len(v)}
+
+
+def fmt_stats(s, digits=3, iqr=False):
+    """'median [min, max]' (or '[q1, q3]' with IQR) of a stats() dict; '-' for None."""
+    if not s:
+        return "-"
+    lo, hi = (s["q1"], s["q3"]) if iqr else (s["min"], s["max"])
+    return f"{s['median']:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def parse_app(line):
+    """The key=value fields of an 'APP NAME k=v ...' line as a dict (NAME under 'app'), or
+    None when LINE is not one."""
+    parts = line.split()
+    if len(parts) < 2 or parts[0] != "APP":
+        return None
+    out = {"app": parts[1]}
+    for p in parts[2:]:
+        k, sep, v = p.partition("=")
+        if sep:
+            out[k] = v
+    return out
+
+
+def skip_has_option(skip, command, option):
+    """True when `skip COMMAND --help` mentions OPTION (an option another build may lack)."""
+    p = subprocess.run([skip, command, "--help"], capture_output=True, text=True)
+    return option in (p.stdout + p.stderr)
+
+
+def show(cmd):
+    """A command line as a shell would take it (for --dry-run and logs)."""
+    return " ".join(shlex.quote(c) for c in cmd)
+
+
+def int_list(s):
+    """argparse type: positive whole numbers, comma-separated."""
+    try:
+        v = [int(x) for x in s.split(",") if x]
+    except ValueError:
+        v = []
+    if not v or min(v) < 1:
+        raise argparse.ArgumentTypeError(f"takes positive whole numbers, comma-separated; got '{s}'")
+    return v
+
+
+def model_list(s):
+    """argparse type: models of prefill.py, comma-separated."""
+    v = [x for x in s.split(",") if x]
+    bad = [x for x in v if x not in MODELS]
+    if not v or bad:
+        raise argparse.ArgumentTypeError(f"takes models from {', '.join(MODELS)}; got '{s}'")
+    return v

@@ -1,0 +1,285 @@
+"""fidelity.py: skip advise's predicted graph gain on LLM prefill, checked by measurement.
+
+    python3 bench/llm/fidelity.py [--models gpt2,bert-base] [--batches 1,2,4,8] [--repeat 3]
+                                  [--warmup 60] [--passes 60] [--rec-warmup 30]
+                                  [--rec-passes 20] [--measured GG.json] [--out DIR]
+                                  [--keep-trace] [--dry-run]
+
+The closed loop of docs/BENCHMARKS.md "skip advise: predicted graph gain against a measured
+replay (`bench/llm`)", on the GPU machine after `make all`:
+
+1. Measured: graph_gain.py (same directory) times every (model, batch) eager and as one CUDA
+   graph replay, interleaved, in one process -> DIR/graph_gain.json (--measured reuses one).
+2. Recorded: `skip record --repeat N` (with `--baseline` when this build's skip record has it)
+   of `graph_gain.py --eager-only`, the same eager program, with the NVTX range
+   prefill_MODEL_bBATCH around each timed pass (one process holds every configuration).
+3. Predicted: `skip advise TRACE --region prefill_MODEL_bBATCH --json` for each configuration
+   (runs pooled as skip advise does): the graph item's now (baseline_il_ns), predicted graph time
+   (predicted_il_ns) and gain (speedup).
+4. The tables: predicted against measured graph time and gain, errors in %, each row marked
+   against the 10% target; then what recording cost the eager pass (the program's own median
+   per run kind, and skip advise's recorded IL, over the measured eager median).
+
+Writes DIR/graph_gain.json and DIR/fidelity.json (everything above, the advise JSON's model and
+graph item included); the trace stays in a temporary directory unless --keep-trace (then
+DIR/fidelity.skip.db.gz, when under 16 MiB). DIR defaults to $OUT, else ./fidelity-out.
+Without PyTorch, a GPU or build/skip it exits with 1 and one line saying which.
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import (ROOT, SKIP, int_list, model_list, parse_app, preflight, show,
+                      skip_has_option)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GRAPH_GAIN = os.path.join(HERE, "graph_gain.py")
+TARGET = 10.0  # percent
+REGION = "prefill_{model}_b{batch}"
+
+
+def region(model, batch):
+    return REGION.replace("{model}", model).replace("{batch}", str(batch))
+
+
+def sel(args):
+    return ["--models", ",".join(args.models), "--batches", ",".join(map(str, args.batches))]
+
+
+def commands(args, out, work, baseline):
+    measure = [sys.executable, GRAPH_GAIN] + sel(args) + [
+        "--warmup", str(args.warmup), "--passes", str(args.passes),
+        "--json", os.path.join(out, "graph_gain.json")]
+    record = [args.skip, "record", "-q", "-f", "-o", os.path.join(work, "fidelity.skip.db"),
+              "--repeat", str(args.repeat)] + (["--baseline"] if baseline else []) + [
+        "--label", "graph_gain eager", "--", sys.executable, GRAPH_GAIN, "--eager-only"] + sel(
+        args) + ["--warmup", str(args.rec_warmup), "--passes", str(args.rec_passes),
+                 "--nvtx", REGION]
+    advise = {(m, b): [args.skip, "advise", os.path.join(work, "fidelity.skip.db"), "--region",
+                       region(m, b), "--json"] for m in args.models for b in args.batches}
+    return measure, record, advise
+
+
+def run_kinds(db_path):
+    """runId -> kind ('full' or 'baseline'; files without SKIP_RUNS.kind: all 'full')."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    cols = [r[1] for r in db.execute("PRAGMA table_info(SKIP_RUNS)")]
+    q = "SELECT runId, kind FROM SKIP_RUNS" if "kind" in cols else \
+        "SELECT runId, 'full' FROM SKIP_RUNS"
+    kinds = {str(r): k for r, k in db.execute(q)}
+    db.close()
+    return kinds
+
+
+def recorded_app(stdout, kinds):
+    """(model, batch) -> kind -> [eager median ms of each run] from the recording's APP lines."""
+    out = {}
+    for line in stdout.splitlines():
+        a = parse_app(line)
+        if not a or a["app"] != "graph_gain":
+            continue
+        kind = kinds.get(a.get("run"), "run " + a.get("run", "?"))
+        key = (a["model"], int(a["batch"]))
+        out.setdefault(key, {}).setdefault(kind, []).append(float(a["eager_ms"]))
+    return out
+
+
+def graph_item(advice):
+    """The advise JSON's model, its profiler figure, and its first graph item (or None)."""
+    items = [a for a in advice.get("advice", []) if a.get("kind") == "graph"]
+    return {"model": advice.get("model"),
+            "recorded_latencies": advice.get("recorded_latencies"),
+            "graph": items[0] if items else None}
+
+
+def pct(pred, meas):
+    return None if pred is None or not meas else (pred - meas) / meas * 100.0
+
+
+def f(v, spec=".3f", suffix=""):
+    return "-" if v is None else f"{v:{spec}}{suffix}"
+
+
+def rows(args, measured, app, advised):
+    out = []
+    for m in args.models:
+        for b in args.batches:
+            meas = measured.get((m, b), {})
+            adv = advised.get((m, b), {})
+            g = adv.get("graph") or {}
+            eager = meas.get("eager", {}).get("median") if meas.get("eager") else None
+            graph = meas["graph"]["median"] if meas.get("graph") else None
+            gain = meas.get("gain")
+            p_now = g.get("baseline_il_ns", 0) / 1e6 if g else None
+            p_graph = g.get("predicted_il_ns", 0) / 1e6 if g else None
+            p_gain = g.get("speedup") if g else None
+            model = adv.get("model") or {}
+            rec_il = model.get("recorded_il_ns", 0) / 1e6 if model else None
+            r = {"model": m, "batch": b, "measured_eager_ms": eager, "measured_graph_ms": graph,
+                 "measured_gain": gain, "predicted_now_ms": p_now, "predicted_graph_ms": p_graph,
+                 "predicted_gain": p_gain, "now_err_pct": pct(p_now, eager),
+                 "graph_err_pct": pct(p_graph, graph), "gain_err_pct": pct(p_gain, gain),
+                 "recorded_il_ms": rec_il, "app_ms": app.get((m, b), {}),
+                 "advise_error": adv.get("error"), "capture_error": meas.get("capture_error"),
+                 "now_source": next((str(v) for k, v in model.items() if "source" in k), None)}
+            errs = (r["graph_err_pct"], r["gain_err_pct"])
+            r["within_target"] = None if None in errs else all(abs(e) <= TARGET for e in errs)
+            out.append(r)
+    return out
+
+
+def med(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def tables(rs):
+    t = ["| model | batch | eager ms, measured | predicted now (err) | graph ms, measured | "
+         "predicted graph (err) | gain, measured | predicted gain (err) | within 10% |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    for r in rs:
+        mark = {True: "yes", False: "**no**", None: "-"}[r["within_target"]]
+        why = r["advise_error"] or (r["capture_error"] and "capture failed") or ""
+        t.append(f"| {r['model']} | {r['batch']} | {f(r['measured_eager_ms'])} | "
+                 f"{f(r['predicted_now_ms'])} ({f(r['now_err_pct'], '+.1f', '%')}) | "
+                 f"{f(r['measured_graph_ms'])} | {f(r['predicted_graph_ms'])} "
+                 f"({f(r['graph_err_pct'], '+.1f', '%')}) | {f(r['measured_gain'], '.2f', 'x')} | "
+                 f"{f(r['predicted_gain'], '.2f', 'x')} ({f(r['gain_err_pct'], '+.1f', '%')}) | "
+                 f"{mark}{' ' + why[:60] if why else ''} |")
+    if any(r["now_source"] for r in rs):
+        t += ["", "skip advise's unprofiled time came from: " + "; ".join(
+            f"{r['model']} {r['batch']}: {r['now_source']}" for r in rs if r["now_source"])]
+    kinds = sorted({k for r in rs for k in r["app_ms"]})
+    t += ["", "Recording's cost on the eager pass, over the measured eager median "
+          "(program's own median per run kind, medians over runs; IL: skip advise's recorded)",
+          "| " + " | ".join(["model", "batch"] + [f"{k} runs" for k in kinds] + ["recorded IL"])
+          + " |", "|" + "---|" * (len(kinds) + 3)]
+    for r in rs:
+        e = r["measured_eager_ms"]
+        cells = [f(med(r["app_ms"][k]) / e, ".2f", "x") if e and r["app_ms"].get(k) else "-"
+                 for k in kinds]
+        il = f(r["recorded_il_ms"] / e, ".2f", "x") if e and r["recorded_il_ms"] else "-"
+        t.append("| " + " | ".join([r["model"], str(r["batch"])] + cells + [il]) + " |")
+    return "\n".join(t)
+
+
+def step(name, cmd, **kw):
+    print(f"fidelity: {name}: {show(cmd)}", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, text=True, **kw)
+    return p, time.perf_counter() - t0
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", type=model_list, default=["gpt2", "bert-base"])
+    ap.add_argument("--batches", type=int_list, default=[1, 2, 4, 8])
+    ap.add_argument("--repeat", type=int, default=3, help="recorded runs (skip record --repeat)")
+    ap.add_argument("--warmup", type=int, default=60, help="graph_gain.py's --warmup, measured")
+    ap.add_argument("--passes", type=int, default=60, help="graph_gain.py's --passes, measured")
+    ap.add_argument("--rec-warmup", type=int, default=30, help="the same, recorded")
+    ap.add_argument("--rec-passes", type=int, default=20, help="the same, recorded")
+    ap.add_argument("--measured", metavar="GG.json", help="reuse graph_gain.py --json output")
+    ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "fidelity-out"))
+    ap.add_argument("--skip", default=SKIP, help="the skip binary (default build/skip)")
+    ap.add_argument("--keep-trace", action="store_true", help="gzip the trace into DIR")
+    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    args = ap.parse_args(argv)
+    if args.repeat < 1 or args.passes < 1 or args.rec_passes < 1:
+        ap.error("--repeat, --passes and --rec-passes take 1 or more")
+    return args
+
+
+def main():
+    args = parse_args()
+    out = os.path.abspath(args.out)
+    if args.dry_run:
+        baseline = os.access(args.skip, os.X_OK) and skip_has_option(args.skip, "record",
+                                                                     "--baseline")
+        measure, record, advise = commands(args, out, "WORK", baseline)
+        if not args.measured:
+            print(show(measure))
+        print(show(record))
+        for cmd in advise.values():
+            print(show(cmd))
+        return
+    preflight("fidelity.py", ("torch", "transformers"), args.skip)
+    os.makedirs(out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="skip-fidelity-")
+    baseline = skip_has_option(args.skip, "record", "--baseline")
+    measure, record, advise = commands(args, out, work, baseline)
+    seconds = {}
+
+    gg_path = args.measured or os.path.join(out, "graph_gain.json")
+    if not args.measured:
+        p, seconds["measure"] = step("measure", measure)
+        if p.returncode:  # the predictions are still worth having: go on without measurements
+            print(f"fidelity: graph_gain.py failed ({p.returncode}): no measured columns",
+                  file=sys.stderr)
+    measured = {}
+    if os.path.exists(gg_path):
+        with open(gg_path) as fh:
+            measured = {(c["model"], c["batch"]): c for c in json.load(fh)["configs"]}
+
+    if not baseline:
+        print("fidelity: this skip record has no --baseline: full runs only", file=sys.stderr)
+    p, seconds["record"] = step("record", record, stdout=subprocess.PIPE)
+    if p.returncode and baseline:  # one GPU call must not be lost to a new option's failure
+        print(f"fidelity: the recording with --baseline failed ({p.returncode}): again without",
+              file=sys.stderr)
+        baseline = False
+        measure, record, advise = commands(args, out, work, baseline)
+        p, seconds["record"] = step("record", record, stdout=subprocess.PIPE)
+    sys.stdout.write("".join(l + "\n" for l in p.stdout.splitlines() if l.startswith("APP")))
+    db = os.path.join(work, "fidelity.skip.db")
+    if p.returncode or not os.path.exists(db):
+        sys.exit(f"fidelity.py: the recording failed ({p.returncode}); see above")
+    app = recorded_app(p.stdout, run_kinds(db))
+
+    advised = {}
+    t0 = time.perf_counter()
+    for key, cmd in advise.items():
+        a = subprocess.run(cmd, capture_output=True, text=True)
+        if a.returncode:
+            msg = (a.stderr.strip().splitlines() or ["exit %d" % a.returncode])[0]
+            msg = msg.replace("skip advise: error: ", "advise: ")
+            print(f"fidelity: {show(cmd)}: {msg}", file=sys.stderr)
+            advised[key] = {"error": msg}
+        else:
+            try:
+                advised[key] = graph_item(json.loads(a.stdout))
+            except ValueError as e:
+                advised[key] = {"error": f"advise: its JSON does not parse ({e})"}
+    seconds["advise"] = time.perf_counter() - t0
+
+    rs = rows(args, measured, app, advised)
+    print()
+    print(tables(rs))
+    res = {"fidelity": 1, "target_pct": TARGET, "baseline_runs": baseline, "seconds": seconds,
+           "commands": {"measure": show(measure), "record": show(record),
+                        "advise": show(next(iter(advise.values())))},
+           "rows": rs,
+           "advise": {f"{m} {b}": v for (m, b), v in advised.items()}}
+    with open(os.path.join(out, "fidelity.json"), "w") as fh:
+        json.dump(res, fh, indent=1)
+    if args.keep_trace:
+        gz = os.path.join(out, "fidelity.skip.db.gz")
+        with open(db, "rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
+            shutil.copyfileobj(src, dst)
+        if os.path.getsize(gz) > 16 << 20:
+            print(f"fidelity: {gz} is over 16 MiB: removed", file=sys.stderr)
+            os.remove(gz)
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"\nfidelity.py: measure {seconds.get('measure', 0):.0f} s, record "
+          f"{seconds['record']:.0f} s, advise {seconds['advise']:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

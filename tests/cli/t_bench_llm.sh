@@ -1,0 +1,190 @@
+# The device-side benchmark scripts (bench/llm/graph_gain.py, fidelity.py,
+# bench/overhead/cost_breakdown.py) without a GPU: their options, dry runs and clear failures,
+# their arithmetic on hand-built inputs, and their whole flow on a stand-in torch (instant
+# "passes") with a stand-in nvidia-smi, under the real skip record and skip advise.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip_test "no python3"
+have_collector || skip_test "no libskip_collector.so (built without the CUDA toolkit)"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+LLM=$SRC/bench/llm
+PY=$(python3 -c "import sys; print(sys.executable)")
+cd "$TMPDIR" || exit 1
+
+# ---- options, dry runs ----------------------------------------------------------------------
+expect_exit 0 python3 "$LLM/graph_gain.py" --dry-run --models gpt2 --batches 1,8 --eager-only
+expect_out "2 configurations (eager only), seq 512, 60 warm-up + 60 timed passes each"
+expect_out "gpt2 batch 8"
+expect_exit 2 python3 "$LLM/graph_gain.py" --models gpt3
+expect_out "takes models from llama1b, gpt2, bert-base; got 'gpt3'"
+expect_exit 2 python3 "$LLM/graph_gain.py" --batches 0,1
+expect_out "takes positive whole numbers"
+expect_exit 0 python3 "$LLM/fidelity.py" --dry-run --skip "$SKIP" --out o
+expect_out "record -q -f -o WORK/fidelity.skip.db --repeat 3 --label 'graph_gain eager' --"
+expect_out "--eager-only --models gpt2,bert-base --batches 1,2,4,8 --warmup 30 --passes 20 --nvtx 'prefill_{model}_b{batch}'"
+expect_out "advise WORK/fidelity.skip.db --region prefill_bert-base_b8 --json"
+expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" --dry-run --skip "$SKIP" \
+	--variants nvtx,cuda+nvtx+sync,torch.profiler --programs torch_loop
+expect_out "torch_loop bare: $PY $SRC/bench/overhead/torch_loop.py --steps 2000 --ops 20"
+expect_out "torch_loop cuda+nvtx+sync: $SKIP record -q -f -o TMP/torch_loop.skip.db --trace cuda,nvtx,sync --"
+expect_out "torch_loop.py --steps 2000 --ops 20 --profiler"
+expect_exit 2 python3 "$SRC/bench/overhead/cost_breakdown.py" --dry-run --variants bare,kernels
+expect_out "unknown variant 'kernels'"
+
+# ---- arithmetic on hand-built inputs ----------------------------------------------------------
+cat > hand.py <<'PY'
+import sqlite3, sys
+import graph_gain as G, fidelity as F
+# windows of 60 passes; a curve 10 ms x5, 5.2 x5, 5.0 x10 against a steady 5.0: window medians
+# 2.00x, 1.04x, 1.00x, warm (<= 1.05x from there on) after 5 passes.
+assert G.windows(60) == [(1, 5), (6, 10), (11, 20), (21, 40), (41, 60)], G.windows(60)
+rows, warm = G.curve([10.0] * 5 + [5.2] * 5 + [5.0] * 10, 5.0)
+assert [round(r["vs_steady"], 2) for r in rows] == [2.0, 1.04, 1.0] and warm == 5, (rows, warm)
+assert G.curve([9.0] * 10, 5.0)[1] is None
+# run kinds: a schema-3 file and one without SKIP_RUNS.kind
+db = sqlite3.connect("k3.db"); db.execute("CREATE TABLE SKIP_RUNS(runId INTEGER, kind TEXT)")
+db.executemany("INSERT INTO SKIP_RUNS VALUES (?, ?)", [(1, "full"), (2, "baseline")]); db.commit()
+db = sqlite3.connect("k2.db"); db.execute("CREATE TABLE SKIP_RUNS(runId INTEGER)")
+db.execute("INSERT INTO SKIP_RUNS VALUES (1)"); db.commit()
+assert F.run_kinds("k3.db") == {"1": "full", "2": "baseline"} and F.run_kinds("k2.db") == {"1": "full"}
+out = ("APP graph_gain model=gpt2 batch=1 seq=512 passes=20 eager_ms=7.5 graph_ms=- gain=- run=1 kind=x\n"
+       "APP graph_gain model=gpt2 batch=1 seq=512 passes=20 eager_ms=6.06 graph_ms=- gain=- run=2 kind=y\n"
+       "APP graph_gain model=gpt2 batch=1 seq=512 passes=20 eager_ms=7.2 graph_ms=- gain=- run=3 kind=x\n"
+       "APP graph_gain model=gpt2 batch=1 seq=512 passes=20 eager_ms=7.8 graph_ms=- gain=- run=1 kind=x\n")
+app = F.recorded_app(out, {"1": "full", "2": "baseline", "3": "full"})
+assert app == {("gpt2", 1): {"full": [7.5, 7.2, 7.8], "baseline": [6.06]}}, app
+# measured eager 6 ms, graph 1 ms, gain 6x; predicted now 6.6 ms (+10.0%), graph 1.05 ms (+5.0%),
+# gain 6.285714x (+4.8%): within 10%. Batch 2: gain 7.2x against 6x (+20.0%): not within.
+adv = lambda now, g, s: F.graph_item({"model": {"recorded_il_ns": 7.44e6}, "advice": [
+    {"kind": "fusion", "baseline_il_ns": 1, "predicted_il_ns": 1, "speedup": 1},
+    {"kind": "graph", "baseline_il_ns": now, "predicted_il_ns": g, "speedup": s}]})
+meas = {"eager": {"median": 6.0}, "graph": {"median": 1.0}, "gain": 6.0, "capture_error": None}
+args = F.parse_args(["--models", "gpt2", "--batches", "1,2"])
+rs = F.rows(args, {("gpt2", 1): meas, ("gpt2", 2): meas}, app,
+            {("gpt2", 1): adv(6.6e6, 1.05e6, 6.285714), ("gpt2", 2): adv(6.6e6, 1.05e6, 7.2)})
+print(F.tables(rs))
+PY
+PYTHONPATH=$LLM expect_exit 0 python3 hand.py
+expect_out "| gpt2 | 1 | 6.000 | 6.600 (+10.0%) | 1.000 | 1.050 (+5.0%) | 6.00x | 6.29x (+4.8%) | yes |"
+expect_out "| gpt2 | 2 | 6.000 | 6.600 (+10.0%) | 1.000 | 1.050 (+5.0%) | 6.00x | 7.20x (+20.0%) | **no** |"
+expect_out "| model | batch | baseline runs | full runs | recorded IL |"
+expect_out "| gpt2 | 1 | 1.01x | 1.25x | 1.24x |"
+
+# ---- a stand-in torch and transformers --------------------------------------------------------
+mkdir -p fake/torch fake/transformers bin
+cat > fake/torch/__init__.py <<'PY'
+import contextlib, os, types
+if os.environ.get("FAKE_NO_TORCH"):
+    raise ImportError("No module named 'torch' (stand-in)")
+__version__ = "stand-in"
+bfloat16 = "bf16"
+capturing = [False]
+class T:
+    def __init__(self, v=1.0): self.v = v
+    def float(self): return self
+    def abs(self): return T(abs(self.v))
+    def max(self): return self
+    def item(self): return self.v
+    def __sub__(self, o): return T(self.v - o.v)
+    __mul__ = __add__ = lambda self, o: self
+def model_call(kind):
+    if kind == "bert" and capturing[0] and os.environ.get("FAKE_BERT_NO_CAPTURE"):
+        raise RuntimeError("operation not permitted when stream is capturing\ndetail")
+    return types.SimpleNamespace(logits=T(), last_hidden_state=T())
+manual_seed = set_default_dtype = lambda *a: None
+randint = randn = lambda *a, **k: T()
+device = lambda d: contextlib.nullcontext()
+inference_mode = contextlib.nullcontext
+class Stream:
+    def wait_stream(self, s): pass
+class CUDAGraph:
+    def replay(self): pass
+@contextlib.contextmanager
+def _graph(g):
+    capturing[0] = True
+    try:
+        yield
+    finally:
+        capturing[0] = False
+cuda = types.SimpleNamespace(
+    Stream=Stream, CUDAGraph=CUDAGraph, graph=_graph, current_stream=Stream,
+    is_available=lambda: not os.environ.get("FAKE_NO_GPU"), stream=lambda s: contextlib.nullcontext(),
+    synchronize=lambda: None, empty_cache=lambda: None, get_device_name=lambda: "stand-in",
+    nvtx=types.SimpleNamespace(range_push=lambda n: None, range_pop=lambda: None))
+profiler = types.SimpleNamespace(ProfilerActivity=types.SimpleNamespace(CPU=1, CUDA=2),
+                                 profile=lambda activities=None: contextlib.nullcontext())
+PY
+cat > fake/transformers/__init__.py <<'PY'
+import torch
+__version__ = "stand-in"
+class Config:
+    vocab_size = 100
+    def __init__(self, **k): pass
+GPT2Config = BertConfig = LlamaConfig = Config
+class Model:
+    kind = "gpt2"
+    def __init__(self, cfg): pass
+    def eval(self): return self
+    def __call__(self, **k): return torch.model_call(self.kind)
+class GPT2LMHeadModel(Model): pass
+class LlamaForCausalLM(Model): pass
+class BertModel(Model): kind = "bert"
+PY
+printf '#!/bin/sh\necho "GPU 0: stand-in"\n' > bin/nvidia-smi
+chmod +x bin/nvidia-smi
+export PYTHONPATH="$TMPDIR/fake"
+
+# clear failures
+FAKE_NO_TORCH=1 expect_exit 1 python3 "$LLM/graph_gain.py" --passes 1
+expect_out "graph_gain.py: needs PyTorch with CUDA (No module named 'torch' (stand-in)); run it on the GPU machine"
+FAKE_NO_GPU=1 expect_exit 1 python3 "$LLM/prefill.py" --model gpt2
+expect_out "prefill.py: PyTorch sees no CUDA GPU (torch.cuda.is_available() is False)"
+if ! command -v nvidia-smi >/dev/null 2>&1 && [ ! -e /dev/nvidia0 ]; then
+	expect_exit 1 python3 "$LLM/fidelity.py" --skip "$SKIP" --out o
+	expect_out "fidelity.py: no NVIDIA GPU found"
+fi
+PATH="$TMPDIR/bin:$PATH" expect_exit 1 python3 "$SRC/bench/overhead/cost_breakdown.py" --skip nonexistent/skip
+expect_out "cost_breakdown.py: nonexistent/skip is not built; run \`make -j all\` first"
+
+# graph_gain: every configuration measured, BERT's capture failing is reported, eager goes on
+FAKE_BERT_NO_CAPTURE=1 SKIP_RUN_ID=7 SKIP_TRACE=nvtx expect_exit 0 python3 "$LLM/graph_gain.py" \
+	--models gpt2,bert-base --batches 1,4 --warmup 6 --passes 4 --json gg.json
+expect_out "APP graph_gain model=gpt2 batch=4 seq=512 passes=4 eager_ms="
+expect_out "run=7 kind=nvtx"
+expect_out "graph_ms=- gain=- run=7"
+expect_out "capture failed: RuntimeError: operation not permitted when stream is capturing |"
+cat > check.py <<'PY'
+import json
+c = json.load(open("gg.json"))["configs"]
+assert [(x["model"], x["batch"]) for x in c] == [("gpt2", 1), ("gpt2", 4), ("bert-base", 1), ("bert-base", 4)]
+assert c[0]["first_in_process"] and not c[1]["first_in_process"]
+assert c[0]["eager"]["n"] == 4 and c[0]["graph"]["n"] == 4 and len(c[0]["warmup_ms"]) == 6
+assert [w["passes"] for w in c[0]["curve"]] == ["1-5", "6-6"] and c[0]["graph_check"] == 0.0
+assert c[2]["graph"] is None and c[2]["eager"]["n"] == 4 and c[2]["capture_error"].startswith("RuntimeError")
+PY
+expect_exit 0 python3 check.py
+
+# fidelity: the whole loop under the real skip record and skip advise (a stand-in records no
+# kernels: skip advise says so in the table, the run still ends with its tables and JSON)
+PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$LLM/fidelity.py" --skip "$SKIP" --out o \
+	--models gpt2 --batches 2 --repeat 2 --warmup 2 --passes 2 --rec-warmup 1 --rec-passes 1
+expect_out "| gpt2 | 2 | "
+expect_out "advise: run 1 has no kernels"
+expect_out "| model | batch | full runs | recorded IL |"
+{ [ -s o/fidelity.json ] && [ -s o/graph_gain.json ]; } || fail "fidelity.py wrote no JSON"
+[ "$(ls o | wc -l)" = 2 ] || fail "fidelity.py left more than its two files in DIR: $(ls o)"
+
+# cost_breakdown: two rounds of four variants on torch_loop
+PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" \
+	--skip "$SKIP" --programs torch_loop --steps 5 --variants bare,default,all-apis,torch.profiler \
+	--rounds 2 --min-rounds 2 --json cb.json
+expect_out "torch_loop round 2: bare "
+expect_out "| default | "
+expect_out "| torch.profiler | "
+cat > check.py <<'PY'
+import json
+p = json.load(open("cb.json"))["programs"]["torch_loop"]
+assert len(p["rounds"]) == 2 and set(p["variants"]) >= {"bare", "default", "torch.profiler"}
+assert p["variants"]["bare"]["vs_bare"]["median"] == 1.0
+PY
+expect_exit 0 python3 check.py
+exit 0

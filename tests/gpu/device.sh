@@ -69,8 +69,10 @@ step_torchops() {
 	build/skip report --no-color "$db" | sed -n '/^Top operators/,$p'
 	build/skip report --no-color --region backward "$db" | sed -n '/^Top operators/,$p'
 	build/skip report --json "$db" > "$OUT/torchops.json"
-	sqlite3 "$db" "SELECT globalTid, count(*), sum(text LIKE '%, seq = %'),
-		min(text), max(text) FROM NVTX_EVENTS GROUP BY 1" 2>&1 | tee "$OUT/torchops_ranges.txt"
+	# the GPU machine has no sqlite3 shell: python3's sqlite3
+	python3 -c 'import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute("SELECT globalTid, count(*), sum(text LIKE \"%, seq = %\"), min(text), max(text) FROM NVTX_EVENTS GROUP BY 1"):
+    print(*r, sep=" | ")' "$db" 2>&1 | tee "$OUT/torchops_ranges.txt"
 }
 
 step_overhead() {

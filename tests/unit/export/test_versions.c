@@ -47,8 +47,7 @@ static char *timeline(const char *path, struct skip_trace *t, enum skip_timeline
 		t = own;
 	}
 	cr_assert_eq(skip_export_select(t, pick, &sel), 0, "%s", skip_errmsg());
-	cr_assert_eq(skip_export_timeline(t, "t.skip.db", &sel, fmt, f, c), 0, "%s",
-		     skip_errmsg());
+	cr_assert_eq(skip_export_timeline(t, "t.skip.db", &sel, fmt, f, c), 0, "%s", skip_errmsg());
 	fclose(f);
 	skip_export_sel_fini(&sel);
 	skip_trace_close(own);
@@ -76,8 +75,7 @@ static int count_cat(const char *text, const char *cat)
 static int gpus(const char *text, const char *member)
 {
 	cJSON *doc = cJSON_Parse(text);
-	int n = cJSON_GetArraySize(
-	    cJSON_GetObjectItem(cJSON_GetObjectItem(doc, member), "gpus"));
+	int n = cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, member), "gpus"));
 
 	cJSON_Delete(doc);
 	return n;
@@ -142,8 +140,8 @@ Test(export_versions, one_run_of_a_sweep_has_one_gpu_on_both_versions, .timeout 
 	snprintf(path, sizeof(path), "%s/s.skip.db", dir);
 	copy("gpt2_sweep.skip.db", path);
 	cr_assert_eq(skip_trace_open(path, &t), 0);
-	drivers = sk_db_int(skip_trace_db(t),
-			    -1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = 3");
+	drivers = sk_db_int(skip_trace_db(t), -1,
+			    "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = 3");
 	skip_trace_close(t);
 	cr_assert_gt(drivers, 0);
 	same_on_both("gpt2_sweep.skip.db", 3, SKIP_TIMELINE_KINETO, drivers);
@@ -164,7 +162,8 @@ Test(export_versions, a_version_2_driver_call_is_one_cuda_driver_event_with_its_
 		cr_expect_eq(count_cat(text, "cuda_runtime"), 6);
 		cr_expect_eq(count_cat(text, "kernel"), 5);
 		cr_expect_eq(gpus(text, f == SKIP_TIMELINE_KINETO ? "skip" : "otherData"), 1);
-		cr_expect_not_null(strstr(text, "\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\""));
+		cr_expect_not_null(
+		    strstr(text, "\"cat\":\"cuda_driver\",\"name\":\"cuLaunchKernel\""));
 		free(text);
 	}
 	skip_trace_close(t);

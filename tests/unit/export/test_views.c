@@ -1,8 +1,8 @@
 /*
- * test_versions.c: the timeline writers on both trace schema versions. A committed version 1
- * fixture and a copy migrated in place to version 2 (skip_store_open() for writing, as the
- * migration tests do) give the same Perfetto and Kineto documents byte for byte, with the
- * driver calls as cuda_driver and one GPU; a hand-built version 2 trace with a driver call
+ * test_views.c: the timeline writers on both trace schema versions (views.c). A committed
+ * version 1 fixture and a copy migrated in place to version 2 (skip_store_open() for writing,
+ * as the migration tests do) give the same Perfetto and Kineto documents byte for byte, with
+ * the driver calls as cuda_driver and one GPU; a hand-built version 2 trace with a driver call
  * (tests/fixtures/hand/export_driver.sql, its counts in its header) gets it once, as a driver
  * call, with its arrow.
  */
@@ -30,7 +30,7 @@ static void teardown(void)
 	cr_expect_eq(system(cmd), 0);
 }
 
-TestSuite(export_versions, .init = setup, .fini = teardown);
+TestSuite(export_views, .init = setup, .fini = teardown);
 
 /* The timeline of @pick of the trace at @path (or @t when not NULL), malloc'ed. */
 static char *timeline(const char *path, struct skip_trace *t, enum skip_timeline_format fmt,
@@ -120,18 +120,18 @@ static void same_on_both(const char *fixture, int64_t run, enum skip_timeline_fo
 }
 
 /* h100_torch_mlp: one run, 593 runtime and 92 driver calls (sqlite3 on the fixture). */
-Test(export_versions, a_version_1_trace_and_its_migration_give_the_same_perfetto)
+Test(export_views, a_version_1_trace_and_its_migration_give_the_same_perfetto)
 {
 	same_on_both("h100_torch_mlp.skip.db", 0, SKIP_TIMELINE_PERFETTO, 92);
 }
 
-Test(export_versions, a_version_1_trace_and_its_migration_give_the_same_kineto)
+Test(export_views, a_version_1_trace_and_its_migration_give_the_same_kineto)
 {
 	same_on_both("h100_torch_mlp.skip.db", 0, SKIP_TIMELINE_KINETO, 92);
 }
 
 /* gpt2_sweep: 24 runs, each with its own GPU row in version 1; run 3 alone. */
-Test(export_versions, one_run_of_a_sweep_has_one_gpu_on_both_versions, .timeout = 60)
+Test(export_views, one_run_of_a_sweep_has_one_gpu_on_both_versions, .timeout = 60)
 {
 	struct skip_trace *t = NULL;
 	char path[300];
@@ -147,7 +147,7 @@ Test(export_versions, one_run_of_a_sweep_has_one_gpu_on_both_versions, .timeout 
 	same_on_both("gpt2_sweep.skip.db", 3, SKIP_TIMELINE_KINETO, drivers);
 }
 
-Test(export_versions, a_version_2_driver_call_is_one_cuda_driver_event_with_its_arrow)
+Test(export_views, a_version_2_driver_call_is_one_cuda_driver_event_with_its_arrow)
 {
 	struct skip_trace *t = hand_trace_more(dir, "export", "export_driver");
 	struct skip_export_pick all = {0};

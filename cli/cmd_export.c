@@ -50,9 +50,9 @@ static const char help[] =
     "  -h, --help             show this help\n"
     "\n"
     "An existing OUT is replaced only when skip export wrote it (sqlite: only with --force,\n"
-    "and only a skip trace). Exit status: 0 ok; 2 for a\n"
-    "usage error or a trace that cannot be exported (missing, not a skip trace, damaged, no\n"
-    "such run, region or occurrence, a query that does not compile); 1 on other errors.\n"
+    "and only a skip trace). Exit status: 0 ok; 2 for a usage error or a trace that cannot\n"
+    "be exported (missing, not a skip trace, damaged, no such run, region or occurrence, a\n"
+    "query that does not compile, an output that may not be replaced); 1 on other errors.\n"
     "docs/skip-export.md.\n";
 
 enum fmt { F_PERFETTO, F_KINETO, F_CSV, F_IPYNB, F_HTML, F_SQLITE };

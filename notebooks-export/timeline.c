@@ -2,7 +2,8 @@
  * timeline.c: a trace's timeline as Chrome trace-event JSON (Perfetto) or PyTorch profiler
  * (Kineto) JSON, streamed. Per run, NVTX events are one pass; then per process the API calls
  * (one cursor per thread over sk_api_calls, runtime and driver calls of both schema versions
- * (views.c), in correlation-id order through the RUNTIME_run_corr / DRIVER_run_corr indexes)
+ * (views.c), in correlation-id order through the RUNTIME_run_corr index and version 1's
+ * DRIVER_run_corr)
  * and the GPU operations (kernels, memcpys, memsets, synchronizations, also by correlation id)
  * are merged on the correlation id, so that each operation meets its launch call without any
  * table in memory: memory is bounded by the number of threads and streams. Field mapping:

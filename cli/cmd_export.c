@@ -1,9 +1,11 @@
 /*
  * cmd_export.c: `skip export TRACE --format FMT -o OUT`: the trace in other tools' formats -
  * Perfetto / chrome://tracing JSON, PyTorch profiler (Kineto) JSON, CSV tables or query
- * results, a Jupyter notebook, the HTML report - for one run or one region occurrence.
- * notebooks-export/skip_export.h writes them; every output goes through skip_outfile_*
- * (temporary name, then rename; never an input or a file skip did not write).
+ * results, a Jupyter notebook, the HTML report - for one run or one region occurrence - and
+ * one run as a trace of its own (sqlite), for SQL written for Nsight Systems, whose tables have
+ * no runId. notebooks-export/skip_export.h writes the first five, skip_store_export_run()
+ * (common/merge.c) the last; every output goes through skip_outfile_* (temporary name, then
+ * rename; never an input or a file skip did not write).
  * docs/skip-export.md describes the formats.
  */
 #include <dirent.h>
@@ -22,7 +24,7 @@
 
 static const char help[] =
     "usage: skip export TRACE --format FMT -o OUT [--run N] [--region NAME [--occurrence K]]\n"
-    "                         [--query SQL]...\n"
+    "                         [--query SQL]... [--force]\n"
     "\n"
     "Write the trace in another tool's format. FMT is one of:\n"
     "  perfetto  Chrome trace-event JSON for ui.perfetto.dev and chrome://tracing: a process\n"
@@ -33,27 +35,33 @@ static const char help[] =
     "            per query, OUT/query-1.csv, ... (or OUT '-' for a single query)\n"
     "  ipynb     a Jupyter notebook that analyses the trace with sqlite3, pandas, matplotlib\n"
     "  html      skip report's HTML page\n"
+    "  sqlite    run N alone as a skip trace (schema 2, Nsight Systems' table layout), so\n"
+    "            that SQL written for nsys, which has no runId, answers for that run\n"
     "\n"
     "  -f, --format FMT       the format (required)\n"
     "  -o, --output OUT       the file (a folder for csv); '-' is standard output\n"
-    "  -r, --run N            run N only (default: every run)\n"
+    "  -r, --run N            run N only (default: every run; sqlite: required unless the\n"
+    "                         trace has one run)\n"
     "  -R, --region NAME      only one occurrence of the NVTX range NAME (in run N, else in\n"
     "                         the first run that has it): its records and its GPU work\n"
     "  -n, --occurrence K     which occurrence (default 1)\n"
     "  -q, --query SQL        csv: the rows of this SELECT instead of the tables\n"
+    "      --force            sqlite: replace OUT if it is a skip trace already\n"
     "  -h, --help             show this help\n"
     "\n"
-    "An existing OUT is replaced only when skip export wrote it. Exit status: 0 ok; 2 for a\n"
-    "usage error or a trace that cannot be exported (missing, not a skip trace, damaged, no\n"
-    "such run, region or occurrence, a query that does not compile); 1 on other errors.\n"
+    "An existing OUT is replaced only when skip export wrote it (sqlite: only with --force,\n"
+    "and only a skip trace). Exit status: 0 ok; 2 for a usage error or a trace that cannot\n"
+    "be exported (missing, not a skip trace, damaged, no such run, region or occurrence, a\n"
+    "query that does not compile, an output that may not be replaced); 1 on other errors.\n"
     "docs/skip-export.md.\n";
 
-enum fmt { F_PERFETTO, F_KINETO, F_CSV, F_IPYNB, F_HTML };
-static const char *const fmt_names[] = {"perfetto", "kineto", "csv", "ipynb", "html"};
+enum fmt { F_PERFETTO, F_KINETO, F_CSV, F_IPYNB, F_HTML, F_SQLITE };
+static const char *const fmt_names[] = {"perfetto", "kineto", "csv", "ipynb", "html", "sqlite"};
 
 struct export_opts {
 	const char *path, *out;
-	int fmt; /* enum fmt, -1 unset */
+	int fmt;   /* enum fmt, -1 unset */
+	int force; /* sqlite: replace an existing skip trace */
 	struct skip_export_pick pick;
 	const char **queries; /* borrowed from argv */
 	size_t nqueries, cap;
@@ -68,8 +76,8 @@ static int parse_opt(struct export_opts *o, int c, const char *arg)
 				o->fmt = i;
 		if (o->fmt < 0)
 			return cli_usage_error("export",
-					       "--format takes perfetto, kineto, csv, ipynb or "
-					       "html; got '%s'",
+					       "--format takes perfetto, kineto, csv, ipynb, html "
+					       "or sqlite; got '%s'",
 					       arg);
 		return 0;
 	case 'o':
@@ -80,6 +88,9 @@ static int parse_opt(struct export_opts *o, int c, const char *arg)
 	case 'q':
 		SK_VEC_XPUSH(o->queries, o->nqueries, o->cap, arg);
 		return 0;
+	case 'F':
+		o->force = 1;
+		return 0;
 	}
 	return cli_usage_error("export", "unknown option");
 }
@@ -88,7 +99,7 @@ static int check(const struct export_opts *o)
 {
 	if (o->fmt < 0)
 		return cli_usage_error("export", "--format is required (perfetto, kineto, csv, "
-						 "ipynb or html)");
+						 "ipynb, html or sqlite)");
 	if (!o->out)
 		return cli_usage_error("export", "-o OUT is required");
 	if (o->nqueries && o->fmt != F_CSV)
@@ -98,6 +109,17 @@ static int check(const struct export_opts *o)
 	if (o->pick.occurrence && o->fmt == F_HTML)
 		return cli_usage_error("export", "--format html reports every occurrence of the "
 						 "region; leave --occurrence out");
+	if (o->force && o->fmt != F_SQLITE)
+		return cli_usage_error("export", "--force is for --format sqlite (the other "
+						 "formats replace the files skip export wrote)");
+	if (o->fmt == F_SQLITE && o->pick.region)
+		return cli_usage_error(
+		    "export", "--format sqlite writes whole runs: a region is a time window "
+			      "that nsys's tables cannot hold; leave --region out (or use "
+			      "--format csv, which takes --region)");
+	if (o->fmt == F_SQLITE && !strcmp(o->out, "-"))
+		return cli_usage_error("export", "--format sqlite writes a trace file; name it "
+						 "with -o OUT.skip.db");
 	if (o->fmt == F_CSV && !strcmp(o->out, "-") && o->nqueries != 1)
 		return cli_usage_error("export",
 				       "csv to standard output takes exactly one --query; "
@@ -113,6 +135,7 @@ static int parse(int argc, char **argv, struct export_opts *o)
 	    {"output", required_argument, NULL, 'o'},
 	    {"occurrence", required_argument, NULL, 'n'},
 	    {"query", required_argument, NULL, 'q'},
+	    {"force", no_argument, NULL, 'F'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -364,6 +387,80 @@ static int write_csv(const struct export_opts *o, struct skip_trace *t,
 	return rc;
 }
 
+/* ---- sqlite: one run as a trace of its own -------------------------------------------------- */
+
+/* The trace or the output cannot be used as asked (exit 2), rather than a failure on the way. */
+static int bad_input(int err)
+{
+	switch (err) {
+	case SKIP_E_INVAL:
+	case SKIP_E_NOTSQLITE:
+	case SKIP_E_CORRUPT:
+	case SKIP_E_FOREIGN:
+	case SKIP_E_NEWER:
+	case SKIP_E_OLDER:
+	case SKIP_E_EXISTS:
+	case SKIP_E_NOTFOUND:
+		return 1;
+	}
+	return 0;
+}
+
+/* The run to write: --run, else the trace's only run; 0 and an exit code in *@rc if none. */
+static int64_t sqlite_run(const struct export_opts *o, int *rc)
+{
+	struct skip_trace *t = NULL;
+	int64_t *ids = NULL, n, run = 0;
+	int err;
+
+	*rc = EXIT_OK;
+	if (o->pick.run_id)
+		return o->pick.run_id;
+	err = skip_trace_open(o->path, &t);
+	if (err) {
+		fprintf(stderr, "skip export: error: %s\n", skip_errmsg());
+		*rc = err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
+		return 0;
+	}
+	n = skip_trace_runs(t, &ids);
+	if (n == 1)
+		run = ids[0];
+	else if (n == 0)
+		fprintf(stderr, "skip export: error: %s holds no run to write\n", o->path);
+	else
+		fprintf(stderr,
+			"skip export: error: %s holds %lld runs; --format sqlite writes one: "
+			"choose it with --run N ('skip info' lists them)\n",
+			o->path, (long long)n);
+	*rc = run ? EXIT_OK : EXIT_USAGE;
+	free(ids);
+	skip_trace_close(t);
+	return run;
+}
+
+static int write_sqlite(const struct export_opts *o)
+{
+	int rc;
+	int64_t run = sqlite_run(o, &rc);
+	int err = run ? skip_store_export_run(o->path, run, o->out, o->force) : 0;
+
+	if (!run)
+		return rc;
+	if (err == SKIP_E_EXISTS && !o->force) {
+		fprintf(stderr,
+			"skip export: error: %s exists; use --force to replace it or -o to choose "
+			"another file\n",
+			o->out);
+		return EXIT_USAGE;
+	}
+	if (err) {
+		fprintf(stderr, "skip export: error: %s\n", skip_errmsg());
+		return bad_input(err) ? EXIT_USAGE : EXIT_ERR;
+	}
+	fprintf(stderr, "skip export: wrote %s (sqlite: run %lld)\n", o->out, (long long)run);
+	return EXIT_OK;
+}
+
 /* ---- the command --------------------------------------------------------------------------- */
 
 static const enum skip_out_kind out_kinds[] = {
@@ -411,6 +508,10 @@ int cmd_export(int argc, char **argv)
 	if (err) {
 		free(o.queries);
 		return err < 0 ? EXIT_OK : err;
+	}
+	if (o.fmt == F_SQLITE) {
+		free(o.queries);
+		return write_sqlite(&o);
 	}
 	/* The output is checked before the work: a refused name costs nothing. */
 	if (o.fmt != F_CSV &&

@@ -41,4 +41,9 @@ void sk_ew_json_n(struct ew *w, const char *s, size_t n);
 char *sk_sel_where(const struct skip_export_sel *sel, const char *prefix, int has_run,
 		   int has_times);
 
+/* Create the TEMP views sk_api_calls and sk_gpus on @db, which present trace schema versions 1
+ * and 2 alike (views.c says what they hold); again on the same connection does nothing.
+ * Returns 0 or SKIP_E_DB. */
+int sk_export_views(sqlite3 *db);
+
 #endif /* SKIP_EXPORT_INTERNAL_H */

@@ -16,6 +16,19 @@ import numpy as np
 import pandas as pd
 
 db = sqlite3.connect(f"file:{TRACE}?mode=ro", uri=True)
+# The CUDA API calls, runtime and driver (driver = 1), of either trace schema version: version 1
+# keeps driver calls in CUPTI_ACTIVITY_KIND_DRIVER, version 2 (Nsight Systems' layout) keeps
+# them in CUPTI_ACTIVITY_KIND_RUNTIME with eventClass 1. A TEMP view lives in this connection
+# only; the trace is not written.
+V1 = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+                "AND name = 'CUPTI_ACTIVITY_KIND_DRIVER'").fetchone()[0] > 0
+db.execute("CREATE TEMP VIEW IF NOT EXISTS api_calls AS " + (
+    "SELECT runId, start, end, globalTid, correlationId, nameId, 0 AS driver "
+    "FROM CUPTI_ACTIVITY_KIND_RUNTIME UNION ALL "
+    "SELECT runId, start, end, globalTid, correlationId, nameId, 1 "
+    "FROM CUPTI_ACTIVITY_KIND_DRIVER" if V1 else
+    "SELECT runId, start, end, globalTid, correlationId, nameId, eventClass IS 1 AS driver "
+    "FROM CUPTI_ACTIVITY_KIND_RUNTIME"))
 
 
 def q(sql, *args):
@@ -46,10 +59,7 @@ runs
 OPS_SQL = """
 WITH calls AS (
   SELECT globalTid AS tid, correlationId AS corr, start, end, nameId
-    FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1
-  UNION ALL
-  SELECT globalTid, correlationId, start, end, nameId
-    FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1),
+    FROM api_calls WHERE runId = ?1),
 ops AS (
   SELECT 'kernel' AS kind, start, end, deviceId AS device, streamId AS stream,
          correlationId AS corr, globalPid AS gpid, shortName AS nameId, submitted
@@ -68,14 +78,12 @@ SELECT o.*, s.value AS name, c.tid, c.start AS call_start, c.end AS call_end
 """
 
 SYNC_SQL = """
-SELECT r.start, r.end, r.globalTid AS tid FROM (
-  SELECT start, end, globalTid, nameId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1
-  UNION ALL
-  SELECT start, end, globalTid, nameId FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1) r
+SELECT r.start, r.end, r.globalTid AS tid FROM api_calls r
   JOIN StringIds s ON s.id = r.nameId
- WHERE s.value LIKE '%Synchronize%'
-    OR ((s.value LIKE 'cudaMemcpy%' OR s.value LIKE 'cuMemcpy%' OR s.value LIKE 'cudaMemset%')
-        AND s.value NOT LIKE '%Async%')
+ WHERE r.runId = ?1
+   AND (s.value LIKE '%Synchronize%'
+        OR ((s.value LIKE 'cudaMemcpy%' OR s.value LIKE 'cuMemcpy%'
+             OR s.value LIKE 'cudaMemset%') AND s.value NOT LIKE '%Async%'))
  ORDER BY r.end
 """
 
@@ -85,8 +93,7 @@ SELECT c.start AS call_start, c.globalTid AS tid,
        (SELECT min(n.start) FROM NVTX_EVENTS n
          WHERE n.runId = ?1 AND n.globalTid = c.globalTid AND n.eventType IN (59, 60)
            AND n.start <= c.start AND (n.end IS NULL OR n.end >= c.start)) AS outer_start
-  FROM (SELECT globalTid, start FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1
-        UNION SELECT globalTid, start FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1) c
+  FROM (SELECT DISTINCT globalTid, start FROM api_calls WHERE runId = ?1) c
 """
 
 

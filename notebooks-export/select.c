@@ -103,10 +103,8 @@ static int region_run(struct skip_trace *t, const struct skip_export_pick *pick,
 
 static const char window_end_sql[] =
     "WITH calls(c) AS ("
-    "  SELECT correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1 AND globalTid"
-    "  BETWEEN ?2 AND ?2 + 16777215 AND start BETWEEN ?3 AND ?4"
-    "  UNION SELECT correlationId FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1 AND"
-    "  globalTid BETWEEN ?2 AND ?2 + 16777215 AND start BETWEEN ?3 AND ?4)"
+    "  SELECT correlationId FROM sk_api_calls WHERE runId = ?1 AND globalTid"
+    "  BETWEEN ?2 AND ?2 + 16777215 AND start BETWEEN ?3 AND ?4)"
     "SELECT max(e) FROM ("
     "  SELECT max(end) AS e FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 AND globalPid = ?2"
     "  AND correlationId IN calls AND typeof(end) = 'integer' AND end < ?5"
@@ -169,6 +167,9 @@ int skip_export_select(struct skip_trace *t, const struct skip_export_pick *pick
 
 	memset(sel, 0, sizeof(*sel));
 	sel->run_id = pick->run_id;
+	err = sk_export_views(skip_trace_db(t));
+	if (err)
+		return err;
 	if (pick->run_id && !has_run(t, pick->run_id))
 		return sk_fail(SKIP_E_NOTFOUND,
 			       "no run %lld in the trace ('skip info' lists its runs)",

@@ -1,18 +1,20 @@
 /*
  * timeline.c: a trace's timeline as Chrome trace-event JSON (Perfetto) or PyTorch profiler
  * (Kineto) JSON, streamed. Per run, NVTX events are one pass; then per process the API calls
- * (one cursor per thread and API table, each in correlation-id order through the
- * RUNTIME_run_corr / DRIVER_run_corr indexes) and the GPU operations (kernels, memcpys,
- * memsets, synchronizations, also by correlation id) are merged on the correlation id, so
- * that each operation meets its launch call without any table in memory: memory is bounded
- * by the number of threads and streams. Field mapping: docs/skip-export.md.
+ * (one cursor per thread over sk_api_calls, runtime and driver calls of both schema versions
+ * (views.c), in correlation-id order through the RUNTIME_run_corr index and version 1's
+ * DRIVER_run_corr)
+ * and the GPU operations (kernels, memcpys, memsets, synchronizations, also by correlation id)
+ * are merged on the correlation id, so that each operation meets its launch call without any
+ * table in memory: memory is bounded by the number of threads and streams. Field mapping:
+ * docs/skip-export.md.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tl.h"
 
-enum src_kind { SRC_RUNTIME, SRC_DRIVER, SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET, SRC_SYNC };
+enum src_kind { SRC_API, SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET, SRC_SYNC };
 
 /* One cursor of the merge; column 0 of every query is correlationId, 1 start, 2 end. */
 struct src {
@@ -29,12 +31,10 @@ struct call {
 };
 
 static const char *const src_sql[] = {
-    [SRC_RUNTIME] = "SELECT correlationId, start, end, globalTid, nameId, cbid, returnValue "
-		    "FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1 AND globalTid = ?2 "
-		    "ORDER BY correlationId",
-    [SRC_DRIVER] = "SELECT correlationId, start, end, globalTid, nameId, cbid, returnValue "
-		   "FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1 AND globalTid = ?2 "
-		   "ORDER BY correlationId",
+    /* a runtime call before a driver call of the same correlation id */
+    [SRC_API] = "SELECT correlationId, start, end, globalTid, nameId, cbid, returnValue, driver "
+		"FROM sk_api_calls WHERE runId = ?1 AND globalTid = ?2 "
+		"ORDER BY correlationId, driver",
     [SRC_KERNEL] = "SELECT correlationId, start, end, globalPid, deviceId, contextId, streamId, "
 		   "demangledName, shortName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
 		   "registersPerThread, staticSharedMemory + dynamicSharedMemory, graphId, "
@@ -103,7 +103,7 @@ static void write_call(struct tl *tl, struct src *s, struct call *last)
 		return;
 	sk_tl_cpu(tl, last->gtid, &pid, &tid);
 	sk_tl_track(tl, pid, tid, last->gtid, last->gtid >> 24 << 24, -1, 0);
-	sk_tl_head(tl, "X", s->kind == SRC_RUNTIME ? "cuda_runtime" : "cuda_driver",
+	sk_tl_head(tl, "X", col(st, 7) ? "cuda_driver" : "cuda_runtime",
 		   skip_trace_string(tl->t, col(st, 4)), pid, tid, start);
 	dur(tl, start, end);
 	arg(tl, ",\"args\":{\"correlation\":", s->corr);
@@ -288,7 +288,7 @@ static void merge(struct tl *tl, struct src *srcs, size_t n)
 				best = &srcs[i];
 		if (!best)
 			break;
-		if (best->kind <= SRC_DRIVER)
+		if (best->kind == SRC_API)
 			write_call(tl, best, &last);
 		else
 			write_op(tl, best, &last);
@@ -299,14 +299,13 @@ static void merge(struct tl *tl, struct src *srcs, size_t n)
 /* Process @gpid of the current run, whose calling threads are @gtids[@nt]. */
 static int write_process(struct tl *tl, int64_t gpid, const int64_t *gtids, size_t nt)
 {
-	struct src *srcs = sk_xcalloc(2 * nt + 4, sizeof(*srcs));
+	struct src *srcs = sk_xcalloc(nt + 4, sizeof(*srcs));
 	char *cond = sk_sel_where(tl->sel, "", 0, 1);
 	size_t n = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < nt && !err; i++)
-		for (int k = SRC_RUNTIME; k <= SRC_DRIVER && !err; k++)
-			err = open_src(tl, &srcs[n++], (enum src_kind)k, gtids[i], cond);
+		err = open_src(tl, &srcs[n++], SRC_API, gtids[i], cond);
 	for (int k = SRC_KERNEL; k <= SRC_SYNC && !err; k++)
 		err = open_src(tl, &srcs[n++], (enum src_kind)k, gpid, cond);
 	if (!err)
@@ -422,7 +421,7 @@ static void run_end(struct tl *tl)
 	if (sqlite3_prepare_v2(tl->db,
 			       "SELECT coalesce((SELECT end FROM SKIP_RUNS WHERE runId = ?1 AND "
 			       "typeof(end) = 'integer'), (SELECT max(end) FROM "
-			       "CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1), 0)",
+			       "sk_api_calls WHERE runId = ?1), 0)",
 			       -1, &st, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, tl->run_id);
 		if (sqlite3_step(st) == SQLITE_ROW)
@@ -439,23 +438,16 @@ static int write_run(struct tl *tl)
 
 	run_end(tl);
 	err = write_nvtx_all(tl);
-	nt = int_list(
-	    tl,
-	    "SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ?1 "
-	    "UNION SELECT DISTINCT globalTid FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = "
-	    "?1 ORDER BY 1",
-	    &gtids);
-	np =
-	    int_list(tl,
-		     "SELECT DISTINCT globalTid >> 24 << 24 FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE "
-		     "runId = ?1 UNION SELECT DISTINCT globalTid >> 24 << 24 FROM "
-		     "CUPTI_ACTIVITY_KIND_DRIVER WHERE runId = ?1 UNION SELECT DISTINCT globalPid "
-		     "FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 UNION SELECT DISTINCT "
-		     "globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE runId = ?1 UNION SELECT "
-		     "DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ?1 UNION "
-		     "SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE "
-		     "runId = ?1 ORDER BY 1",
-		     &gpids);
+	nt = int_list(tl, "SELECT DISTINCT globalTid FROM sk_api_calls WHERE runId = ?1 ORDER BY 1",
+		      &gtids);
+	np = int_list(tl,
+		      "SELECT DISTINCT globalTid >> 24 << 24 FROM sk_api_calls WHERE runId = ?1 "
+		      "UNION SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE "
+		      "runId = ?1 UNION SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+		      "WHERE runId = ?1 UNION SELECT DISTINCT globalPid FROM "
+		      "CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ?1 UNION SELECT DISTINCT globalPid "
+		      "FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE runId = ?1 ORDER BY 1",
+		      &gpids);
 	err = err ? err : tl->err;
 	for (size_t p = 0, i = 0; p < np && !err && !tl->w.err; p++) {
 		size_t first;
@@ -485,7 +477,9 @@ int skip_export_timeline(struct skip_trace *t, const char *trace_path,
 	tl->db = skip_trace_db(t);
 	tl->sel = sel;
 	tl->fmt = fmt;
-	err = sk_tl_preamble(tl, trace_path);
+	err = sk_export_views(tl->db);
+	if (!err)
+		err = sk_tl_preamble(tl, trace_path);
 	if (sel->run_id) {
 		runs = sk_xmalloc(sizeof(*runs));
 		runs[0] = sel->run_id;

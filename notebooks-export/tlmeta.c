@@ -143,13 +143,13 @@ static void rows_array(struct tl *tl, const char *sql_fmt, const char *cond)
 
 static const char gpus_sql[] =
     "SELECT id, name, uuid, totalMemory, smCount, computeMajor, computeMinor, clockRate "
-    "FROM TARGET_INFO_GPU WHERE %s GROUP BY id ORDER BY id";
+    "FROM sk_gpus WHERE %s GROUP BY id ORDER BY id";
 static const char devprops_sql[] =
     "SELECT id, name, totalMemory AS totalGlobalMem, computeMajor, computeMinor, "
     "maxThreadsPerBlock, maxWarpsPerSm * threadsPerWarp AS maxThreadsPerMultiprocessor, "
     "maxRegistersPerBlock AS regsPerBlock, maxRegistersPerSm AS regsPerMultiprocessor, "
     "threadsPerWarp AS warpSize, maxShmemPerBlock AS sharedMemPerBlock, maxShmemPerSm AS "
-    "sharedMemPerMultiprocessor, smCount AS numSms FROM TARGET_INFO_GPU WHERE %s GROUP BY id "
+    "sharedMemPerMultiprocessor, smCount AS numSms FROM sk_gpus WHERE %s GROUP BY id "
     "ORDER BY id";
 static const char runs_sql[] =
     "SELECT runId, label, commandLine, repetition, status, exitCode, hostname, pid, "

@@ -1,6 +1,7 @@
 """check_export.py: read skip export's outputs back and compare them with the trace.
 
-  check_export.py timeline FORMAT OUT.json TRACE [RUN]  (perfetto or kineto)
+  check_export.py timeline FORMAT OUT.json TRACE [RUN [GPUS]]  (perfetto or kineto; RUN 0:
+                                                          every run)
   check_export.py csv DIR TRACE                          (every table's file)
   check_export.py notebook EXECUTED.ipynb MIN_IMAGES [REPORT.json]
 
@@ -22,19 +23,29 @@ def one(db, sql, *args):
     return db.execute(sql, args).fetchone()[0]
 
 
-def timeline(fmt, path, trace, run=None):
+def api_tables(db):
+    """(runtime, driver) API calls as SQL sources: version 1 keeps driver calls in their own
+    table, version 2 in CUPTI_ACTIVITY_KIND_RUNTIME with eventClass 1 (docs/trace-format.md)."""
+    if one(db, "SELECT count(*) FROM sqlite_master WHERE name = 'CUPTI_ACTIVITY_KIND_DRIVER'"):
+        return "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"
+    return ("(SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass IS NOT 1)",
+            "(SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1)")
+
+
+def timeline(fmt, path, trace, run=None, gpus=None):
     text = open(path, encoding="utf-8").read()
     doc = json.loads(text)
     db = sqlite3.connect(trace)
-    cond = "runId = %d" % int(run) if run else "1"
+    cond = "runId = %d" % int(run) if run and int(run) else "1"
+    runtime, driver = api_tables(db)
     ev = doc["traceEvents"]
     got = {}
     for e in ev:
         got[(e["ph"], e.get("cat"))] = got.get((e["ph"], e.get("cat")), 0) + 1
     want = {
         ("X", "kernel"): one(db, f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE {cond}"),
-        ("X", "cuda_runtime"): one(db, f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE {cond}"),
-        ("X", "cuda_driver"): one(db, f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_DRIVER WHERE {cond}"),
+        ("X", "cuda_runtime"): one(db, f"SELECT count(*) FROM {runtime} WHERE {cond}"),
+        ("X", "cuda_driver"): one(db, f"SELECT count(*) FROM {driver} WHERE {cond}"),
         ("X", "gpu_memcpy"): one(db, f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE {cond}"),
         ("X", "gpu_memset"): one(db, f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE {cond}"),
         ("X", "cuda_sync"): one(db, f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE {cond}"),
@@ -50,9 +61,9 @@ def timeline(fmt, path, trace, run=None):
     linked = 0
     for t in ("KERNEL", "MEMCPY", "MEMSET"):
         linked += one(db, f"""SELECT count(*) FROM CUPTI_ACTIVITY_KIND_{t} o WHERE {cond.replace('runId', 'o.runId')}
-            AND EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.runId = o.runId
+            AND EXISTS (SELECT 1 FROM {runtime} r WHERE r.runId = o.runId
               AND r.correlationId = o.correlationId AND r.globalTid >> 24 = o.globalPid >> 24
-              UNION ALL SELECT 1 FROM CUPTI_ACTIVITY_KIND_DRIVER r WHERE r.runId = o.runId
+              UNION ALL SELECT 1 FROM {driver} r WHERE r.runId = o.runId
               AND r.correlationId = o.correlationId AND r.globalTid >> 24 = o.globalPid >> 24)""")
     want[("s", "ac2g")] = want[("f", "ac2g")] = linked
     for k, n in want.items():
@@ -74,6 +85,12 @@ def timeline(fmt, path, trace, run=None):
         if fmt == "kineto" and not any(e.get("cat") == "kernel" and e["pid"] == dev
                                        and e["tid"] == stream for e in ev):
             fail("kineto: kernels are not under pid = device, tid = stream")
+    # the GPUs in the metadata: one entry per device, whichever table version the trace has
+    meta = doc["otherData"] if fmt == "perfetto" else doc["skip"]
+    if gpus is not None and len(meta["gpus"]) != int(gpus):
+        fail(f"{fmt}: {len(meta['gpus'])} GPUs in the metadata, {gpus} expected")
+    if fmt == "kineto" and len(doc["deviceProperties"]) != len(meta["gpus"]):
+        fail(f"kineto: {len(doc['deviceProperties'])} deviceProperties, {len(meta['gpus'])} GPUs")
     names = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
     if not any("stream" in n for n in names):
         fail(f"{fmt}: no named stream track in {names}")

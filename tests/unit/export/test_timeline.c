@@ -266,9 +266,11 @@ Test(export_timeline, csv_tables_follow_the_run_and_the_window)
 	csv_table("CUPTI_ACTIVITY_KIND_RUNTIME", &run2, &rows);
 	cr_expect_eq(rows, 1);
 	free(text);
+	text = NULL; /* the teardown frees it */
 	csv_table("CUPTI_ACTIVITY_KIND_KERNEL", &occ2, &rows);
 	cr_expect_eq(rows, 1); /* kA [2500, 2600] */
 	free(text);
+	text = NULL;
 	csv_table("StringIds", &occ2, &rows); /* no runId: every row */
 	cr_expect_eq(rows, 9);
 }

@@ -40,8 +40,8 @@ static char *run_text(struct skip_trace *t, const char *sql, int64_t run_id)
 
 /* The wall intervals of the occurrences of @region in run @run_id, appended to *@v; returns
  * how many. */
-static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, double **v,
-		    size_t *n, size_t *cap)
+static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, double **v, size_t *n,
+		    size_t *cap)
 {
 	sqlite3_stmt *st = NULL;
 	size_t k = 0;
@@ -184,8 +184,9 @@ void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
 		return;
 	c->region = sk_xstrdup(o->region);
 	for (int64_t i = 0; i < n; i++) { /* the configurations, in run order */
-		char *key = run_text(t, "SELECT " SK_CONFIG_SQL("r") " FROM SKIP_RUNS r WHERE "
-								     "runId = ?1",
+		char *key = run_text(t,
+				     "SELECT " SK_CONFIG_SQL("r") " FROM SKIP_RUNS r WHERE "
+								  "runId = ?1",
 				     ids[i]);
 		size_t k;
 

@@ -62,6 +62,15 @@ static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, do
 	return k;
 }
 
+size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *text, double **out)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	SK_VEC_XRESERVE(*out, cap, 1); /* never NULL */
+	return walls(t, run_id, text, out, &n, &cap);
+}
+
 /* One kind's figures over its runs @ids; @med gets each run's median (0: none). */
 static void kind_of(struct skip_trace *t, const char *region, const int64_t *ids, size_t nids,
 		    double *med, struct skip_cost_kind *k)

@@ -96,7 +96,8 @@ struct sk_loaded_run {
 	size_t nsyncs;
 	struct sk_range *ranges; /* sorted by (pid, tid, start) */
 	size_t nranges;
-	int64_t t0; /* start of the first operator or launch call (the run's IL start) */
+	int64_t t0;	   /* start of the first operator or launch call (the run's IL start) */
+	size_t napi_calls; /* runtime and driver API calls recorded in the run (well-formed) */
 	struct skip_malformed bad; /* records left out as malformed (load.c checks each one) */
 };
 

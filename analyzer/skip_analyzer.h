@@ -408,6 +408,8 @@ struct skip_timeline {
 	int64_t run_id;
 	struct skip_op *ops; /* in launch order (operations with no launch call by start) */
 	size_t nops;
+	size_t napi_calls; /* runtime and driver API calls the run recorded, launches and syncs
+			      included */
 	struct skip_sync *syncs; /* by start */
 	size_t nsyncs;
 	struct skip_window *windows; /* occurrences of the region asked for, by start */
@@ -438,6 +440,11 @@ SKIP_API size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id,
 /* The full runs of the trace, ascending (baseline runs, SKIP_RUNS.kind 'baseline', are left
  * out: they hold no CUDA activity): *@ids is malloc'ed (caller frees); returns the count. */
 SKIP_API int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids);
+/* The wall intervals (end - start, ns) of the closed occurrences of the NVTX range @text in run
+ * @run_id, in no particular order: *@walls is malloc'ed (caller frees, never NULL); returns the
+ * count. */
+SKIP_API size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *text,
+				       double **walls);
 /* The baseline runs (skip record --baseline) of run @run_id's configuration: its command line
  * and parameters, ascending. *@ids is malloc'ed (caller frees); returns the count, 0 when the
  * trace has none (schema 1 and 2 files never do). */

@@ -175,6 +175,7 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 		tl->syncs[i] = (struct skip_sync){run.syncs[i].start, run.syncs[i].end,
 						  run.syncs[i].pid, run.syncs[i].tid};
 	tl->nsyncs = run.nsyncs;
+	tl->napi_calls = run.napi_calls;
 	if (tl->nsyncs)
 		qsort(tl->syncs, tl->nsyncs, sizeof(*tl->syncs), cmp_sync_start);
 	tl->sm_count =

@@ -407,11 +407,11 @@ int sk_nvtx_attach(void *get_export_table)
 	    {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_Initialize},
 	};
 	const NvtxFunctionPointer fns[] = {
-	    FN(mark_ex),    FN(mark_a),	      FN(mark_w),	FN(start_ex),	  FN(start_a),
-	    FN(start_w),    FN(end),	      FN(push_ex),	FN(push_a),	  FN(push_w),
-	    FN(pop_default), FN(d_mark_ex),   FN(d_start_ex),	FN(d_end),	  FN(d_push_ex),
-	    FN(d_pop),	    FN(d_register_a), FN(d_register_w), FN(d_create_a),	  FN(d_create_w),
-	    FN(d_destroy),  FN(initialize),
+	    FN(mark_ex),     FN(mark_a),       FN(mark_w),	 FN(start_ex),	 FN(start_a),
+	    FN(start_w),     FN(end),	       FN(push_ex),	 FN(push_a),	 FN(push_w),
+	    FN(pop_default), FN(d_mark_ex),    FN(d_start_ex),	 FN(d_end),	 FN(d_push_ex),
+	    FN(d_pop),	     FN(d_register_a), FN(d_register_w), FN(d_create_a), FN(d_create_w),
+	    FN(d_destroy),   FN(initialize),
 	};
 
 	if (!cb || cb->struct_size < sizeof(*cb) || !cb->GetModuleFunctionTable)

@@ -108,15 +108,17 @@ Test(collector_nvtx, ranges_marks_and_domains_are_recorded_without_cupti)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the program ran unharmed");
 	cr_assert_eq(skip_store_open(out, SKIP_STORE_READONLY, &db), 0, "%s", skip_errmsg());
 	/* 3 x (step, inner) push/pop on one thread: type 59 */
-	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 'step' "
-			   "AND end >= start"),
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = 'step' "
+		       "AND end >= start"),
 		     3);
 	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND text = "
 			   "'inner'"),
 		     3);
 	/* each inner inside its step */
-	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS i JOIN NVTX_EVENTS s ON s.text = "
-			   "'step' AND i.start >= s.start AND i.end <= s.end WHERE i.text = 'inner'"),
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM NVTX_EVENTS i JOIN NVTX_EVENTS s ON s.text = "
+		       "'step' AND i.start >= s.start AND i.end <= s.end WHERE i.text = 'inner'"),
 		     3);
 	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 34 AND text = "
 			   "'mark'"),
@@ -138,7 +140,7 @@ Test(collector_nvtx, ranges_marks_and_domains_are_recorded_without_cupti)
 	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'trace' AND value = "
 			   "'nvtx'"),
 		     1);
-	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'cupti_api_version'"),
-		     0, "CUPTI is not asked anything");
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'cupti_api_version'"), 0,
+		     "CUPTI is not asked anything");
 	sqlite3_close(db);
 }

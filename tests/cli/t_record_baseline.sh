@@ -37,4 +37,29 @@ expect_exit 0 "$SKIP" record -q -o s.skip.db --sweep n=1,2 --baseline -- true
 # Without --baseline every run is a full one.
 expect_exit 0 "$SKIP" record -q -o p.skip.db --repeat 2 -- true
 [ "$(sql p.skip.db "SELECT count(*) FROM SKIP_RUNS WHERE kind = 'full'")" = 2 ] || fail "full runs"
+
+# A hand-built trace with baseline runs (tests/fixtures/hand/baseline.sql, answers there):
+# skip report's recording cost, in text, JSON and HTML, and skip advise's source.
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+{
+	cat "$ROOT/schemas/trace.sql"
+	echo "PRAGMA user_version = 3;"
+	cat "$ROOT/tests/fixtures/hand/common.sql" "$ROOT/tests/fixtures/hand/baseline.sql"
+} | sqlite3 h.skip.db
+expect_exit 0 "$SKIP" report --no-color --region step h.skip.db
+expect_out "Recording cost of 'step'"
+expect_out "recorded / baseline 1.917x  [1.846 .. 2.000 over 2 interleaved pairs]"
+expect_out "IL *"
+expect_exit 0 "$SKIP" report --json --region step h.skip.db
+expect_out '"baseline_runs":	2'
+expect_out '"inflated_by_recording":'
+expect_exit 0 "$SKIP" report --region step --html h.html h.skip.db
+grep -q "<h2>Recording cost</h2>" h.html || fail "the HTML has the recording cost"
+expect_exit 0 "$SKIP" report --no-color h.skip.db
+expect_out "give --region NAME"
+expect_exit 2 "$SKIP" report --run 2 h.skip.db
+expect_out "run 2 is a baseline run"
+expect_exit 0 "$SKIP" advise --region step h.skip.db
+expect_out "median wall interval of"
+expect_out "in 2 baseline runs (skip record --baseline)"
 exit 0

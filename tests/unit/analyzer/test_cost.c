@@ -2,6 +2,7 @@
  * test_cost.c: the recording cost from baseline runs (skip record --baseline) on hand-built
  * traces (tests/fixtures/hand/baseline*.sql, answers in their comments).
  */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -142,4 +143,34 @@ Test(cost, a_baseline_run_asked_for_by_number_is_refused_with_a_reason)
 	cr_expect(strstr(skip_errmsg(), "run 2 is a baseline run"), "%s", skip_errmsg());
 	cr_expect_null(r);
 	skip_trace_close(t);
+}
+
+/* The JSON of every case follows schemas/report.schema.json, with its problem and its nulls. */
+Test(cost, the_json_follows_the_schema)
+{
+	static const char *const more[] = {NULL, "baseline_mismatch"};
+	char *text = hand_slurp("schemas/report.schema.json"), err[512];
+	cJSON *schema = cJSON_Parse(text);
+
+	cr_assert_not_null(schema);
+	for (int i = 0; i < 2; i++) {
+		struct skip_trace *t = hand_trace_more(dir, "baseline", more[i]);
+		struct skip_report *r = analyze(t, "step");
+		char *js = skip_report_json(r);
+		cJSON *doc = cJSON_Parse(js);
+		const cJSON *row;
+
+		cr_assert_not_null(doc);
+		cr_expect_eq(skip_json_validate(schema, doc, err, sizeof(err)), 0, "%s", err);
+		row = cJSON_GetArrayItem(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "recording_cost"), "rows"), 0);
+		cr_assert_not_null(row);
+		cr_expect_eq(cJSON_IsNull(cJSON_GetObjectItem(row, "ratio")), i == 1);
+		cJSON_Delete(doc);
+		free(js);
+		skip_report_free(r);
+		skip_trace_close(t);
+	}
+	cJSON_Delete(schema);
+	free(text);
 }

@@ -357,7 +357,7 @@ CREATE TABLE IF NOT EXISTS SKIP_RUNS (
 	end INTEGER,
 	hostname TEXT,
 	pid INTEGER,
-	kind TEXT NOT NULL DEFAULT 'full'
+	kind TEXT NOT NULL DEFAULT 'full' -- 'full', or 'baseline' (skip record --baseline: NVTX only)
 );
 
 CREATE TABLE IF NOT EXISTS SKIP_PARAMETERS (

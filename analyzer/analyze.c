@@ -472,6 +472,9 @@ static void build_sweep(struct skip_trace *t, const struct skip_analysis_opts *o
 			tk[s->npts] = s->pts[s->npts].tklqt_ns;
 			x[s->npts] = x[k];
 			s->npts++;
+		} else { /* a value with no region has no point: its slot is reused */
+			free(s->pts[s->npts].run_ids);
+			s->pts[s->npts].run_ids = NULL;
 		}
 	}
 	skip_sweep_crossover(x, h, tk, s->npts, r->threshold,

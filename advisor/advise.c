@@ -265,6 +265,22 @@ static void calibrate_set(const struct sk_ctx *c, const struct excerpts *es, dou
 	free(err);
 }
 
+/* The unprofiled time the items of a set start from: the model's @b, or, with baseline runs
+ * (c->unprofiled_ns), their measured wall interval; each excerpt's @base then scales with it so
+ * that the items' total saved time stays the sum over the excerpts. */
+static double unprofiled(const struct sk_ctx *c, double b, double *base, size_t n)
+{
+	double k;
+
+	if (c->o.profiled || c->unprofiled_ns <= 0 || b <= 0)
+		return b;
+	k = c->unprofiled_ns / b;
+	for (size_t i = 0; i < n; i++)
+		if (base[i] >= 0)
+			base[i] *= k;
+	return c->unprofiled_ns;
+}
+
 /* ---- items ----------------------------------------------------------------------------------- */
 
 static const char graph_assumptions[] =
@@ -301,6 +317,7 @@ static void persist_item(struct sk_ctx *c, struct skip_advice_report *r, struct 
 	char d[SKIP_PERSIST_NMODES][32];
 
 	b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
+	b = unprofiled(c, b, base, es->n);
 	for (int m = 0; m < SKIP_PERSIST_NMODES; m++) {
 		struct sk_xform x = {.kind = SK_X_PERSIST, .mode = m};
 
@@ -339,6 +356,7 @@ static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct ex
 	struct skip_advice *a;
 
 	b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
+	b = unprofiled(c, b, base, es->n);
 	g = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
 	calibrate_set(c, es, &rec, &rep, &cerr);
 	free(base);
@@ -359,7 +377,8 @@ static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct ex
 static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es)
 {
 	double *base = sk_xmalloc((es->n + 1) * sizeof(double));
-	double b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
+	double b =
+	    unprofiled(c, model_set(c, es, NULL, c->o.profiled, base, NULL, NULL), base, es->n);
 
 	for (size_t i = 0; i < r->nchains && (int)i < c->o.top; i++) {
 		const struct skip_chain *ch = &r->chains[i];
@@ -544,6 +563,52 @@ static size_t pool_runs(const struct sk_ctx *c, struct excerpts *es, struct pool
 	return runs;
 }
 
+/*
+ * Where the unprofiled time of the region comes from: the baseline runs of the run's
+ * configuration (skip record --baseline) when they hold the region as often per run as the
+ * recorded run does, their median wall interval over every occurrence; else the model's
+ * estimate (the profiler's cost per launch taken out). Sets r's source members.
+ */
+static void unprofiled_source(struct sk_ctx *c, struct skip_advice_report *r)
+{
+	int64_t *ids = NULL, n;
+	double *all = NULL;
+	size_t nall = 0;
+
+	r->unprofiled_source = c->o.profiled ? "profiled" : "estimate";
+	if (c->o.profiled || c->o.workload)
+		return;
+	n = skip_trace_baseline_runs(c->t, c->tl->run_id, &ids);
+	r->baseline_runs = (size_t)n;
+	if (n > 0 && !c->o.region)
+		r->unprofiled_note = sk_xasprintf(
+		    "the trace has %lld baseline run%s: with --region NAME the unprofiled time "
+		    "comes from them",
+		    (long long)n, n == 1 ? "" : "s");
+	for (int64_t i = 0; c->o.region && i < n && !r->unprofiled_note; i++) {
+		double *w = NULL;
+		size_t k = skip_trace_range_walls(c->t, ids[i], c->o.region, &w);
+
+		if (k != c->tl->nwindows)
+			r->unprofiled_note = sk_xasprintf(
+			    "baseline run %lld holds %zu occurrence%s of '%s', recorded run %lld "
+			    "holds %zu: they did not do the same work, so the estimate is used",
+			    (long long)ids[i], k, k == 1 ? "" : "s", c->o.region,
+			    (long long)c->tl->run_id, c->tl->nwindows);
+		all = sk_xrealloc(all, (nall + k + 1) * sizeof(double));
+		memcpy(all + nall, w, k * sizeof(double));
+		nall += k;
+		free(w);
+	}
+	if (c->o.region && n > 0 && !r->unprofiled_note && nall) {
+		c->unprofiled_ns = skip_median(all, nall);
+		r->unprofiled_ns = c->unprofiled_ns;
+		r->unprofiled_source = "baseline";
+	}
+	free(all);
+	free(ids);
+}
+
 /* The fusion chains of the run and of the repetitions its excerpt set pools. */
 static size_t chains_of(const struct sk_ctx *c, const struct pool *p, struct skip_chain **out)
 {
@@ -597,6 +662,8 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	r->stream_gap_ns = (double)c.lat.stream_gap;
 	r->sync_return_ns = (double)c.lat.sync_ret;
 	r->profiler_launch_ns = (double)c.lat.profiler_launch;
+	r->calls_per_launch = c.lat.calls_per_launch;
+	unprofiled_source(&c, r);
 	if (c.o.workload) {
 		r->nchains = chains_of(&c, &pool, &r->chains); /* the first run's */
 		err = sk_workload_advise(&c, r);

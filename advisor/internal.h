@@ -160,11 +160,14 @@ struct sk_lat {
 	int64_t profiler_launch; /* the profiler's cost per runtime launch call in this recording,
 				    estimated against launch_bare_ns; -1: none (the calibration's
 				    profiler_launch_ns applies) */
+	double calls_per_launch; /* API calls recorded per launch call (>= 1): the launch itself
+				    and the calls that are neither launches nor synchronizations */
 };
 void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration *cal,
 		  struct sk_lat *l);
 /* The profiler's cost per launch call, a driver one (@driver) or a runtime one, in the
- * recording @l was read off: the recording's own estimate, else the calibration's. */
+ * recording @l was read off: the recording's own estimate (its launch loop), else the
+ * calibration's cost of one recorded call times the calls recorded per launch. */
 double sk_profiler_cost(const struct sk_lat *l, const struct skip_calibration *cal, int driver);
 
 /* An excerpt of a recorded timeline, modelled as one (what docs/advise-model.md calls a region:
@@ -216,6 +219,8 @@ struct sk_ctx {
 	const struct skip_timeline *tl;
 	struct skip_advise_opts o; /* defaults filled in */
 	struct sk_lat lat;
+	double unprofiled_ns; /* the region's median wall interval in the baseline runs, the
+				 unprofiled time the items start from; 0: the model's estimate */
 };
 
 /* The executors' models of a `skip run WORKLOAD --executor serial` recording. Sets the

@@ -133,6 +133,19 @@ char *skip_advice_json(const struct skip_advice_report *r)
 	else
 		cJSON_AddNullToObject(rec, "profiler_launch_ns");
 	cJSON_AddItemToObject(root, "recorded_latencies", rec);
+	rec = cJSON_CreateObject();
+	cJSON_AddStringToObject(rec, "source", r->unprofiled_source);
+	if (r->unprofiled_ns > 0)
+		cJSON_AddNumberToObject(rec, "baseline_ns", r->unprofiled_ns);
+	else
+		cJSON_AddNullToObject(rec, "baseline_ns");
+	cJSON_AddNumberToObject(rec, "baseline_runs", (double)r->baseline_runs);
+	cJSON_AddNumberToObject(rec, "calls_per_launch", r->calls_per_launch);
+	if (r->unprofiled_note)
+		cJSON_AddStringToObject(rec, "note", r->unprofiled_note);
+	else
+		cJSON_AddNullToObject(rec, "note");
+	cJSON_AddItemToObject(root, "unprofiled", rec);
 	cJSON_AddItemToObject(root, "calibration", calibration_json(r));
 	for (size_t i = 0; i < r->nchains; i++) {
 		const struct skip_chain *ch = &r->chains[i];

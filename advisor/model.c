@@ -328,6 +328,22 @@ static int64_t profiler_launch(const struct skip_timeline *tl, const struct skip
 	return cost;
 }
 
+/* The API calls recorded per launch call: the launch calls (a graph launch's kernels share
+ * one), plus the calls that are neither launches nor synchronizations (event records, stream
+ * waits, --trace all-apis' every call), spread over them. A synchronization's own cost is not
+ * counted: the model gives it the calibration's bare duration. At least 1. */
+static double calls_per_launch(const struct skip_timeline *tl)
+{
+	size_t launches = 0, other;
+
+	for (size_t i = 0; i < tl->nops; i++)
+		launches += tl->ops[i].launch != INT64_MIN && tl->ops[i].graph != 1;
+	if (!launches || tl->napi_calls <= launches + tl->nsyncs)
+		return 1;
+	other = tl->napi_calls - launches - tl->nsyncs;
+	return 1 + (double)other / (double)launches;
+}
+
 /* The latencies of this recording: launch latency from operations whose launch came after
  * their stream was idle, stream gap from the others, graph costs from graph launches, the
  * profiler's cost per launch from back-to-back launches (profiler_launch()). */
@@ -373,6 +389,7 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 	l->graph_first = median_or(a, na, sk_ns(cal->graph_first_ns));
 	l->sync_ret = sync_return(tl, a, g, sk_ns(cal->sync_return_ns));
 	l->profiler_launch = profiler_launch(tl, cal, a);
+	l->calls_per_launch = calls_per_launch(tl);
 	free(a);
 	free(b);
 	free(g);
@@ -380,9 +397,11 @@ void sk_calibrate(const struct skip_timeline *tl, const struct skip_calibration 
 
 double sk_profiler_cost(const struct sk_lat *l, const struct skip_calibration *cal, int driver)
 {
-	if (driver)
-		return cal->profiler_driver_launch_ns;
-	return l->profiler_launch >= 0 ? (double)l->profiler_launch : cal->profiler_launch_ns;
+	double per_call = driver ? cal->profiler_driver_launch_ns : cal->profiler_launch_ns;
+
+	if (!driver && l->profiler_launch >= 0)
+		return (double)l->profiler_launch;
+	return per_call * (l->calls_per_launch >= 1 ? l->calls_per_launch : 1);
 }
 
 /* ---- building a program ---------------------------------------------------------------------- */

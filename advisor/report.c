@@ -49,5 +49,6 @@ void skip_advice_free(struct skip_advice_report *r)
 	free(r->path);
 	free(r->region);
 	free(r->workload);
+	free(r->unprofiled_note);
 	free(r);
 }

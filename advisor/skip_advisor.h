@@ -222,11 +222,21 @@ struct skip_advice_report {
 	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */
 	double stream_gap_ns;	  /* none), as modelled */
 	double sync_return_ns;
-	double profiler_launch_ns;   /* the profiler's cost per runtime launch call estimated from
-					the run's launch loop (docs/advise-model.md "Host side"),
-					-1 none (the calibration's profiler_launch_ns is taken out
-					instead); pooled repetitions each use their own */
-	struct skip_calibration cal; /* as used */
+	double profiler_launch_ns;     /* the profiler's cost per runtime launch call estimated from
+					  the run's launch loop (docs/advise-model.md "Host side"),
+					  -1 none (the calibration's profiler_launch_ns is taken out
+					  instead); pooled repetitions each use their own */
+	double calls_per_launch;       /* API calls recorded per launch call (>= 1): what the
+					  calibration's per-call profiler cost is multiplied by when
+					  the recording shows no launch loop */
+	const char *unprofiled_source; /* where the items' "now" comes from (static): "baseline"
+					  (the baseline runs' median wall interval of the
+					  region), "estimate" (the model without the profiler's
+					  cost per launch) or "profiled" (--profiled) */
+	double unprofiled_ns;	       /* "baseline": that median; else 0 */
+	size_t baseline_runs;	       /* baseline runs of the run's configuration */
+	char *unprofiled_note;	       /* why baseline runs present were not used, or NULL */
+	struct skip_calibration cal;   /* as used */
 };
 
 /*

@@ -553,6 +553,12 @@ static int check_runs(struct skip_trace *t, const struct skip_analysis_opts *o, 
 		      int64_t *n)
 {
 	*n = sk_trace_run_ids(t, ids);
+	if (o->run_id && sk_trace_is_baseline(t, o->run_id))
+		return sk_fail(SKIP_E_NOTFOUND,
+			       "%s: run %lld is a baseline run (skip record --baseline): it holds "
+			       "NVTX ranges only; its cost figures are in the report of the whole "
+			       "file with --region NAME",
+			       t->path, (long long)o->run_id);
 	if (o->run_id) {
 		for (int64_t i = 0; i < *n; i++)
 			if ((*ids)[i] == o->run_id) {
@@ -753,6 +759,7 @@ int skip_analyze(struct skip_trace *t, const struct skip_analysis_opts *o, struc
 		compute_stats(r);
 		make_tops(t, r, &tot, o->top_k > 0 ? o->top_k : 10);
 		build_sweep(t, o, r, ids, nruns);
+		sk_recording_cost(t, o, r, ids, nruns);
 		if (o->param && !r->sweep && o->run_id > 0)
 			err =
 			    sk_fail(SKIP_E_INVAL,
@@ -805,6 +812,7 @@ void skip_report_free(struct skip_report *r)
 		free(r->sweep->pts);
 		free(r->sweep);
 	}
+	sk_recording_cost_free(r->cost);
 	free(r->path);
 	free(r);
 }

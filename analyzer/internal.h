@@ -45,6 +45,7 @@ struct skip_trace {
 	size_t nopname;
 	int64_t nruns; /* runs in the file (1: tables are scanned whole) */
 	int v1_driver; /* a schema version 1 file: driver calls in CUPTI_ACTIVITY_KIND_DRIVER */
+	int has_kind;  /* SKIP_RUNS.kind exists (schema 3); without it every run is a full one */
 };
 
 enum sk_rec_flags {
@@ -98,7 +99,8 @@ struct sk_loaded_run {
 	size_t nsyncs;
 	struct sk_range *ranges; /* sorted by (pid, tid, start) */
 	size_t nranges;
-	int64_t t0; /* start of the first operator or launch call (the run's IL start) */
+	int64_t t0;	   /* start of the first operator or launch call (the run's IL start) */
+	size_t napi_calls; /* runtime and driver API calls recorded in the run (well-formed) */
 	struct skip_malformed bad; /* records left out as malformed (load.c checks each one) */
 };
 
@@ -119,6 +121,21 @@ void sk_run_free(struct sk_loaded_run *run);
 /* Add the counts of @from to @to. */
 void sk_malformed_add(struct skip_malformed *to, const struct skip_malformed *from);
 int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
+
+/* A run's configuration as one SQL text: its command line and its parameters (SKIP_PARAMETERS);
+ * @r names a SKIP_RUNS row. */
+#define SK_CONFIG_SQL(r)                                                                           \
+	r ".commandLine || char(30) || coalesce((SELECT group_concat(x, char(31)) FROM (SELECT "   \
+	  "s.name || '=' || s.value AS x FROM SKIP_PARAMETERS s WHERE s.runId = " r                \
+	  ".runId ORDER BY s.name)), '')"
+/* 1 when run @run_id is a baseline run (SKIP_RUNS.kind), else 0. */
+int sk_trace_is_baseline(struct skip_trace *t, int64_t run_id);
+
+/* cost.c: the recording cost section of @r (r->cost), from the trace's baseline runs; nothing
+ * when it has none. @ids: the full runs analyzed. */
+void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
+		       struct skip_report *r, const int64_t *ids, int64_t n);
+void sk_recording_cost_free(struct skip_recording_cost *c);
 
 /* nvtx.c: operator stacks for every launched operation (from the ranges sk_run_load() read),
  * with how each was found (attr), and the run's t0. */

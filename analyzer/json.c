@@ -247,6 +247,66 @@ static cJSON *unavailable_json(const struct skip_report *r)
 	return a;
 }
 
+/* The metrics a recording lengthens (docs/skip-report.md "Recording cost"). */
+static const char *const inflated[] = {"il_ns", "tklqt_ns", "t_api_ns", "host_share"};
+
+static cJSON *cost_kind_json(const struct skip_cost_kind *k)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	num(o, "runs", k->runs);
+	num(o, "occurrences", k->occurrences);
+	num(o, "per_run_min", k->per_run_min);
+	num(o, "per_run_max", k->per_run_max);
+	num(o, "wall_ns", k->wall_ns);
+	num(o, "wall_min_ns", k->wall_min_ns);
+	num(o, "wall_max_ns", k->wall_max_ns);
+	return o;
+}
+
+static void num_or_null(cJSON *o, const char *name, int have, double v)
+{
+	if (have)
+		num(o, name, v);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+static cJSON *cost_json(const struct skip_recording_cost *c)
+{
+	cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray();
+
+	num(o, "baseline_runs", (double)c->baseline_runs);
+	if (c->region)
+		cJSON_AddStringToObject(o, "region", c->region);
+	else
+		cJSON_AddNullToObject(o, "region");
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct skip_cost_row *w = &c->rows[i];
+		cJSON *e = cJSON_CreateObject();
+		int ok = !w->problem;
+
+		cJSON_AddStringToObject(e, "config", w->config);
+		cJSON_AddItemToObject(e, "full", cost_kind_json(&w->full));
+		cJSON_AddItemToObject(e, "baseline", cost_kind_json(&w->baseline));
+		num_or_null(e, "ratio", ok, w->ratio);
+		num_or_null(e, "ratio_min", ok && w->pairs, w->ratio_min);
+		num_or_null(e, "ratio_max", ok && w->pairs, w->ratio_max);
+		num(e, "pairs", w->pairs);
+		num(e, "il_ns", w->il_ns);
+		num(e, "host_share", w->host_share);
+		num_or_null(e, "host_share_unprofiled", w->host_share_unprofiled >= 0,
+			    w->host_share_unprofiled);
+		if (w->problem)
+			cJSON_AddStringToObject(e, "problem", w->problem);
+		else
+			cJSON_AddNullToObject(e, "problem");
+		cJSON_AddItemToArray(rows, e);
+	}
+	cJSON_AddItemToObject(o, "rows", rows);
+	return o;
+}
+
 char *skip_report_json(const struct skip_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *regions = cJSON_CreateArray();
@@ -283,6 +343,11 @@ char *skip_report_json(const struct skip_report *r)
 		cJSON_AddItemToObject(o, "sweep", sweep_json(r->sweep));
 	else
 		cJSON_AddNullToObject(o, "sweep");
+	cJSON_AddItemToObject(
+	    o, "inflated_by_recording",
+	    cJSON_CreateStringArray(inflated, (int)(sizeof(inflated) / sizeof(inflated[0]))));
+	if (r->cost) /* absent without baseline runs */
+		cJSON_AddItemToObject(o, "recording_cost", cost_json(r->cost));
 	cJSON_AddItemToObject(o, "summary", summary_json(r));
 	cJSON_AddItemToObject(o, "regions", regions);
 	cJSON_AddItemToObject(o, "top_kernels_by_time",

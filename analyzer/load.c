@@ -609,6 +609,7 @@ int sk_run_load(struct skip_trace *t, int64_t run_id, int detail, struct sk_load
 	sk_dbg(2, "run %lld: %zu launch calls read", (long long)run_id, job.n);
 	run->syncs = job.syncs;
 	run->nsyncs = job.nsyncs;
+	run->napi_calls = job.n;
 	sk_malformed_add(&run->bad, &job.bad);
 	if (!err) {
 		join(run, job.apis, job.n);

@@ -284,6 +284,39 @@ struct skip_sweep {
 SKIP_API void skip_sweep_crossover(const double *x, const double *host_share, const double *tklqt,
 				   size_t n, double threshold, double eps, struct skip_sweep *s);
 
+/*
+ * The recording's cost (docs/skip-report.md "Recording cost"): for each configuration (command
+ * line and parameters) with baseline runs, the region's wall interval - its NVTX range's end -
+ * start, per occurrence - in the full runs and in the baseline runs, which record NVTX ranges
+ * only. The figures the recording inflates are t_api, TKLQT, IL and the host-side share.
+ */
+struct skip_cost_kind {
+	int runs;			 /* runs of this kind */
+	int occurrences;		 /* occurrences of the region over them */
+	int per_run_min, per_run_max;	 /* occurrences per run, least and most */
+	double wall_ns;			 /* median wall interval over the occurrences (0: none) */
+	double wall_min_ns, wall_max_ns; /* least and most of the runs' own medians */
+};
+struct skip_cost_row {
+	char *config; /* the parameters ("batch=4, seq=128"), "" when none */
+	struct skip_cost_kind full, baseline;
+	double ratio;		      /* full.wall_ns / baseline.wall_ns; 0 when problem is set */
+	double ratio_min, ratio_max;  /* over the interleaved pairs (i-th full, i-th baseline run)
+					 of their medians */
+	int pairs;		      /* those pairs */
+	double il_ns;		      /* recorded IL, median over the full runs' regions */
+	double host_share;	      /* recorded host-side share, median */
+	double host_share_unprofiled; /* the same with the recording's added wall time taken
+					 out of the host side; -1 when there is no ratio */
+	const char *problem; /* why there is no ratio (static text), NULL when there is one */
+};
+struct skip_recording_cost {
+	int64_t baseline_runs;	    /* baseline runs in the file */
+	char *region;		    /* the NVTX range compared; NULL: none asked for (no rows) */
+	struct skip_cost_row *rows; /* one per configuration with full runs, in run order */
+	size_t nrows;
+};
+
 struct skip_analysis_opts {
 	int64_t run_id;	    /* 0: every run in the file */
 	const char *region; /* NVTX range text, or NULL: each run is one region */
@@ -321,9 +354,10 @@ struct skip_report {
 	char torch_ops[16];		 /* "on" when recorded with --torch-ops, else "" */
 	char source[32]; /* where the trace came from when not skip record ("torch.profiler":
 			    skip import), else "" (SKIP_METADATA 'source') */
-	const char *unavailable[8]; /* what the analyzed runs' source did not record: keys of
-				       skip_unavailable_text() (static strings) from SKIP_METADATA
-				       'unavailable'; unknown keys are left out */
+	struct skip_recording_cost *cost; /* NULL unless the file has baseline runs (owned) */
+	const char *unavailable[8];	  /* what the analyzed runs' source did not record: keys of
+					     skip_unavailable_text() (static strings) from SKIP_METADATA
+					     'unavailable'; unknown keys are left out */
 	size_t nunavailable;
 };
 
@@ -395,6 +429,8 @@ struct skip_timeline {
 	int64_t run_id;
 	struct skip_op *ops; /* in launch order (operations with no launch call by start) */
 	size_t nops;
+	size_t napi_calls; /* runtime and driver API calls the run recorded, launches and syncs
+			      included */
 	struct skip_sync *syncs; /* by start */
 	size_t nsyncs;
 	struct skip_window *windows; /* occurrences of the region asked for, by start */
@@ -422,12 +458,22 @@ SKIP_API const char *skip_trace_operator(const struct skip_trace *t, uint32_t st
  * count. */
 SKIP_API size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_count,
 					   size_t max, char ***names);
-/* The runs of the trace, ascending: *@ids is malloc'ed (caller frees); returns the count. */
+/* The full runs of the trace, ascending (baseline runs, SKIP_RUNS.kind 'baseline', are left
+ * out: they hold no CUDA activity): *@ids is malloc'ed (caller frees); returns the count. */
 SKIP_API int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids);
-/* The repetitions of run @run_id: the runs with its command line and its parameters
- * (SKIP_PARAMETERS), itself included, ascending (skip record --repeat N makes N of them; a
- * sweep's other values are not). *@ids is malloc'ed (caller frees); returns the count: 1 when
- * the trace does not say (no SKIP_RUNS), 0 when it has no run @run_id. */
+/* The wall intervals (end - start, ns) of the closed occurrences of the NVTX range @text in run
+ * @run_id, in no particular order: *@walls is malloc'ed (caller frees, never NULL); returns the
+ * count. */
+SKIP_API size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *text,
+				       double **walls);
+/* The baseline runs (skip record --baseline) of run @run_id's configuration: its command line
+ * and parameters, ascending. *@ids is malloc'ed (caller frees); returns the count, 0 when the
+ * trace has none (schema 1 and 2 files never do). */
+SKIP_API int64_t skip_trace_baseline_runs(struct skip_trace *t, int64_t run_id, int64_t **ids);
+/* The repetitions of run @run_id: the runs of its kind with its command line and its
+ * parameters (SKIP_PARAMETERS), itself included, ascending (skip record --repeat N makes N of them;
+ * a sweep's other values are not). *@ids is malloc'ed (caller frees); returns the count: 1 when the
+ * trace does not say (no SKIP_RUNS), 0 when it has no run @run_id. */
 SKIP_API int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids);
 
 #endif /* SKIP_ANALYZER_H */

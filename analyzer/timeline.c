@@ -51,7 +51,14 @@ int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids)
 
 int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids)
 {
-	static const char q[] =
+	/* Runs of the same kind only: a baseline run is no repetition of a full one. */
+	static const char q3[] =
+	    "WITH p AS (SELECT r.runId AS id, r.commandLine AS cmd, r.kind AS kind, (SELECT "
+	    "group_concat(x, char(31)) FROM (SELECT s.name || '=' || s.value AS x FROM "
+	    "SKIP_PARAMETERS s WHERE s.runId = r.runId ORDER BY s.name)) AS params FROM SKIP_RUNS "
+	    "r) SELECT b.id FROM p a JOIN p b ON b.cmd = a.cmd AND b.params IS a.params AND "
+	    "b.kind = a.kind WHERE a.id = ?1 ORDER BY b.id";
+	static const char q2[] =
 	    "WITH p AS (SELECT r.runId AS id, r.commandLine AS cmd, (SELECT group_concat(x, "
 	    "char(31)) FROM (SELECT s.name || '=' || s.value AS x FROM SKIP_PARAMETERS s WHERE "
 	    "s.runId = r.runId ORDER BY s.name)) AS params FROM SKIP_RUNS r) "
@@ -62,7 +69,7 @@ int64_t skip_trace_repeats(struct skip_trace *t, int64_t run_id, int64_t **ids)
 
 	*ids = NULL;
 	SK_VEC_XRESERVE(*ids, cap, 1); /* never NULL, even for no runs */
-	if (sqlite3_prepare_v2(t->db, q, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(t->db, t->has_kind ? q3 : q2, -1, &st, NULL) != SQLITE_OK) {
 		(*ids)[0] = run_id; /* a trace without SKIP_RUNS or SKIP_PARAMETERS */
 		return 1;
 	}
@@ -169,6 +176,7 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 		tl->syncs[i] = (struct skip_sync){run.syncs[i].start, run.syncs[i].end,
 						  run.syncs[i].pid, run.syncs[i].tid};
 	tl->nsyncs = run.nsyncs;
+	tl->napi_calls = run.napi_calls;
 	if (tl->nsyncs)
 		qsort(tl->syncs, tl->nsyncs, sizeof(*tl->syncs), cmp_sync_start);
 	tl->sm_count =

@@ -306,16 +306,29 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	       r->workload	? " (of the median iteration)"
 	       : r->regions > 1 ? " (medians over the regions)"
 				: "");
-	if (!r->profiled && !r->workload && r->profiler_launch_ns >= 0)
+	if (!strcmp(r->unprofiled_source, "baseline"))
 		printf(
-		    "predictions are for an unprofiled run (the profiler's cost per launch taken "
-		    "out:\n%.0f ns per runtime launch, estimated from the recording's launch "
-		    "loop)\n",
-		    r->profiler_launch_ns);
+		    "predictions are for an unprofiled run; its time now (%s) is the median wall "
+		    "interval of\n'%s' in %zu baseline run%s (skip record --baseline)\n",
+		    cli_dur(a, sizeof(a), r->unprofiled_ns), r->region, r->baseline_runs,
+		    r->baseline_runs == 1 ? "" : "s");
+	else if (!r->profiled && !r->workload && r->profiler_launch_ns >= 0)
+		printf("predictions are for an unprofiled run (estimated: the profiler's cost per "
+		       "launch "
+		       "taken out:\n%.0f ns per runtime launch, measured on the recording's launch "
+		       "loop)\n",
+		       r->profiler_launch_ns);
+	else if (!r->profiled && !r->workload)
+		printf("predictions are for an unprofiled run (estimated: the profiler's cost per "
+		       "launch taken out:\n%.0f ns per recorded call x %.2f calls recorded per "
+		       "launch)\n",
+		       r->cal.profiler_launch_ns, r->calls_per_launch);
 	else
 		printf("predictions are for %s run\n",
 		       r->profiled ? "a profiled"
 				   : "an unprofiled (the profiler's cost per launch taken out)");
+	if (r->unprofiled_note)
+		printf("note: %s\n", r->unprofiled_note);
 	if (!r->nitems) {
 		printf("\nno advice: nothing the model can improve was found\n");
 	} else {

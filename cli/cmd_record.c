@@ -4,7 +4,9 @@
  * Runs the program under the collector (CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH both
  * point at libskip_collector.so), once, --repeat N times, or once per --sweep value (several
  * --sweep options make a grid), repetitions interleaved (A B C A B C ...) so that drift on a
- * noisy machine spreads over every point. Each run is one runId: every process of the run
+ * noisy machine spreads over every point. With --baseline each configuration's full run is
+ * followed by a baseline run (SKIP_TRACE=nvtx: no CUPTI activity; SKIP_RUNS.kind 'baseline'),
+ * A B A B, so that both kinds see the same drift. Each run is one runId: every process of the run
  * writes its own file into OUTPUT.parts/, and after the run those are merged into OUTPUT
  * (kept, with a warning, when a merge fails). The program's exit status is propagated: the
  * last failing run's code, or 0.
@@ -52,6 +54,12 @@ static const char help[] =
     "                           and SKIP_PARAM_NAME (upper case) is set in the environment.\n"
     "                           Up to 4 --sweep options make a grid. With --repeat, the\n"
     "                           repetitions are interleaved: A B C A B C ...\n"
+    "  -b, --baseline           with --repeat N (N >= 2) or --sweep: also run each\n"
+    "                           configuration in the baseline mode (NVTX ranges and\n"
+    "                           process identity only, no CUDA activity: next to no cost),\n"
+    "                           interleaved with the full runs (A B A B ...), stored as runs\n"
+    "                           of kind 'baseline'; skip report --region shows what the\n"
+    "                           recording cost, skip advise takes the unprofiled time there\n"
     "  -l, --label TEXT         a label stored with every run\n"
     "      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
     "                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
@@ -88,6 +96,7 @@ struct record_opts {
 	const char *label;
 	int quiet;
 	int torch_ops;
+	int baseline;	       /* --baseline: a baseline run after each full run */
 	char python_dir[4096]; /* the --torch-ops shim (sitecustomize.py) */
 	char **argv;	       /* the program and its arguments */
 	int argc;
@@ -143,6 +152,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	    {"sweep", required_argument, NULL, 's'},
 	    {"label", required_argument, NULL, 'l'},
 	    {"torch-ops", no_argument, NULL, OPT_TORCH_OPS},
+	    {"baseline", no_argument, NULL, 'b'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -153,7 +163,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	    .output = "trace.skip.db", .repeat = 1, .trace = SKIP_TRACE_DEFAULT};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:ft:r:s:l:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:ft:r:s:l:bqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -186,6 +196,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'l':
 			o->label = optarg;
 			break;
+		case 'b':
+			o->baseline = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -202,6 +215,16 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (latency)
 		o->trace |= SKIP_TRACE_LATENCY;
 	skip_trace_opts_format(o->trace, o->trace_spec, sizeof(o->trace_spec));
+	if (o->baseline && o->repeat < 2 && !o->nsweeps)
+		return cli_usage_error("record",
+				       "--baseline compares runs: give --repeat N (N >= 2) or "
+				       "--sweep NAME=V1,V2,... with it");
+	if (o->baseline && !(o->trace & ~SKIP_TRACE_NVTX & SKIP_TRACE_KINDS))
+		return cli_usage_error(
+		    "record",
+		    "--baseline with --trace %s: the full runs would record what "
+		    "the baseline runs record (NVTX only); record cuda with them",
+		    o->trace_spec);
 	if (optind >= argc)
 		return cli_usage_error("record", "no program given (skip record [options] -- "
 						 "PROGRAM [ARGS...])");
@@ -274,6 +297,7 @@ static int find_collector(char *buf, size_t n)
 struct point {
 	int idx[MAX_SWEEPS]; /* value index per sweep */
 	long repetition;     /* 0-based */
+	int baseline;	     /* the baseline run of this configuration and repetition */
 };
 
 /* Replace every {NAME} in @arg by its value at @pt. Returns a malloc'ed string. */
@@ -353,8 +377,8 @@ static int insert_run(sqlite3 *db, const struct record_opts *o, int64_t run, con
 	gethostname(host, sizeof(host) - 1);
 	rc = sqlite3_prepare_v2(db,
 				"INSERT INTO SKIP_RUNS(runId, label, commandLine, parameters, "
-				"repetition, status, startUtcNs, start, hostname) "
-				"VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
+				"repetition, status, startUtcNs, start, hostname, kind) "
+				"VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
 				-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_int64(st, 1, run);
@@ -366,6 +390,8 @@ static int insert_run(sqlite3 *db, const struct record_opts *o, int64_t run, con
 		sqlite3_bind_int64(st, 6, (int64_t)skip_clock_ns(CLOCK_REALTIME));
 		sqlite3_bind_int64(st, 7, (int64_t)skip_clock_ns(SKIP_TRACE_CLOCK));
 		sqlite3_bind_text(st, 8, host, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 9, pt->baseline ? SKIP_RUN_BASELINE : SKIP_RUN_FULL, -1,
+				  SQLITE_STATIC);
 		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
 		sqlite3_finalize(st);
 	}
@@ -434,7 +460,8 @@ static void set_child_env(const struct record_opts *o, const struct point *pt,
 	setenv("SKIP_OUT_DIR", parts, 1);
 	snprintf(buf, sizeof(buf), "%lld", (long long)run);
 	setenv("SKIP_RUN_ID", buf, 1);
-	setenv("SKIP_TRACE", o->trace_spec, 1);
+	/* A baseline run records NVTX only: the collector then never enables CUPTI. */
+	setenv("SKIP_TRACE", pt->baseline ? "nvtx" : o->trace_spec, 1);
 	unsetenv("SKIP_OUTPUT");
 	if (o->torch_ops) {
 		const char *pp = getenv("PYTHONPATH");
@@ -526,6 +553,11 @@ static int merge_parts(sqlite3 *db, const char *parts, int64_t run, int *merged)
 
 static int next_point(const struct record_opts *o, struct point *pt)
 {
+	if (o->baseline && !pt->baseline) { /* A B: the baseline run right after the full one */
+		pt->baseline = 1;
+		return 1;
+	}
+	pt->baseline = 0;
 	for (int i = o->nsweeps - 1; i >= 0; i--) {
 		if (++pt->idx[i] < o->sweeps[i].nvalues)
 			return 1;
@@ -540,7 +572,7 @@ static long total_runs(const struct record_opts *o)
 
 	for (int i = 0; i < o->nsweeps; i++)
 		n *= o->sweeps[i].nvalues;
-	return n;
+	return o->baseline ? 2 * n : n;
 }
 
 static void describe_point(const struct record_opts *o, const struct point *pt, char *buf, size_t n)
@@ -552,8 +584,10 @@ static void describe_point(const struct record_opts *o, const struct point *pt, 
 		used += (size_t)snprintf(buf + used, n - used, "%s%s=%s", i ? ", " : "",
 					 o->sweeps[i].name, o->sweeps[i].values[pt->idx[i]]);
 	if (o->repeat > 1 && used < n)
-		snprintf(buf + used, n - used, "%srepetition %ld/%ld", used ? ", " : "",
-			 pt->repetition + 1, o->repeat);
+		used += (size_t)snprintf(buf + used, n - used, "%srepetition %ld/%ld",
+					 used ? ", " : "", pt->repetition + 1, o->repeat);
+	if (pt->baseline && used < n)
+		snprintf(buf + used, n - used, "%sbaseline", used ? ", " : "");
 }
 
 /* ---- the command -------------------------------------------------------------------------------
@@ -562,7 +596,7 @@ static void describe_point(const struct record_opts *o, const struct point *pt, 
 static int record_all(const struct record_opts *o, sqlite3 *db, const char *collector,
 		      const char *parts, int *last_failure)
 {
-	struct point pt = {{0}, 0};
+	struct point pt = {{0}, 0, 0};
 	long total = total_runs(o);
 	int64_t run = 0;
 	int kept_total = 0;
@@ -614,10 +648,11 @@ static int record_all(const struct record_opts *o, sqlite3 *db, const char *coll
 			else
 				fprintf(stderr, "skip: run %lld exited %d after %s%s\n",
 					(long long)run, WEXITSTATUS(status), t,
-					merged || kept_run ? ""
-							   : "; no CUDA activity was recorded");
+					merged || kept_run || pt.baseline
+					    ? ""
+					    : "; no CUDA activity was recorded");
 		}
-		if (!merged && !kept_total && !o->quiet)
+		if (!merged && !kept_total && !o->quiet && !pt.baseline)
 			fprintf(
 			    stderr,
 			    "skip: note: the program did not initialize CUDA in any process, or "
@@ -676,6 +711,8 @@ int cmd_record(int argc, char **argv)
 		skip_store_meta_set(db, 0, 0, "trace", o.trace_spec);
 		snprintf(buf, sizeof(buf), "%ld", o.repeat);
 		skip_store_meta_set(db, 0, 0, "repeat", buf);
+		if (o.baseline)
+			skip_store_meta_set(db, 0, 0, "baseline", "nvtx");
 		if (o.torch_ops)
 			skip_store_meta_set(db, 0, 0, "torch_ops", "on");
 	}

@@ -153,14 +153,16 @@ static const char *fmt_value(char *buf, size_t n, enum skip_metric_id id, double
 	return buf;
 }
 
+/* A '*' in a label marks a figure the recording inflates (docs/skip-report.md "Recording
+ * cost"). */
 static const struct {
 	enum skip_metric_id id;
 	const char *label;
 	const char *note;
 } rows[] = {
-    {SKIP_M_IL, "IL", "first operator or launch call to last GPU end"},
-    {SKIP_M_TKLQT, "TKLQT", "sum of t_launch = kernel start - launch call start"},
-    {SKIP_M_T_API, "  sum t_api", "launch calls on the host"},
+    {SKIP_M_IL, "IL *", "first operator or launch call to last GPU end"},
+    {SKIP_M_TKLQT, "TKLQT *", "sum of t_launch = kernel start - launch call start"},
+    {SKIP_M_T_API, "  sum t_api *", "launch calls on the host"},
     {SKIP_M_T_QUEUE, "  sum t_queue", "launch call end to kernel start"},
     {SKIP_M_TKLQT_PER_KERNEL, "TKLQT per kernel", NULL},
     {SKIP_M_AKD, "AKD", "average kernel duration"},
@@ -171,7 +173,7 @@ static const struct {
     {SKIP_M_DEVICE_LATENCY, "  device latency", "launch issued, GPU not started yet"},
     {SKIP_M_LAUNCH_LATENCY, "    of late launches", "issued after the GPU went idle"},
     {SKIP_M_IL_MINUS_KERNEL, "IL - sum(kernel)", "the SKIP paper's idle"},
-    {SKIP_M_HOST_SHARE, "host-side share", "(host wait + sync stall + late launches) / IL"},
+    {SKIP_M_HOST_SHARE, "host-side share *", "(host wait + sync stall + late launches) / IL"},
     {SKIP_M_KERNELS, "kernels", NULL},
     {SKIP_M_LAUNCHES_PER_S, "kernels/s", "kernels / IL"},
     {SKIP_M_SHORT_KERNELS, "short kernels", "shorter than the median t_api"},
@@ -414,6 +416,60 @@ static void print_sweep_graph(const struct report_opts *o, const struct skip_swe
 }
 
 /* What the trace's source (skip import) did not record, and what the report does instead. */
+static void print_cost_kind(const char *kind, const struct skip_cost_kind *k)
+{
+	char a[32], b[32], c[32];
+
+	printf("    %-9s %3d run%s  %3d-%-3d per run  wall %10s  [%s .. %s]\n", kind, k->runs,
+	       k->runs == 1 ? " " : "s", k->per_run_min, k->per_run_max,
+	       k->occurrences ? cli_dur(a, sizeof(a), k->wall_ns) : "-",
+	       k->occurrences ? cli_dur(b, sizeof(b), k->wall_min_ns) : "-",
+	       k->occurrences ? cli_dur(c, sizeof(c), k->wall_max_ns) : "-");
+}
+
+/* The recording's cost per configuration (docs/skip-report.md "Recording cost"). */
+static void print_cost(const struct skip_report *r)
+{
+	const struct skip_recording_cost *c = r->cost;
+
+	printf("\n* inflated by the recording, as recorded (docs/skip-report.md \"Recording "
+	       "cost\")\n");
+	if (!c)
+		return;
+	if (!c->region) {
+		printf(
+		    "Recording cost: the file has %lld baseline run%s; give --region NAME (an NVTX "
+		    "range every run has) to compare its wall interval with and without the "
+		    "recording\n",
+		    (long long)c->baseline_runs, c->baseline_runs == 1 ? "" : "s");
+		return;
+	}
+	printf("\nRecording cost of '%s' (wall interval of the range: median over the occurrences, "
+	       "[least .. most] of the runs' medians)\n",
+	       c->region);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct skip_cost_row *w = &c->rows[i];
+
+		printf("  %s\n", w->config[0] ? w->config : "(no parameters)");
+		print_cost_kind("full", &w->full);
+		print_cost_kind("baseline", &w->baseline);
+		if (w->problem) {
+			printf("    no ratio: %s\n", w->problem);
+			continue;
+		}
+		printf("    recorded / baseline %.3fx", w->ratio);
+		if (w->pairs)
+			printf("  [%.3f .. %.3f over %d interleaved pair%s]", w->ratio_min,
+			       w->ratio_max, w->pairs, w->pairs == 1 ? "" : "s");
+		printf("\n");
+		if (w->host_share_unprofiled >= 0)
+			printf("    host-side share %.1f%% recorded, ~%.1f%% with the recording's "
+			       "added time taken out of the host side (moved %+.1f points)\n",
+			       w->host_share * 100, w->host_share_unprofiled * 100,
+			       (w->host_share - w->host_share_unprofiled) * 100);
+	}
+}
+
 static void print_unavailable(const struct skip_report *r)
 {
 	if (!r->nunavailable)
@@ -473,6 +529,7 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 		       r->nregions - r->nempty, r->sweep->param);
 	}
 	print_metrics(r);
+	print_cost(r);
 	print_regions(r);
 	print_names("Top kernels by total GPU time", "kernel", r->top_by_time, r->ntop_time, all_ns,
 		    0, 12);

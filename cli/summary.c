@@ -14,6 +14,8 @@ int cli_print_summary(FILE *out, sqlite3 *db, const char *path)
 
 	skip_store_summarize(db, &s);
 	fprintf(out, "  %-16s %s", "runs", cli_group(a, sizeof(a), s.runs));
+	if (s.baseline_runs)
+		fprintf(out, "  (%lld baseline)", (long long)s.baseline_runs);
 	if (s.failed_runs)
 		fprintf(out, "  (%lld failed)", (long long)s.failed_runs);
 	fprintf(out, "\n  %-16s %s\n", "processes", cli_group(a, sizeof(a), s.processes));

@@ -9,7 +9,9 @@
  * destruction, SIGINT/SIGTERM with the program's own handlers chained). The NVTX entry always
  * forwards to CUPTI, because NVTX v3 initializes once per shared library: PyTorch loads its
  * own libcupti, and only this way do its ranges reach the copy that records
- * (shared/research/h100-cupti-probes.md).
+ * (shared/research/h100-cupti-probes.md). With NVTX alone asked for (the baseline mode), the
+ * collector never enables CUPTI: the NVTX entry installs the collector's own handlers (nvtx.c)
+ * instead, and no activity buffer is allocated.
  *
  * Never harm the program: nothing on stdout, no exit or abort. If anything at start-up fails
  * the collector logs one line and stays out of the way.
@@ -108,7 +110,7 @@ static void write_anchor(struct sk_sink *sink, const char *what)
 	sqlite3_stmt *st = NULL;
 	uint64_t trace = 0;
 
-	if (cuptiGetTimestamp(&trace) != CUPTI_SUCCESS)
+	if (!sk_g.cupti || cuptiGetTimestamp(&trace) != CUPTI_SUCCESS)
 		trace = skip_clock_ns(SKIP_TRACE_CLOCK);
 	if (sqlite3_prepare_v2(sink->db,
 			       "INSERT INTO SKIP_CLOCK_ANCHORS(runId, globalPid, what, traceNs, "
@@ -178,7 +180,7 @@ static void write_start_meta(struct sk_sink *sink, int clock_ok)
 
 	sk_sink_begin(sink);
 	sk_sink_meta(sink, "collector_version", SKIP_VERSION);
-	if (cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS) {
+	if (sk_g.cupti && cuptiGetVersion(&cupti_version) == CUPTI_SUCCESS) {
 		snprintf(buf, sizeof(buf), "%u", cupti_version);
 		sk_sink_meta(sink, "cupti_api_version", buf);
 	}
@@ -186,6 +188,8 @@ static void write_start_meta(struct sk_sink *sink, int clock_ok)
 	sk_sink_meta(sink, "trace", opts);
 	sk_sink_meta(sink, "clock",
 		     clock_ok ? "CLOCK_MONOTONIC_RAW" : "CUPTI default (CLOCK_REALTIME on Linux)");
+	if (!sk_g.cupti)
+		sk_sink_meta(sink, "cupti", "off (NVTX recorded by the collector)");
 	read_first_line("/proc/driver/nvidia/version", buf, sizeof(buf));
 	if (buf[0])
 		sk_sink_meta(sink, "nvidia_driver", buf);
@@ -193,9 +197,11 @@ static void write_start_meta(struct sk_sink *sink, int clock_ok)
 		buf[sizeof(buf) - 1] = '\0';
 		sk_sink_meta(sink, "hostname", buf);
 	}
-	snprintf(buf, sizeof(buf), "%zu KiB x %zu preallocated, at most %zu", sk_g.pool.size / 1024,
-		 sk_g.pool.total, sk_g.pool.max);
-	sk_sink_meta(sink, "buffers", buf);
+	if (sk_g.cupti) {
+		snprintf(buf, sizeof(buf), "%zu KiB x %zu preallocated, at most %zu",
+			 sk_g.pool.size / 1024, sk_g.pool.total, sk_g.pool.max);
+		sk_sink_meta(sink, "buffers", buf);
+	}
 	snprintf(buf, sizeof(buf), "%d", sk_g.flush_ms);
 	sk_sink_meta(sink, "flush_ms", buf);
 	write_process(sink, 0);
@@ -302,11 +308,13 @@ static void finish(void)
 	sk_g.finished = 1;
 	pthread_mutex_unlock(&sk_g.lock);
 
-	SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-	/* Nothing after this point would reach the file: stop producing records. */
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		cuptiActivityDisable(kinds[i]);
-	SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+	if (sk_g.cupti) {
+		SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+		/* Nothing after this point would reach the file: stop producing records. */
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			cuptiActivityDisable(kinds[i]);
+		SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+	}
 	sk_writer_stop(&sk_g, SKIP_COLLECTOR_EXIT_TIMEOUT_S);
 	write_end_meta(&sk_g.sink);
 	sk_sink_close(&sk_g.sink, sk_g.standalone);
@@ -377,12 +385,16 @@ static int start(void)
 		sk_g.trace = SKIP_TRACE_DEFAULT;
 	}
 	sk_g.flush_ms = (int)env_long("SKIP_FLUSH_MS", SKIP_COLLECTOR_DEFAULT_FLUSH_MS, 1, 60000);
-	err = sk_pool_init(
-	    &sk_g.pool,
-	    (size_t)env_long("SKIP_BUFFER_KB", SKIP_COLLECTOR_DEFAULT_BUFFER_KB, 64, 1 << 20) *
-		1024,
-	    (size_t)env_long("SKIP_BUFFERS", SKIP_COLLECTOR_DEFAULT_BUFFERS, 1, 4096),
-	    (size_t)env_long("SKIP_BUFFERS_MAX", SKIP_COLLECTOR_DEFAULT_MAX, 1, 65536));
+	sk_g.cupti = sk_trace_needs_cupti(sk_g.trace);
+	err = !sk_g.cupti
+		  ? sk_pool_init_empty(&sk_g.pool)
+		  : sk_pool_init(
+			&sk_g.pool,
+			(size_t)env_long("SKIP_BUFFER_KB", SKIP_COLLECTOR_DEFAULT_BUFFER_KB, 64,
+					 1 << 20) *
+			    1024,
+			(size_t)env_long("SKIP_BUFFERS", SKIP_COLLECTOR_DEFAULT_BUFFERS, 1, 4096),
+			(size_t)env_long("SKIP_BUFFERS_MAX", SKIP_COLLECTOR_DEFAULT_MAX, 1, 65536));
 	if (err) {
 		sk_err("cannot allocate activity buffers; not recording this process");
 		return err;
@@ -396,6 +408,11 @@ static int start(void)
 	if (pipe2(sk_g.done_fd, O_CLOEXEC | O_NONBLOCK) != 0) {
 		sk_err("pipe: %s; not recording this process", strerror(errno));
 		return -errno;
+	}
+	if (!sk_g.cupti) { /* the baseline mode: NVTX on the trace clock, CUPTI untouched */
+		sk_g.start_ns = skip_clock_ns(SKIP_TRACE_CLOCK);
+		write_start_meta(&sk_g.sink, 1);
+		goto started;
 	}
 	/* OS thread ids (gettid), as nsys stores them, instead of pthread_self() values. */
 	SK_CUPTI_CHECK(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
@@ -412,6 +429,7 @@ static int start(void)
 		return err;
 	}
 	subscribe_flush_points();
+started:
 	err = sk_writer_start(&sk_g);
 	if (err) {
 		sk_err("%s; not recording this process", skip_errmsg());
@@ -449,7 +467,10 @@ int InitializeInjection(void)
 
 int InitializeInjectionNvtx2(void *getExportTable)
 {
-	collector_init();
-	/* Every call forwards: NVTX v3 initializes once per shared library that uses it. */
+	int active = collector_init();
+
+	/* Every call attaches: NVTX v3 initializes once per shared library that uses it. */
+	if (!sk_g.cupti)
+		return active && sk_nvtx_attach(getExportTable);
 	return cuptiNvtxInitialize2(getExportTable) == CUPTI_SUCCESS;
 }

@@ -181,6 +181,9 @@ struct sk_pool {
  * allocated (so also for @prealloc 0); the pool is then zeroed.
  */
 int sk_pool_init(struct sk_pool *p, size_t size, size_t prealloc, size_t max);
+/* A pool with no buffer, whose queue stays empty (the baseline mode: the writer only waits on
+ * it for a flush or the stop). Returns 0. */
+int sk_pool_init_empty(struct sk_pool *p);
 /* Free the buffers on the free list and in the queue and zero the pool. Buffers handed out
  * and not returned are not freed: call it after the final forced flush, with the writer
  * stopped. */
@@ -213,6 +216,7 @@ struct sk_collector {
 	int finished;	      /* the final flush ran */
 	int standalone;	      /* not under skip record: finalize the file ourselves */
 	unsigned trace;	      /* SKIP_TRACE_* bits */
+	int cupti;	      /* CUPTI is used (sk_trace_needs_cupti): 0 in the baseline mode */
 	int flush_ms;
 	struct sk_pool pool;
 	struct sk_sink sink; /* the trace file; the writer thread's alone while it runs */
@@ -236,5 +240,18 @@ int sk_writer_start(struct sk_collector *c);
 void sk_writer_stop(struct sk_collector *c, int timeout_s);
 /* Enable the activity kinds and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_enable(unsigned trace);
+/* Whether @trace needs CUPTI: any kind but NVTX, or every API call. Without it (NVTX only:
+ * the baseline mode) the collector enables no CUPTI activity and records NVTX itself. */
+int sk_trace_needs_cupti(unsigned trace);
+
+/* ---- NVTX without CUPTI (nvtx.c) --------------------------------------------------------- */
+
+/* Fill the NVTX function tables behind @get_export_table (NVTX's NvtxGetExportTableFunc_t)
+ * with the collector's own handlers. Returns 1 (NVTX's success), 0 when the table is not
+ * usable. Called once per library that initializes NVTX; thread-safe. */
+int sk_nvtx_attach(void *get_export_table);
+/* Write the NVTX events logged since the last call through @sink (opening a transaction
+ * when there are some; the caller commits). Returns how many. Writer thread only. */
+size_t sk_nvtx_write(struct sk_sink *sink);
 
 #endif /* SKIP_COLLECTOR_INTERNAL_H */

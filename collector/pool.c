@@ -19,10 +19,28 @@
 
 #define BUF_ALIGN 8 /* CUPTI needs 8-byte aligned buffers */
 
-int sk_pool_init(struct sk_pool *p, size_t size, size_t prealloc, size_t max)
+/* The lock, the condition on the monotonic clock and the drop counter. */
+static int init_sync(struct sk_pool *p)
 {
 	pthread_condattr_t ca;
 
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	atomic_init(&p->cupti_dropped, 0);
+	return 0;
+}
+
+int sk_pool_init_empty(struct sk_pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	return init_sync(p);
+}
+
+int sk_pool_init(struct sk_pool *p, size_t size, size_t prealloc, size_t max)
+{
 	memset(p, 0, sizeof(*p));
 	size = (size + BUF_ALIGN - 1) & ~(size_t)(BUF_ALIGN - 1);
 	if (max < prealloc)
@@ -43,13 +61,7 @@ int sk_pool_init(struct sk_pool *p, size_t size, size_t prealloc, size_t max)
 	}
 	if (!p->total)
 		goto nomem;
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	atomic_init(&p->cupti_dropped, 0);
-	return 0;
+	return init_sync(p);
 nomem:
 	free(p->free);
 	free(p->queue);

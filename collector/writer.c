@@ -5,6 +5,9 @@
  * records in one transaction and commits. It also serves forced flushes asked for by a signal
  * handler, and at stop drains the queue before the file is closed.
  *
+ * In the baseline mode (no CUPTI) it writes the NVTX events nvtx.c logged, every SKIP_FLUSH_MS
+ * and at a flush or the stop, and otherwise only waits.
+ *
  * Threading: the only thread that touches SQLite. It blocks SIGINT/SIGTERM so that those are
  * always handled on a program thread, which then waits for this one.
  */
@@ -69,6 +72,18 @@ static size_t drain(struct sk_collector *c, uint64_t deadline_ns, uint64_t *drop
 	return total;
 }
 
+/* The baseline mode: write the NVTX events nvtx.c logged, in one transaction. */
+static size_t write_nvtx(struct sk_collector *c, uint64_t *drops)
+{
+	size_t n = sk_nvtx_write(&c->sink);
+
+	if (c->sink.in_txn) {
+		store_drops(c, drops);
+		sk_sink_commit(&c->sink);
+	}
+	return n;
+}
+
 /* After a forced flush CUPTI may hand buffers over from its own thread a little later: keep
  * draining until none has arrived for @quiet_ns. */
 static size_t drain_quiet(struct sk_collector *c, uint64_t quiet_ns, uint64_t *drops)
@@ -104,17 +119,20 @@ static void *writer_main(void *arg)
 			char one = 1;
 			ssize_t unused SK_UNUSED;
 
-			if (req == SK_FLUSH_FORCED)
+			if (req == SK_FLUSH_FORCED && c->cupti)
 				SK_CUPTI_CHECK(
 				    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-			n = drain_quiet(c, QUIET_NS, drops);
+			n = c->cupti ? drain_quiet(c, QUIET_NS, drops) : write_nvtx(c, drops);
 			unused = write(c->done_fd[1], &one, 1);
 			sk_dbg(1, "flush asked by the program (%s): %zu buffers written",
 			       req == SK_FLUSH_FORCED ? "signal" : "device reset", n);
 		}
 		if (now >= next_flush) {
 			/* Non-forced: returns the buffers whose records are all complete. */
-			SK_CUPTI_CHECK(cuptiActivityFlushAll(0));
+			if (c->cupti)
+				SK_CUPTI_CHECK(cuptiActivityFlushAll(0));
+			else
+				write_nvtx(c, drops);
 			next_flush = now + period;
 		}
 		drain(c, wake, drops);
@@ -124,7 +142,10 @@ static void *writer_main(void *arg)
 		if (stop)
 			break;
 	}
-	drain_quiet(c, QUIET_NS, drops);
+	if (c->cupti)
+		drain_quiet(c, QUIET_NS, drops);
+	else
+		write_nvtx(c, drops);
 	if (!c->sink.failed) {
 		sk_sink_begin(&c->sink);
 		store_drops(c, drops);

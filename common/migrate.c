@@ -1,8 +1,9 @@
 /*
- * migrate.c: bringing an older trace file to the current schema in place. skip_store_open()
- * calls it on a file opened for writing; read-only opens leave old files as they are, and the
- * readers take both versions (docs/trace-format.md, "Versions"). The whole migration is one
- * transaction, so a failure (a full disk, a damaged file) leaves the file exactly as it was.
+ * migrate.c: bringing an older trace file to the current schema in place, one step per
+ * version (1 -> 2 -> 3). skip_store_open() calls it on a file opened for writing; read-only
+ * opens leave old files as they are, and the readers take every version (docs/trace-format.md,
+ * "Versions"). The whole migration is one transaction, so a failure (a full disk, a damaged file)
+ * leaves the file exactly as it was.
  */
 #define SK_LOG_DOMAIN "store"
 #include <stdio.h>
@@ -48,6 +49,17 @@ static const char v1_after[] =
     "  CUPTI_ACTIVITY_KIND_RUNTIME(runId, globalTid, correlationId);"
     "PRAGMA user_version = 2;";
 
+/* Version 2 -> 3: SKIP_RUNS gets its kind column; every run of an older file is a full one
+ * (`skip record --baseline` did not exist). */
+static const char v2_after[] =
+    "ALTER TABLE SKIP_RUNS ADD COLUMN kind TEXT NOT NULL DEFAULT '" SKIP_RUN_FULL "';"
+    "PRAGMA user_version = 3;";
+
+static int from_v2(sqlite3 *db)
+{
+	return skip_store_exec(db, v2_after);
+}
+
 static int from_v1(sqlite3 *db)
 {
 	int err = skip_store_exec(db, v1_before);
@@ -66,13 +78,17 @@ int skip_store_migrate(sqlite3 *db)
 
 	if (version == SKIP_SCHEMA_VERSION)
 		return 0;
-	if (version != 1)
+	if (version != 1 && version != 2)
 		return sk_fail(SKIP_E_OLDER, "no migration from trace schema %lld to %d",
 			       (long long)version, SKIP_SCHEMA_VERSION);
 	err = skip_store_exec(db, "BEGIN IMMEDIATE");
 	if (err)
 		return err;
-	err = from_v1(db);
+	/* One step per version, in order, in one transaction. */
+	if (version == 1)
+		err = from_v1(db);
+	if (!err)
+		err = from_v2(db);
 	if (!err)
 		err = skip_store_exec(db, "COMMIT");
 	if (err) {
@@ -84,6 +100,7 @@ int skip_store_migrate(sqlite3 *db)
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		return sk_fail(err, "%s", msg);
 	}
-	sk_dbg(1, "migrated a trace from schema 1 to %d", SKIP_SCHEMA_VERSION);
+	sk_dbg(1, "migrated a trace from schema %lld to %d", (long long)version,
+	       SKIP_SCHEMA_VERSION);
 	return 0;
 }

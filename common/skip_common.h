@@ -28,9 +28,16 @@
 
 #define SKIP_VERSION "0.1.0"
 
-/* Version of schemas/trace.sql; stored in PRAGMA user_version. Version 1 files are read as
- * they are (the readers handle both) and migrated in place when opened for writing. */
-#define SKIP_SCHEMA_VERSION 2
+/* Version of schemas/trace.sql; stored in PRAGMA user_version. Version 1 and 2 files are read
+ * as they are (the readers handle every version) and migrated in place when opened for
+ * writing. */
+#define SKIP_SCHEMA_VERSION 3
+
+/* SKIP_RUNS.kind (schema 3): a run recorded with the CUDA activity (the default), or a
+ * baseline run (`skip record --baseline`: NVTX ranges and process identity only). Files of
+ * schema 1 and 2 have no such column: every run in them is a full one. */
+#define SKIP_RUN_FULL	  "full"
+#define SKIP_RUN_BASELINE "baseline"
 
 #if defined(__GNUC__)
 #define SKIP_API	__attribute__((visibility("default")))
@@ -303,6 +310,7 @@ SKIP_API int skip_store_meta_set(sqlite3 *db, int64_t run_id, int64_t global_pid
 struct skip_store_summary {
 	int64_t runs;	       /* rows in SKIP_RUNS */
 	int64_t failed_runs;   /* runs whose exit code was not 0 */
+	int64_t baseline_runs; /* of the runs, baseline ones (SKIP_RUNS.kind, schema 3) */
 	int64_t processes;     /* distinct processes that recorded CUDA activity */
 	int64_t kernels;       /* CUPTI_ACTIVITY_KIND_KERNEL rows */
 	int64_t runtime_calls; /* CUDA runtime API calls (RUNTIME rows, eventClass 0) */
@@ -335,6 +343,8 @@ SKIP_API int skip_json_validate(const struct cJSON *schema, const struct cJSON *
 SKIP_API int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql);
 /* 1 when @db's main schema has a table named @name, else 0. */
 SKIP_API int sk_db_has_table(sqlite3 *db, const char *name);
+/* 1 when table @table of @db has a column named @column, else 0. */
+SKIP_API int sk_db_has_column(sqlite3 *db, const char *table, const char *column);
 
 /* ---- JSON files (common/jsonfile.c) ---------------------------------------------------- */
 

@@ -159,6 +159,21 @@ fail:
 	return err;
 }
 
+int sk_db_has_column(sqlite3 *db, const char *table, const char *column)
+{
+	sqlite3_stmt *st = NULL;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, column, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 int sk_db_has_table(sqlite3 *db, const char *name)
 {
 	sqlite3_stmt *st = NULL;
@@ -366,6 +381,9 @@ int skip_store_summarize(sqlite3 *db, struct skip_store_summary *s)
 	memset(s, 0, sizeof(*s));
 	s->runs = sk_db_int(db, 0, "SELECT count(*) FROM SKIP_RUNS");
 	s->failed_runs = sk_db_int(db, 0, "SELECT count(*) FROM SKIP_RUNS WHERE status != 'ok'");
+	/* Schema 1 and 2 have no kind column: the query fails and every run is a full one. */
+	s->baseline_runs =
+	    sk_db_int(db, 0, "SELECT count(*) FROM SKIP_RUNS WHERE kind = '" SKIP_RUN_BASELINE "'");
 	s->processes = sk_db_int(db, 0,
 				 "SELECT count(*) FROM (SELECT DISTINCT runId, globalPid FROM "
 				 "SKIP_PROCESSES)");

@@ -359,6 +359,13 @@ static void regions_section(FILE *f, const struct skip_report *r)
 	fputs("</div>\n", f);
 }
 
+/* The metrics a recording inflates, marked with '*' in the metrics table. */
+static int inflated(int id)
+{
+	return id == SKIP_M_IL || id == SKIP_M_TKLQT || id == SKIP_M_T_API ||
+	       id == SKIP_M_HOST_SHARE;
+}
+
 static void metrics_section(FILE *f, const struct skip_report *r)
 {
 	char a[5][32];
@@ -380,12 +387,14 @@ static void metrics_section(FILE *f, const struct skip_report *r)
 				numfmt(a[k], sizeof(a[k]), v[k]);
 		}
 		fprintf(f,
-			"<tr><td class='l'>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+			"<tr><td class='l'>%s%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
 			"<td>%s</td><td>%d</td></tr>\n",
-			skip_metric_name((enum skip_metric_id)id), a[0], a[1], a[2], a[3], a[4],
-			s->n);
+			skip_metric_name((enum skip_metric_id)id), inflated(id) ? " *" : "", a[0],
+			a[1], a[2], a[3], a[4], s->n);
 	}
-	fputs("</table>\n", f);
+	fputs("</table>\n<p class='note'>* inflated by the recording, as recorded (see the "
+	      "recording cost)</p>\n",
+	      f);
 }
 
 /* One row of a top list: @name then @suffix (escaped), kernels, GPU time, mean, launch. */
@@ -433,6 +442,54 @@ static void names_section(FILE *f, const char *title, const struct skip_name_sta
 		      f);
 }
 
+/* The recording cost per configuration, from the baseline runs (docs/skip-report.md). */
+static void cost_section(FILE *f, const struct skip_report *r)
+{
+	const struct skip_recording_cost *c = r->cost;
+	char a[4][32];
+
+	if (!c)
+		return;
+	fputs("<h2>Recording cost</h2>\n", f);
+	if (!c->region) {
+		fprintf(f,
+			"<p>%lld baseline run(s): give <code>--region NAME</code> to compare a "
+			"range's wall interval with and without the recording.</p>\n",
+			(long long)c->baseline_runs);
+		return;
+	}
+	fputs("<p>Wall interval of <code>", f);
+	esc(f, c->region);
+	fputs("</code>: median over the occurrences; recorded / baseline with its least and most "
+	      "over the interleaved pairs of runs.</p>\n<table><tr><th class='l'>configuration</th>"
+	      "<th>full runs</th><th>full wall</th><th>baseline runs</th><th>baseline wall</th>"
+	      "<th>recorded / baseline</th><th>host-side share</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct skip_cost_row *w = &c->rows[i];
+
+		fputs("<tr><td class='l'>", f);
+		esc(f, w->config[0] ? w->config : "(no parameters)");
+		fprintf(f, "</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td>", w->full.runs,
+			dur(a[0], sizeof(a[0]), w->full.wall_ns), w->baseline.runs,
+			dur(a[1], sizeof(a[1]), w->baseline.wall_ns));
+		if (w->problem) {
+			fputs("<td class='l' colspan='2'>", f);
+			esc(f, w->problem);
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		fprintf(f, "<td>%.3fx", w->ratio);
+		if (w->pairs)
+			fprintf(f, " [%.3f .. %.3f]", w->ratio_min, w->ratio_max);
+		fprintf(f, "</td><td>%.1f%%", w->host_share * 100);
+		if (w->host_share_unprofiled >= 0)
+			fprintf(f, " recorded, ~%.1f%% without", w->host_share_unprofiled * 100);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void verdict_line(FILE *f, const struct skip_report *r)
 {
 	const struct skip_sweep *s = r->sweep;
@@ -471,6 +528,7 @@ int skip_export_html(const struct skip_report *r, FILE *f)
 	else
 		regions_section(f, r);
 	metrics_section(f, r);
+	cost_section(f, r);
 	names_section(f, "Top kernels by GPU time", r->top_by_time, r->ntop_time, NULL);
 	names_section(f, "Top operators (innermost NVTX range at launch)", r->top_ops, r->ntop_ops,
 		      r);

@@ -1,4 +1,4 @@
--- skip trace store, schema version 2 (PRAGMA user_version = 2).
+-- skip trace store, schema version 3 (PRAGMA user_version = 3).
 --
 -- Table and column names follow the Nsight Systems SQLite export where one exists, so SQL
 -- written for nsys exports runs here too: runtime and driver API calls share
@@ -356,7 +356,8 @@ CREATE TABLE IF NOT EXISTS SKIP_RUNS (
 	start INTEGER,
 	end INTEGER,
 	hostname TEXT,
-	pid INTEGER
+	pid INTEGER,
+	kind TEXT NOT NULL DEFAULT 'full' -- 'full', or 'baseline' (skip record --baseline: NVTX only)
 );
 
 CREATE TABLE IF NOT EXISTS SKIP_PARAMETERS (

@@ -19,7 +19,8 @@ expect_out "takes models from llama1b, gpt2, bert-base; got 'gpt3'"
 expect_exit 2 python3 "$LLM/graph_gain.py" --batches 0,1
 expect_out "takes positive whole numbers"
 expect_exit 0 python3 "$LLM/fidelity.py" --dry-run --skip "$SKIP" --out o
-expect_out "record -q -f -o WORK/fidelity.skip.db --repeat 3 --label 'graph_gain eager' --"
+# --baseline when this skip record has it (it does)
+expect_out "record -q -f -o WORK/fidelity.skip.db --repeat 3 --baseline --label 'graph_gain eager' --"
 expect_out "--eager-only --models gpt2,bert-base --batches 1,2,4,8 --warmup 30 --passes 20 --nvtx 'prefill_{model}_b{batch}'"
 expect_out "advise WORK/fidelity.skip.db --region prefill_bert-base_b8 --json"
 expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" --dry-run --skip "$SKIP" \

@@ -20,9 +20,9 @@ expect_exit 0 "$SKIP" report t.skip.db
 expect_out "3 kernels  |  dropped records unknown"
 expect_out "not available in this torch.profiler trace (docs/skip-import.md):"
 expect_out "hardware queued/submitted times"
-expect_out "TKLQT                  11.50 us"
-expect_out "sum t_api            9.625 us"
-expect_out "IL                     42.00 us"
+expect_out "TKLQT *                11.50 us"
+expect_out "sum t_api *          9.625 us"
+expect_out "IL *                   42.00 us"
 expect_out "aten::addmm                              1   5.500 us   4.750 us   62.0%"
 expect_exit 0 "$SKIP" report t.skip.db --region step
 expect_out "region: each occurrence of the NVTX range 'step' (1, 0 without GPU work)"

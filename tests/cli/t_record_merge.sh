@@ -11,7 +11,7 @@ cat > fakeapp.sh <<'APP'
 part() {
 	{
 		cat "$SCHEMA"
-		echo "PRAGMA user_version = 2; INSERT INTO StringIds VALUES (1, 'pad'), (2, '$2');"
+		echo "PRAGMA user_version = 3; INSERT INTO StringIds VALUES (1, 'pad'), (2, '$2');"
 		i=0
 		while [ $i -lt "$3" ]; do
 			echo "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL(runId, start, end, deviceId,

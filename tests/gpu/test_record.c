@@ -183,6 +183,53 @@ Test(gpu_record, memcpy_and_memset_counts_and_bytes_match)
 	"(SELECT max(n2.start) FROM NVTX_EVENTS n2 WHERE n2.globalTid = r.globalTid AND "          \
 	"n2.start <= r.start AND n2.end >= r.start AND n2.eventType = 59)"
 
+Test(gpu_record, baseline_runs_have_the_nvtx_ranges_and_no_cuda_activity)
+{
+	sqlite3 *db;
+	char path[512], cmd[1200];
+
+	/* 20 warm-up steps + 30, each one 'step' range of 10 kernels */
+	cr_assert_eq(record("base", "--repeat 3 --baseline", "launch_chain --chain 10 --steps 30"),
+		     0);
+	db = open_trace("base");
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_RUNS WHERE status = 'ok'"), 6);
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_RUNS WHERE kind = 'baseline' AND runId % 2 "
+			   "= 0"),
+		     3, "A B A B: every second run is a baseline run");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN SKIP_RUNS r ON "
+			   "r.runId = k.runId WHERE r.kind = 'full'"),
+		     3 * 500);
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN SKIP_RUNS r ON "
+			   "r.runId = k.runId WHERE r.kind = 'baseline'"),
+		     0, "no kernel in a baseline run");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME a JOIN SKIP_RUNS r ON "
+			   "r.runId = a.runId WHERE r.kind = 'baseline'"),
+		     0, "no API call in a baseline run");
+	cr_expect_eq(q(db,
+		       "SELECT count(*) FROM NVTX_EVENTS n JOIN SKIP_RUNS r ON r.runId = "
+		       "n.runId WHERE r.kind = 'baseline' AND n.text = 'step' AND n.eventType = "
+		       "59 AND n.end > n.start"),
+		     3 * 50, "every step range in the baseline runs");
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS n JOIN SKIP_RUNS r ON r.runId = "
+			   "n.runId WHERE r.kind = 'full' AND n.text = 'step'"),
+		     3 * 50);
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_PROCESSES p JOIN SKIP_RUNS r ON r.runId = "
+			   "p.runId WHERE r.kind = 'baseline'"),
+		     3, "each baseline run knows its process");
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA m JOIN SKIP_RUNS r ON r.runId = "
+			   "m.runId WHERE r.kind = 'baseline' AND m.key = 'cupti' AND m.value LIKE "
+			   "'off%'"),
+		     3);
+	assert_no_drops(db);
+	sqlite3_close(db);
+	/* skip report shows the recording cost with no problem */
+	snprintf(path, sizeof(path), "%s/base.skip.db", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --json --region step %s | grep -q '\"problem\":[[:space:]]*null'",
+		 getenv("SKIP"), path);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+}
+
 Test(gpu_record, nvtx_ranges_from_two_threads_nest_as_pushed)
 {
 	sqlite3 *db;

@@ -308,7 +308,7 @@ Test(nsys_sql, on_a_whole_sweep_the_reports_sum_over_runs)
 	sqlite3_close(db);
 }
 
-/* skip report on a version 1 fixture as it is (read-only: the readers take both versions) and
+/* skip report on a version 1 fixture as it is (read-only: the readers take every version) and
  * on a migrated copy of it: the same JSON, but for the file name. */
 static char *report_text(const char *path)
 {
@@ -338,7 +338,7 @@ Test(nsys_sql, every_fixture_reports_the_same_before_and_after_migration)
 		snprintf(cmd, sizeof(cmd), "cp %s %s", src, dst);
 		cr_assert_eq(system(cmd), 0);
 		cr_assert_eq(skip_store_open(dst, 0, &db), 0, "%s", skip_errmsg());
-		cr_expect_eq(sk_db_int(db, -1, "PRAGMA user_version"), 2);
+		cr_expect_eq(sk_db_int(db, -1, "PRAGMA user_version"), SKIP_SCHEMA_VERSION);
 		sqlite3_close(db);
 		before = report_text(src);
 		after = report_text(dst);

@@ -85,7 +85,7 @@ Test(common_migrate, the_driver_calls_join_the_runtime_table_and_nothing_is_lost
 	sqlite3_close(db);
 	cr_assert_gt(drv, 0, "the fixture has driver calls (cuBLAS launches with cuLaunchKernel)");
 	cr_assert_eq(skip_store_open(p, 0, &db), 0, "%s", skip_errmsg());
-	cr_expect_eq(q(db, "PRAGMA user_version"), 2);
+	cr_expect_eq(q(db, "PRAGMA user_version"), SKIP_SCHEMA_VERSION);
 	cr_expect_eq(sk_db_has_table(db, "CUPTI_ACTIVITY_KIND_DRIVER"), 0);
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), rt + drv);
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"),
@@ -228,7 +228,7 @@ Test(common_migrate, a_failed_migration_leaves_the_file_byte_for_byte_as_it_was)
 
 	cr_expect_lt(skip_store_open(p, 0, &db), 0);
 	cr_expect_null(db);
-	cr_expect(strstr(skip_errmsg(), "from schema 1 to 2"), "%s", skip_errmsg());
+	cr_expect(strstr(skip_errmsg(), "from schema 1 to 3"), "%s", skip_errmsg());
 	after = slurp(p, &n1);
 	cr_expect_eq(n1, n0);
 	cr_expect(n1 == n0 && memcmp(before, after, (size_t)n0) == 0, "file unchanged");
@@ -298,4 +298,39 @@ Test(common_migrate, a_missing_run_or_an_input_as_output_writes_nothing)
 	cr_expect_eq(skip_store_export_run(p, 1, path("r1.skip.db"), 0), SKIP_E_EXISTS);
 	cr_expect_eq(skip_store_export_run(p, 1, path("r1.skip.db"), 1), 0, "%s", skip_errmsg());
 	free(p);
+}
+
+/* A version 2 file: a current one without SKIP_RUNS.kind, its user_version set back. */
+static char *hand_v2(const char *name)
+{
+	char *p = path(name);
+	sqlite3 *db = NULL;
+
+	cr_assert_eq(skip_store_create(p, SKIP_STORE_OVERWRITE, &db), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_store_exec(db, "INSERT INTO SKIP_RUNS(runId, commandLine, status) "
+					 "VALUES (1, 'app', 'ok'), (2, 'app', 'ok');"
+					 "ALTER TABLE SKIP_RUNS DROP COLUMN kind;"
+					 "PRAGMA user_version = 2;"),
+		     0, "%s", skip_errmsg());
+	sqlite3_close(db);
+	return p;
+}
+
+Test(common_migrate, a_version_2_file_gets_the_run_kind_column_and_every_run_is_full)
+{
+	char *p = hand_v2("v2.skip.db");
+	sqlite3 *db = open_ro(p);
+	struct skip_store_summary s;
+
+	cr_expect_eq(q(db, "PRAGMA user_version"), 2);
+	cr_expect_eq(sk_db_has_column(db, "SKIP_RUNS", "kind"), 0);
+	cr_assert_eq(skip_store_summarize(db, &s), 0);
+	cr_expect_eq(s.runs, 2);
+	cr_expect_eq(s.baseline_runs, 0, "no kind column: no baseline run");
+	sqlite3_close(db);
+	cr_assert_eq(skip_store_open(p, 0, &db), 0, "%s", skip_errmsg());
+	cr_expect_eq(q(db, "PRAGMA user_version"), 3);
+	cr_expect_eq(sk_db_has_column(db, "SKIP_RUNS", "kind"), 1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_RUNS WHERE kind = 'full'"), 2);
+	sqlite3_close(db);
 }

@@ -103,7 +103,7 @@ static void same_on_both(const char *fixture, int64_t run, enum skip_timeline_fo
 	copy(fixture, v1);
 	copy(fixture, v2);
 	cr_assert_eq(skip_store_open(v2, 0, &db), 0, "%s", skip_errmsg()); /* migrates */
-	cr_assert_eq(sk_db_int(db, 0, "PRAGMA user_version"), 2);
+	cr_assert_eq(sk_db_int(db, 0, "PRAGMA user_version"), SKIP_SCHEMA_VERSION);
 	cr_assert_eq(sk_db_has_table(db, "CUPTI_ACTIVITY_KIND_DRIVER"), 0);
 	sqlite3_close(db);
 	t1 = timeline(v1, NULL, fmt, &pick, &c1);

@@ -170,7 +170,7 @@ PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$LLM/fidelity.py" --skip "$SKIP"
 	--models gpt2 --batches 2 --repeat 2 --warmup 2 --passes 2 --rec-warmup 1 --rec-passes 1
 expect_out "| gpt2 | 2 | "
 expect_out "advise: run 1 has no kernels"
-expect_out "| model | batch | full runs | recorded IL |"
+expect_out "| model | batch | baseline runs | full runs | recorded IL |"
 { [ -s o/fidelity.json ] && [ -s o/graph_gain.json ]; } || fail "fidelity.py wrote no JSON"
 [ "$(ls o | wc -l)" = 2 ] || fail "fidelity.py left more than its two files in DIR: $(ls o)"
 

@@ -81,8 +81,8 @@ def command(variant, argv, out, skip):
         return rec + ["--"] + argv, {}
     if variant == "torch-ops":
         return rec + ["--torch-ops", "--"] + argv, {}
-    if variant == "baseline":
-        return rec + ["--baseline", "--"] + argv, {}
+    if variant == "baseline":  # --baseline compares runs: a full run, then its baseline run
+        return rec + ["--repeat", "2", "--baseline", "--"] + argv, {}
     return rec + ["--trace", TRACE[variant], "--"] + argv, {}
 
 

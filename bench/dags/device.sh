@@ -5,7 +5,7 @@
 #   2. the runtime's CPU unit tests, then its GPU tests (every executor on every DAG against
 #      the serial result, PDL edges, plan round trip, a bad plan refused)
 #   3. the DAG-suite table (both sizes, interleaved rounds) and the 10,000-kernel chain
-#   4. compute-sanitizer memcheck and racecheck on the whole suite at the small size
+#   4. compute-sanitizer memcheck, racecheck and synccheck on the whole suite at the small size
 #      (dagbench --check: every DAG, the hand-written version and E1-E4, one run each)
 # Logs and results go to $OUT (at most 7 files); the summary and the tables are printed last.
 # Every step gets a time limit out of one budget (DEADLINE seconds, default 530), so the
@@ -84,7 +84,7 @@ case $rc in
 esac
 
 # ---- 4. compute-sanitizer on the suite at small size --------------------------------------------
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck synccheck; do
 	if [ -z "$SAN" ]; then
 		note "$tool: compute-sanitizer not found on this machine (skipped)"
 		continue

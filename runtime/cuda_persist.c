@@ -5,7 +5,8 @@
  *
  * Memory: one device block holds the plan's arrays (with the plan itself, its pointers
  * rewritten to device addresses), the counters (a 128-byte line per task), the tiles' epochs,
- * the JIT ring, the task table (entry, packed arguments, block, tiles) and struct sk_persist.
+ * the JIT ring, the task table (entry, packed arguments, block, tiles), struct sk_persist and
+ * its shared words.
  * It is built as one host image and copied once. Two host-mapped words per worker say which
  * tile it started and whether it still runs it, and one mirrors the abort flag, so that the
  * host learns of an error without a copy and can name the tile after a trap, when the
@@ -21,8 +22,6 @@
 #include "persist.h"
 
 #define WORKER "skip_persist_worker"
-/* skip_task.cuh's protocol warp: a worker has the largest task block plus these threads */
-#define SK_PROTOCOL_THREADS 32
 
 struct sk_cuda_persist {
 	const struct skip_graph *g;
@@ -119,7 +118,7 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
 	    (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 					   (int)*smem)) != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker", *smem);
-	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PROTOCOL_THREADS, *smem);
+	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: the worker's occupancy");
 	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
@@ -475,7 +474,7 @@ int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int n
 	memset(&attr, 0, sizeof(attr));
 	cfg.gridDimX = (unsigned)s->p->o.nworkers;
 	cfg.gridDimY = cfg.gridDimZ = 1;
-	cfg.blockDimX = (unsigned)s->nthreads + SK_PROTOCOL_THREADS;
+	cfg.blockDimX = (unsigned)s->nthreads + SK_PERSIST_PROTOCOL_THREADS;
 	cfg.blockDimY = cfg.blockDimZ = 1;
 	cfg.sharedMemBytes = s->smem;
 	cfg.hStream = (CUstream)stream;

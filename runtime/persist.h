@@ -123,6 +123,10 @@ struct sk_persist_opts {
 				  .lookahead = 8,                                                  \
 				  .report_batch = 8})
 
+/* The GPU's worker CTA: its warp 0 runs the protocol (skip_task.cuh), the rest the tiles, so a
+ * worker has the largest task block plus these threads. */
+#define SK_PERSIST_PROTOCOL_THREADS 32
+
 /* The GPU's task table: one entry per task, in device memory (skip_task.cuh runs them). */
 struct sk_persist_gpu_task {
 	void *fn;	   /* the task's entry, a skip_task_fn of the worker's module */

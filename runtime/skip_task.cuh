@@ -176,10 +176,6 @@ static __device__ __forceinline__ void *skip_smem(void)
 
 /* ---- the worker kernel ----------------------------------------------------------------------- */
 
-/* Warp 0 of a worker runs the protocol (its thread 0) and no task: it never calls a body, so
- * it keeps its state in registers while the other warps run the tile. */
-#define SK_PROTOCOL_THREADS 32
-
 /* The current tile's order from the protocol thread to the CTA, and a body's error. */
 static __shared__ int sk_cmd_task, sk_cmd_tile, sk_cmd_err;
 
@@ -217,9 +213,9 @@ static __shared__ struct sk_persist_gpu_task sk_cmd_gt;
 static __device__ __forceinline__ void sk_gpu_tile(int k)
 {
 	const struct sk_persist_gpu_task g = sk_cmd_gt;
-	unsigned tid = threadIdx.x - SK_PROTOCOL_THREADS;
+	unsigned tid = threadIdx.x - SK_PERSIST_PROTOCOL_THREADS;
 
-	if (threadIdx.x >= SK_PROTOCOL_THREADS && tid < g.nthreads) {
+	if (threadIdx.x >= SK_PERSIST_PROTOCOL_THREADS && tid < g.nthreads) {
 		struct skip_tile tile = {(unsigned)k, g.ntiles, tid, g.nthreads, 1};
 
 		((skip_task_fn)g.fn)(g.args, tile);
@@ -259,7 +255,7 @@ static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t 
  * threads wait for those calls and leave on task -1. @first_epoch and @niters are this launch's.
  * @rt is in device memory and not written (its shared words are behind rt->sw).
  */
-extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PROTOCOL_THREADS)
+extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS)
     skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters)
 {
 	/* The state and the plan the protocol reads, copied to shared memory once: the shared

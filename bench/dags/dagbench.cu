@@ -10,6 +10,7 @@
  *
  *   dagbench [--dir bench/dags] [--modules DIR] [--only vec,ml] [--sizes small,large]
  *            [--rounds R] [--iters K] [--chain N] [--chain-runs R] [--no-chain] [--check]
+ *            [--e5-workers N]
  *            [--json FILE]
  * --check: verification only (one round, one iteration), for compute-sanitizer runs.
  * Exit status: 0, or 1 when a variant failed or differed from the serial result.
@@ -32,6 +33,7 @@ struct opts {
 	std::string dir = "bench/dags", modules;
 	std::vector<std::string> only, sizes = {"large", "small"};
 	int rounds = 5, iters = 0, chain = 10000, chain_runs = 10, check = 0;
+	int e5_workers = 0; /* E5's workers (0: its default) */
 	FILE *json = NULL;
 };
 
@@ -117,6 +119,7 @@ static void setup(struct bench *b, const struct opts &o, const struct hand_dag *
 			continue;
 		po.executor = ex[v];
 		po.mode = v == 6 ? 2 : 1; /* E5: aot, jit */
+		po.workers = o.e5_workers;
 		if (skip_plan_compute(b->g, &po, &b->plan[v]))
 			die("plan");
 		b->x[v] = skip_exec_new(b->g, b->plan[v], &err);
@@ -312,6 +315,8 @@ static void parse(int argc, char **argv, struct opts &o)
 			o.iters = atoi(v);
 		else if (!strcmp(a, "--chain"))
 			o.chain = atoi(v);
+		else if (!strcmp(a, "--e5-workers"))
+			o.e5_workers = atoi(v);
 		else if (!strcmp(a, "--chain-runs"))
 			o.chain_runs = atoi(v);
 		else if (!strcmp(a, "--json") && !(o.json = fopen(v, "w"))) {

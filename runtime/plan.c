@@ -38,7 +38,7 @@ const struct skip_plan_option skip_plan_options[] = {
 	"scheduling of %s: aot (per-worker queues, the default) or jit (a ready queue on the "
 	"GPU)"),
     OPT(workers, "workers", SKIP_PLAN_PERSIST, 1, 1024, 0, "N", NULL,
-	"worker CTAs of %s (default: as many as fit co-resident)"),
+	"worker CTAs of %s (default: one per SM; at most as many as fit co-resident)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 #undef OPT

@@ -255,7 +255,7 @@ struct skip_plan {
 	int pdl;     /* graph, serial: programmatic edges where both tasks allow */
 	int window;  /* window: W pending launches (1..64) */
 	int mode;    /* persistent: 1 aot, 2 jit (skip_persist_modes[mode - 1]) */
-	int workers; /* persistent: worker CTAs; 0 as many as fit co-resident */
+	int workers; /* persistent: worker CTAs; 0 one per SM (as far as they fit) */
 };
 
 struct skip_plan_opts {
@@ -264,7 +264,7 @@ struct skip_plan_opts {
 	int window;   /* window: 0 = 32 */
 	int pdl;      /* serial/graph */
 	int mode;     /* persistent: 0 = aot */
-	int workers;  /* persistent: 0 = as many as fit co-resident */
+	int workers;  /* persistent: 0 = one per SM (as far as they fit) */
 };
 
 /*

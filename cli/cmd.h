@@ -41,6 +41,9 @@ int cli_int(const char *cmd, const char *opt, const char *s, long long lo, long 
 	    const char *what, long long *out);
 /* The same into an int. */
 int cli_int32(const char *cmd, const char *opt, const char *s, int lo, int hi, int *out);
+/* getopt's answer @c for a bad option: ':' a missing value, anything else an unknown option;
+ * the usage error (EXIT_USAGE) that names argv[optind - 1]. */
+int cli_bad_option(const char *cmd, int c, char *const *argv);
 /* Checked real number in (@lo, @hi), or (@lo, @hi] with @hi_included; the error says
  * "@opt takes @what". */
 int cli_real(const char *cmd, const char *opt, const char *s, double lo, double hi, int hi_included,

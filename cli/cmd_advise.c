@@ -156,11 +156,8 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 		case 'h':
 			fputs(help, stdout);
 			return -1;
-		case ':':
-			return cli_usage_error("advise", "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("advise", "unknown option '%s'", argv[optind - 1]);
+		default: /* ':' a missing value, '?' an unknown option */
+			return cli_bad_option("advise", c, argv);
 		}
 	}
 	if (rc)

@@ -98,11 +98,8 @@ static int parse(int argc, char **argv, struct diff_opts *o)
 			fputs(help, stdout);
 			return -1;
 		}
-		if (c == ':')
-			return cli_usage_error("diff", "option '%s' needs a value",
-					       argv[optind - 1]);
-		if (c == '?')
-			return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+		if (c == ':' || c == '?')
+			return cli_bad_option("diff", c, argv);
 		rc = parse_opt(o, c, optarg);
 	}
 	if (rc)

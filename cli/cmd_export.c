@@ -152,11 +152,8 @@ static int parse(int argc, char **argv, struct export_opts *o)
 			fputs(help, stdout);
 			return -1;
 		}
-		if (c == ':')
-			return cli_usage_error("export", "option '%s' needs a value",
-					       argv[optind - 1]);
-		if (c == '?')
-			return cli_usage_error("export", "unknown option '%s'", argv[optind - 1]);
+		if (c == ':' || c == '?')
+			return cli_bad_option("export", c, argv);
 		rc = parse_opt(o, c, optarg);
 	}
 	if (rc)

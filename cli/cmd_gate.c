@@ -220,11 +220,8 @@ static int parse(int argc, char **argv, struct gate_cli *o)
 			usage_help();
 			return -1;
 		}
-		if (c == ':')
-			return cli_usage_error("gate", "option '%s' needs a value",
-					       argv[optind - 1]);
-		if (c == '?')
-			return cli_usage_error("gate", "unknown option '%s'", argv[optind - 1]);
+		if (c == ':' || c == '?')
+			return cli_bad_option("gate", c, argv);
 		rc = parse_opt(o, c, optarg);
 	}
 	o->region = pick.region;

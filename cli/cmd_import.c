@@ -71,11 +71,8 @@ static int parse(int argc, char **argv, struct import_opts *o)
 		case 'h':
 			fputs(help, stdout);
 			return -1;
-		case ':':
-			return cli_usage_error("import", "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("import", "unknown option '%s'", argv[optind - 1]);
+		default: /* ':' a missing value, '?' an unknown option */
+			return cli_bad_option("import", c, argv);
 		}
 	}
 	if (rc)

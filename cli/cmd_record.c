@@ -205,11 +205,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'h':
 			fputs(help, stdout);
 			return -1;
-		case ':':
-			return cli_usage_error("record", "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
+		default: /* ':' a missing value, '?' an unknown option */
+			return cli_bad_option("record", c, argv);
 		}
 	}
 	if (latency)

@@ -110,11 +110,8 @@ static int parse(int argc, char **argv, struct report_opts *o)
 		case 'h':
 			fputs(help, stdout);
 			return -1;
-		case ':':
-			return cli_usage_error("report", "option '%s' needs a value",
-					       argv[optind - 1]);
-		default:
-			return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		default: /* ':' a missing value, '?' an unknown option */
+			return cli_bad_option("report", c, argv);
 		}
 	}
 	if (rc)

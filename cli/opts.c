@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
 #include "cmd.h"
 
 int cli_int(const char *cmd, const char *opt, const char *s, long long lo, long long hi,
@@ -25,6 +27,13 @@ int cli_int(const char *cmd, const char *opt, const char *s, long long lo, long 
 	}
 	*out = v;
 	return 0;
+}
+
+int cli_bad_option(const char *cmd, int c, char *const *argv)
+{
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int cli_int32(const char *cmd, const char *opt, const char *s, int lo, int hi, int *out)

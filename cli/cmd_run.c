@@ -194,7 +194,7 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 {
 	if (c >= O_PLAN) { /* skip_plan_options[c - O_PLAN] */
 		const struct skip_plan_option *r = &skip_plan_options[c - O_PLAN];
-		int *v = (int *)((char *)&o->popts + r->opts_offset);
+		int *v = (int *)((char *)&o->popts + r->opts_offset), rc;
 
 		if (!r->metavar) {
 			*v = 1;
@@ -204,7 +204,11 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 			return skip_plan_option_value(r, arg, v)
 				   ? cli_usage_error("run", "%s", skip_errmsg())
 				   : 0;
-		return cli_int32("run", optname, arg, r->min, r->max, v);
+		if ((rc = cli_int32("run", optname, arg, r->min, r->max, v)))
+			return rc;
+		if (!*v) /* 0 given: not "the default" */
+			*v = SKIP_PLAN_ZERO;
+		return 0;
 	}
 	switch (c) {
 	case O_VERIFY:
@@ -504,7 +508,9 @@ static void plan_line(FILE *out, const struct skip_plan *p)
 	if ((f & SKIP_PLAN_PDL) && p->pdl)
 		fprintf(out, ", PDL edges");
 	if (f & SKIP_PLAN_PERSIST) {
-		fprintf(out, ", mode %s, ", skip_persist_modes[p->mode > 1 ? 1 : 0]);
+		fprintf(out, ", mode %s, ", skip_persist_modes[p->mode > 1 ? p->mode - 1 : 0]);
+		if (p->mode == 3)
+			fprintf(out, "lookahead %d, ", p->lookahead);
 		if (p->workers)
 			fprintf(out, "%d workers", p->workers);
 		else
@@ -565,7 +571,8 @@ static cJSON *result_json(const struct run_opts *o, const struct result *r)
 	if (f & SKIP_PLAN_WINDOW)
 		cJSON_AddNumberToObject(j, "window", p->window);
 	if (f & SKIP_PLAN_PERSIST)
-		cJSON_AddStringToObject(j, "mode", skip_persist_modes[p->mode > 1 ? 1 : 0]);
+		cJSON_AddStringToObject(j, "mode",
+					skip_persist_modes[p->mode > 1 ? p->mode - 1 : 0]);
 	cJSON_AddBoolToObject(j, "pdl", p->pdl);
 	if (r->failed) {
 		cJSON_AddStringToObject(j, r->skipped ? "not_run" : "error", r->fail_msg);

@@ -11,6 +11,10 @@
  * tile it started and whether it still runs it, and one mirrors the abort flag, so that the
  * host learns of an error without a copy and can name the tile after a trap, when the
  * context is gone.
+ *
+ * The co-pilot (COPILOT): the feed ring's slots and the report rings are host-mapped; the
+ * calling thread feeds and reads them (persist_host.c, sk_persist_copilot_run()) between the
+ * launch and the end of the kernel, spinning, and stops when the kernel does.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stddef.h>
@@ -36,9 +40,18 @@ struct sk_cuda_persist {
 	uint64_t *abort_host;		     /* host-mapped */
 	struct sk_persist_started *dstarted; /* the same two, as the device sees them */
 	uint64_t *dabort;
-	uint64_t epochs;    /* completed so far */
-	int spent;	    /* a run failed */
-	const char **names; /* [ntasks] */
+	/* COPILOT */
+	uint64_t *feed;			/* [feed_cap] host-mapped slots */
+	struct sk_persist_reports *rep; /* [nworkers] host-mapped */
+	uint32_t *ids;			/* [nworkers * report_cap] host-mapped */
+	struct sk_persist *co;		/* the host's side */
+	cudaStream_t co_stream;		/* the launch the co-pilot feeds */
+	unsigned co_polls;		/* idle rounds */
+	int co_err;			/* it stopped before the end */
+	uint64_t co_since, co_sig;	/* the started tiles' signature, and since when */
+	uint64_t epochs;		/* completed so far */
+	int spent;			/* a run failed */
+	const char **names;		/* [ntasks] */
 };
 
 /* ---- what runs under E5 ---------------------------------------------------------------------- */
@@ -316,7 +329,8 @@ static int build(struct sk_cuda_persist *s)
 	const struct sk_persist_plan *p = s->p;
 	struct image im = {0};
 	struct sk_persist rt;
-	size_t ctr_off = 0, done_off = 0, jit_off = 0, rt_off = 0, sw_off = 0, total = 0;
+	size_t ctr_off = 0, done_off = 0, jit_off = 0, rt_off = 0, sw_off = 0, own_off = 0,
+	       feed_off = 0, total = 0;
 	uintptr_t plan = 0, table = 0;
 	struct sk_persist_gpu_task *gt = calloc((size_t)p->ntasks + 1, sizeof(*gt));
 	uint64_t *slot;
@@ -338,8 +352,13 @@ static int build(struct sk_cuda_persist *s)
 		jit_off = img_take(&im, sizeof(uint64_t) * (size_t)p->jit_cap, 128);
 		rt_off = img_take(&im, sizeof(rt), 128);
 		sw_off = img_take(&im, sizeof(struct sk_persist_words), 128);
+		own_off =
+		    img_take(&im, sizeof(struct sk_persist_reporter) * (size_t)p->o.nworkers, 128);
+		feed_off =
+		    img_take(&im, sizeof(uint64_t) * (size_t)(s->feed ? p->feed_cap : 1), 128);
 		if (rt_off == (size_t)-1 || jit_off == (size_t)-1 || done_off == (size_t)-1 ||
-		    ctr_off == (size_t)-1 || sw_off == (size_t)-1)
+		    ctr_off == (size_t)-1 || sw_off == (size_t)-1 || own_off == (size_t)-1 ||
+		    feed_off == (size_t)-1)
 			goto nomem;
 		if (pass)
 			break;
@@ -364,6 +383,23 @@ static int build(struct sk_cuda_persist *s)
 	rt.jit.tail = &rt.sw->jit_tail;
 	rt.timeout_ns = (uint64_t)p->o.watchdog_ms * 1000000u;
 	rt.gtask = (const struct sk_persist_gpu_task *)table;
+	if (s->feed) { /* COPILOT: the rings in host memory, as the device sees them */
+		struct sk_persist_reporter *own = (struct sk_persist_reporter *)(im.h + own_off);
+		uint32_t *ids;
+
+		if ((e = cudaHostGetDevicePointer((void **)&rt.hfeed.slot, s->feed, 0)) ||
+		    (e = cudaHostGetDevicePointer((void **)&rt.rep, s->rep, 0)) ||
+		    (e = cudaHostGetDevicePointer((void **)&ids, s->ids, 0))) {
+			err = sk_cuda_fail(e, "persistent: the co-pilot's rings");
+			goto fail;
+		}
+		rt.hfeed.mask = rt.feed.mask = (uint64_t)p->feed_cap - 1;
+		rt.feed.slot = (sk_au64 *)(im.dbase + feed_off); /* empty: 0 */
+		rt.feed.head = &rt.sw->feed_head;
+		rt.own = (struct sk_persist_reporter *)(im.dbase + own_off);
+		for (int w = 0; w < p->o.nworkers; w++)
+			own[w].ids = ids + (size_t)w * (size_t)p->report_cap;
+	}
 	rt.started = s->dstarted;
 	rt.abort_host = (sk_au64 *)s->dabort;
 	memcpy(im.h + rt_off, &rt, sizeof(rt));
@@ -380,6 +416,8 @@ fail:
 	free(gt);
 	return err;
 }
+
+static int copilot_new(struct sk_cuda_persist *s);
 
 struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 					    const struct sk_persist_plan *p, int *err)
@@ -399,13 +437,15 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 		*err = fit;
 		goto fail;
 	}
-	if (p->o.nworkers > fit) {
+	if (p->o.nworkers + (p->o.mode == SK_PERSIST_COPILOT) > fit) {
 		*err =
 		    sk_fail(SKIP_E_INVAL,
-			    "persistent: the plan has %d workers; %d fit co-resident on this GPU "
+			    "persistent: the plan has %d workers%s; %d fit co-resident on this GPU "
 			    "(blocks of %d threads): E5 never launches more than fit, which "
 			    "could hang",
-			    p->o.nworkers, fit, s->nthreads);
+			    p->o.nworkers,
+			    p->o.mode == SK_PERSIST_COPILOT ? " and the co-pilot's dispatcher" : "",
+			    fit, s->nthreads);
 		goto fail;
 	}
 	m = g->tasks[0].kernel.module;
@@ -429,6 +469,8 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	}
 	memset(s->started, 0, W * sizeof(*s->started));
 	*s->abort_host = 0;
+	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
+		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {
 		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
 		goto fail;
@@ -448,6 +490,11 @@ void sk_cuda_persist_free(struct sk_cuda_persist *s)
 	if (!s)
 		return;
 	cudaFree(s->dmem);
+	sk_persist_free(s->co);
+	if (s->feed)
+		cudaFreeHost(s->feed);
+	if (s->rep)
+		cudaFreeHost(s->rep);
 	if (s->started)
 		cudaFreeHost(s->started);
 	if (s->abort_host)
@@ -461,7 +508,8 @@ void sk_cuda_persist_free(struct sk_cuda_persist *s)
 int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int niters)
 {
 	uint64_t first = s->epochs + 1;
-	void *params[] = {&s->drt, &first, &niters};
+	int dispatcher = s->co ? s->p->o.nworkers : -1; /* COPILOT: one more CTA */
+	void *params[] = {&s->drt, &first, &niters, &dispatcher};
 	CUlaunchAttribute attr;
 	CUlaunchConfig cfg;
 	CUresult r;
@@ -472,7 +520,7 @@ int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int n
 			       "left its counters mid-epoch");
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&attr, 0, sizeof(attr));
-	cfg.gridDimX = (unsigned)s->p->o.nworkers;
+	cfg.gridDimX = (unsigned)(s->p->o.nworkers + (s->co != NULL));
 	cfg.gridDimY = cfg.gridDimZ = 1;
 	cfg.blockDimX = (unsigned)s->nthreads + SK_PERSIST_PROTOCOL_THREADS;
 	cfg.blockDimY = cfg.blockDimZ = 1;
@@ -486,6 +534,17 @@ int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int n
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: launching %d workers", s->p->o.nworkers);
 	s->epochs += (uint64_t)niters;
+	if (s->co) {
+		int err;
+
+		s->co_stream = stream;
+		s->co_polls = 0;
+		s->co_since = 0;
+		/* the co-pilot stops early only when the kernel stops, or a tile never returns:
+		 * the wait says why */
+		if ((err = sk_persist_copilot_run(s->co, first, niters)))
+			s->co_err = err;
+	}
 	return 0;
 }
 
@@ -536,41 +595,101 @@ static int stopped(struct sk_cuda_persist *s)
 		       s->p->o.nworkers, rt.diag);
 }
 
+/* No tile began or ended anywhere for twice the watchdog (*@since, *@seen: when the started
+ * tiles last changed, and how they were): a body that never returns, which the device's
+ * watchdog cannot catch. */
+static int stuck(struct sk_cuda_persist *s, uint64_t *since, uint64_t *seen)
+{
+	uint64_t limit = (uint64_t)s->p->o.watchdog_ms * 2000000u, now, sig = 0;
+
+	for (int w = 0; w < s->p->o.nworkers; w++) {
+		const volatile struct sk_persist_started *st = &s->started[w];
+
+		sig = sig * 1000003u + st->epoch * 131u + (uint64_t)st->tile * 7u +
+		      (uint64_t)st->task + (uint64_t)st->running;
+	}
+	now = skip_clock_ns(CLOCK_MONOTONIC);
+	if (!*since || sig != *seen) {
+		*since = now;
+		*seen = sig;
+		return 0;
+	}
+	if (now - *since <= limit)
+		return 0;
+	s->spent = 1;
+	return sk_fail(SKIP_E_CUDA,
+		       "persistent: no tile began or ended for %u ms: a task body that never "
+		       "returns? (the kernel cannot be stopped; the process must end)",
+		       2 * s->p->o.watchdog_ms);
+}
+
+/* The co-pilot found nothing to do: go on while the kernel runs. A worker's abort is seen at
+ * once (host-mapped); the kernel's end, and a tile that never returns, every few thousand
+ * rounds (a stream query costs about a microsecond). */
+static int copilot_idle(void *ctx)
+{
+	struct sk_cuda_persist *s = ctx;
+	uint64_t ab = *(volatile uint64_t *)s->abort_host;
+	cudaError_t e;
+
+	if (ab)
+		return -(int)ab;
+	if (++s->co_polls % 4096)
+		return 0;
+	if ((e = cudaStreamQuery(s->co_stream)) != cudaErrorNotReady)
+		return sk_fail(SKIP_E_CUDA, "persistent: the kernel ended before every task was "
+					    "reported");
+	return stuck(s, &s->co_since, &s->co_sig);
+}
+
+/* COPILOT: the host-mapped rings (the feed slots start empty: 0) and the host's side. */
+static int copilot_new(struct sk_cuda_persist *s)
+{
+	const struct sk_persist_plan *p = s->p;
+	size_t W = (size_t)p->o.nworkers, rep = (W * sizeof(*s->rep) + 127) / 128 * 128;
+	cudaError_t e;
+	int err;
+
+	e = cudaHostAlloc((void **)&s->feed, sizeof(uint64_t) * (size_t)p->feed_cap,
+			  cudaHostAllocMapped);
+	if (e == cudaSuccess)
+		e = cudaHostAlloc((void **)&s->rep,
+				  rep + sizeof(uint32_t) * W * (size_t)p->report_cap,
+				  cudaHostAllocMapped);
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "persistent: the co-pilot's host-mapped rings");
+	memset(s->feed, 0, sizeof(uint64_t) * (size_t)p->feed_cap);
+	memset(s->rep, 0, rep);
+	s->ids = (uint32_t *)((char *)s->rep + rep);
+	s->co =
+	    sk_persist_copilot_new(p, (sk_au64 *)s->feed, s->rep, s->ids, copilot_idle, s, &err);
+	return s->co ? 0 : err;
+}
+
 int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream)
 {
-	uint64_t limit = (uint64_t)s->p->o.watchdog_ms * 2000000u, since = 0, seen = 0;
+	uint64_t since = 0, seen = 0;
 	unsigned polls = 0;
 	cudaError_t e;
 
 	while ((e = cudaStreamQuery(stream)) == cudaErrorNotReady) {
-		uint64_t now, sig = 0;
+		int err;
 
 		if (++polls % 4096)
 			continue;
-		/* no tile began or ended anywhere for twice the watchdog: a body that never
-		 * returns (the device's watchdog catches everything else) */
-		for (int w = 0; w < s->p->o.nworkers; w++) {
-			const volatile struct sk_persist_started *st = &s->started[w];
-
-			sig = sig * 1000003u + st->epoch * 131u + (uint64_t)st->tile * 7u +
-			      (uint64_t)st->task + (uint64_t)st->running;
-		}
-		now = skip_clock_ns(CLOCK_MONOTONIC);
-		if (!since || sig != seen) {
-			since = now;
-			seen = sig;
-		} else if (now - since > limit) {
-			s->spent = 1;
-			return sk_fail(SKIP_E_CUDA,
-				       "persistent: no tile began or ended for %u ms: a task body "
-				       "that never returns? (the kernel cannot be stopped; the "
-				       "process must end)",
-				       2 * s->p->o.watchdog_ms);
-		}
+		if ((err = stuck(s, &since, &seen)))
+			return err;
 	}
 	if (e != cudaSuccess)
 		return trapped(s, e);
 	if (*(volatile uint64_t *)s->abort_host)
 		return stopped(s);
+	if (s->co_err) {
+		s->spent = 1;
+		return sk_fail(s->co_err,
+			       "persistent run (copilot, %d workers): the kernel ended before "
+			       "every task was reported",
+			       s->p->o.nworkers);
+	}
 	return 0;
 }

@@ -377,13 +377,19 @@ struct sk_persist_ring {
 };
 
 /* One worker's completion reports to the co-pilot: single producer (the worker), single
- * consumer (the host), in host memory. */
+ * consumer (the host). The two published positions live in host memory (host-mapped on the
+ * GPU), each on its own line; what only the worker reads stays with the worker (struct
+ * sk_persist_reporter, device memory on the GPU), so that a report costs the GPU no read
+ * across PCIe. */
 struct sk_persist_reports {
 	SK_ALIGNED(128) sk_au64 tail; /* published reports: the worker's release store */
-	uint64_t local;		      /* the worker's own: reports written (>= tail) */
-	uint64_t head_seen;	      /* the worker's own: the host's head, last read */
-	uint32_t *ids;		      /* [report_cap] completed task ids */
 	SK_ALIGNED(128) sk_au64 head; /* reports the host has read: its release store */
+};
+struct sk_persist_reporter {
+	uint64_t local;	    /* reports written (>= the published tail) */
+	uint64_t published; /* the tail last published */
+	uint64_t head_seen; /* the host's head, last read */
+	uint32_t *ids;	    /* [report_cap] completed task ids, in host memory */
 };
 
 struct sk_persist_host; /* persist_host.c: threads and the co-pilot's ready set */
@@ -427,6 +433,7 @@ struct sk_persist_words {
 	SK_ALIGNED(128) sk_au64 abort;	    /* 0, or minus the error that stops every thread */
 	SK_ALIGNED(128) sk_au64 jit_head, jit_tail; /* the rings' (struct sk_persist_ring) */
 	SK_ALIGNED(128) sk_au64 feed_head;
+	SK_ALIGNED(128) sk_au64 feed_copied; /* COPILOT on the GPU: entries the dispatcher copied */
 	SK_ALIGNED(128) sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
 };
@@ -435,11 +442,16 @@ struct sk_persist {
 	const struct sk_persist_plan *p;
 	struct sk_persist_words *sw; /* the shared words */
 	struct sk_persist_hooks h;
-	struct sk_persist_ctr *ctr;  /* [ntasks] */
-	sk_au64 *tile_done;	     /* [total_tiles] the epoch each tile last completed */
-	struct sk_persist_ring jit;  /* JIT ready ring (device memory) */
-	struct sk_persist_ring feed; /* COPILOT feed ring: slots in host memory, head on device */
-	struct sk_persist_reports *rep;	  /* [nworkers] COPILOT */
+	struct sk_persist_ctr *ctr;	  /* [ntasks] */
+	sk_au64 *tile_done;		  /* [total_tiles] the epoch each tile last completed */
+	struct sk_persist_ring jit;	  /* JIT ready ring (device memory) */
+	struct sk_persist_ring feed;	  /* COPILOT feed ring: slots in host memory, head on device
+					   * (on the GPU: slots in device memory, which the
+					   * dispatcher fills from hfeed) */
+	struct sk_persist_ring hfeed;	  /* COPILOT on the GPU: the host's ring, as the device sees
+					   * it (slots host-mapped; no head or tail) */
+	struct sk_persist_reports *rep;	  /* [nworkers] COPILOT, host memory */
+	struct sk_persist_reporter *own;  /* [nworkers] COPILOT, each worker's own */
 	uint64_t first_epoch, last_epoch; /* of the current run: set before the workers start */
 	uint64_t timeout_ns;		  /* the watchdog */
 	char diag[512];			  /* the message: the host's, from sw->why */
@@ -459,6 +471,31 @@ struct sk_persist_watch {
 	unsigned spins;	   /* backoff steps so far */
 };
 
+/*
+ * The GPU's co-pilot: the host side of a COPILOT run whose workers are CTAs. @feed_slots
+ * [feed_cap], @rep [nworkers] and @ids [nworkers * report_cap] are the host's view of the
+ * host-mapped rings the workers use. @idle(@ctx) is called in each round that found nothing to
+ * do, instead of the CPU's backoff and watchdog (the co-pilot spins: a report waits for it, not
+ * it for a backoff step): 0 to go on, or the error that stops the co-pilot; it must stop it
+ * once the kernel has stopped. NULL and *@err SKIP_E_NOMEM. Free with sk_persist_free().
+ */
+struct sk_persist *sk_persist_copilot_new(const struct sk_persist_plan *p, sk_au64 *feed_slots,
+					  struct sk_persist_reports *rep, uint32_t *ids,
+					  int (*idle)(void *ctx), void *ctx, int *err);
+/*
+ * Feed epochs @first .. @first + @niters - 1 to the GPU's workers and read their reports, then
+ * one stop entry per worker. Returns 0 once every task of every epoch was reported, or the
+ * error of @idle (stop entries are still fed, so that workers waiting on the ring leave).
+ */
+int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
+
+/*
+ * COPILOT on the GPU: the dispatcher (thread 0 of one more CTA) copies the host's feed ring
+ * (hfeed) into the device ring the workers claim from (feed), so that one thread reads host
+ * memory across PCIe and the workers poll L2 (research/runtime.md section 7.2). It leaves
+ * once it has copied a stop entry for each worker, or the run stops.
+ */
+SK_PFN void sk_persist_dispatch(struct sk_persist *rt);
 /* Worker @w's whole run in the plan's mode (a CTA's kernel body on the GPU). */
 SK_PFN void sk_persist_work(struct sk_persist *rt, int w);
 /* JIT, before the workers start: push the roots of the run's first epoch (later epochs' roots

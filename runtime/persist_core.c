@@ -307,39 +307,40 @@ static SK_PFN int ring_push(struct sk_persist *rt, struct sk_persist_ring *r, in
  * written before it; GPU: st.release.sys, after fence.sc.sys in the CUDA mapping). */
 static SK_PFN void flush_reports(struct sk_persist *rt, int w)
 {
-	struct sk_persist_reports *r;
+	struct sk_persist_reporter *o;
 
 	if (rt->p->o.mode != SK_PERSIST_COPILOT || w < 0)
 		return;
-	r = &rt->rep[w];
-	if (r->local == sk_ld_relaxed(&r->tail, SK_SYS))
+	o = &rt->own[w];
+	if (o->local == o->published)
 		return;
 	jitter(rt, w, SK_AT_REPORT);
-	sk_st_release(&r->tail, r->local, SK_SYS);
+	sk_st_release(&rt->rep[w].tail, o->local, SK_SYS);
+	o->published = o->local;
 	count(&rt->sw->n_batches);
 }
 
 /* Worker @w reports that @task completed; published every report_batch, or when it idles. */
 static SK_PFN int report(struct sk_persist *rt, int w, int task)
 {
-	struct sk_persist_reports *r = &rt->rep[w];
+	struct sk_persist_reporter *o = &rt->own[w];
 	uint64_t cap = (uint64_t)rt->p->report_cap;
 	struct sk_persist_watch wt;
 
 	sk_persist_watch_init(rt, &wt);
-	while (r->local - r->head_seen >= cap) {
+	while (o->local - o->head_seen >= cap) {
 		int err;
 
 		flush_reports(rt, w);
 		/* acquire: the host read those ids before it released the head (no overwrite) */
-		r->head_seen = sk_ld_acquire(&r->head, SK_SYS);
-		if (r->local - r->head_seen >= cap && (err = sk_persist_watch_step(rt, &wt, w)))
+		o->head_seen = sk_ld_acquire(&rt->rep[w].head, SK_SYS);
+		if (o->local - o->head_seen >= cap && (err = sk_persist_watch_step(rt, &wt, w)))
 			return err;
 	}
-	r->ids[r->local & (cap - 1)] = (uint32_t)task;
-	r->local++;
+	o->ids[o->local & (cap - 1)] = (uint32_t)task;
+	o->local++;
 	count(&rt->sw->n_reports);
-	if (r->local - sk_ld_relaxed(&r->tail, SK_SYS) >= (uint64_t)rt->p->o.report_batch)
+	if (o->local - o->published >= (uint64_t)rt->p->o.report_batch)
 		flush_reports(rt, w);
 	return 0;
 }
@@ -624,6 +625,37 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
 		sk_persist_watch_init(rt, &wt);
 	}
 	flush_reports(rt, w);
+}
+
+/*
+ * The host's release of an entry, the dispatcher's acquire of it (.sys), its release into the
+ * device ring and a worker's acquire (.gpu): one chain. A device slot is overwritten only once
+ * the host has fed its next lap, which it does only on credit: after reports of tiles that
+ * claimed the entries before it.
+ */
+SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
+{
+	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV);
+	struct sk_persist_watch wt;
+	unsigned idle = 0;
+	int stops = 0;
+
+	sk_persist_watch_init(rt, &wt);
+	while (stops < rt->p->o.nworkers) {
+		uint64_t v = sk_ld_acquire(&rt->hfeed.slot[pos & rt->hfeed.mask], SK_SYS);
+
+		if (seq_diff(v >> SK_RING_TASK_BITS, pos + 1) == 0) {
+			sk_st_release(&rt->feed.slot[pos & rt->feed.mask], v, SK_DEV);
+			stops += (v & SK_RING_STOP) == SK_RING_STOP;
+			pos++;
+			idle = 0;
+			continue;
+		}
+		/* poll without a pause: a backoff step (and the watchdog) every 256 polls */
+		if (++idle % 256 == 0 && sk_persist_watch_step(rt, &wt, -1))
+			break;
+	}
+	sk_st_release(&rt->sw->feed_copied, pos, SK_DEV); /* where the next launch starts */
 }
 
 SK_PFN void sk_persist_work(struct sk_persist *rt, int w)

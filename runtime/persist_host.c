@@ -58,6 +58,9 @@ struct sk_persist_host {
 	uint64_t feed_pos;		 /* next feed ring position (all runs) */
 	uint64_t run_fed, run_completed; /* tiles fed / reported done in this run */
 	uint64_t spec_enqueues, max_inflight, max_spec;
+	int gpu; /* sk_persist_copilot_new(): the rings are the caller's, the workers CTAs */
+	int (*idle)(void *ctx); /* the GPU's: a round with nothing to do */
+	void *idle_ctx;
 };
 
 static void fifo_push(struct fifo *f, int cap, int t)
@@ -76,12 +79,18 @@ static int fifo_pop(struct fifo *f, int cap)
 
 void sk_persist_free(struct sk_persist *rt)
 {
+	int gpu = rt && rt->host && rt->host->gpu;
+
 	if (!rt)
 		return;
-	if (rt->rep)
+	if (rt->own && !gpu)
 		for (int w = 0; w < rt->p->o.nworkers; w++)
-			free(rt->rep[w].ids);
-	free(rt->rep);
+			free(rt->own[w].ids);
+	free(rt->own);
+	if (!gpu) {
+		free(rt->rep);
+		free(rt->feed.slot);
+	}
 	if (rt->host) {
 		free(rt->host->threads);
 		free(rt->host->args);
@@ -96,7 +105,6 @@ void sk_persist_free(struct sk_persist *rt)
 	free(rt->ctr);
 	free(rt->tile_done);
 	free(rt->jit.slot);
-	free(rt->feed.slot);
 	free(rt->sw);
 	free(rt);
 }
@@ -148,7 +156,8 @@ static int alloc_rings(struct sk_persist *rt)
 	rt->jit.slot = malloc(sizeof(sk_au64) * (size_t)p->jit_cap);
 	rt->feed.slot = malloc(sizeof(sk_au64) * (size_t)p->feed_cap);
 	rt->rep = zalloc128(sizeof(*rt->rep) * (size_t)p->o.nworkers);
-	if (!rt->jit.slot || !rt->feed.slot || !rt->rep)
+	rt->own = calloc((size_t)p->o.nworkers, sizeof(*rt->own));
+	if (!rt->jit.slot || !rt->feed.slot || !rt->rep || !rt->own)
 		return SKIP_E_NOMEM;
 	/* JIT slot i starts free for position i (sequence i); feed slots start empty (0) */
 	for (int i = 0; i < p->jit_cap; i++)
@@ -156,7 +165,7 @@ static int alloc_rings(struct sk_persist *rt)
 	for (int i = 0; i < p->feed_cap; i++)
 		atomic_init(&rt->feed.slot[i], 0);
 	for (int w = 0; w < p->o.nworkers; w++)
-		if (!(rt->rep[w].ids = malloc(sizeof(uint32_t) * (size_t)p->report_cap)))
+		if (!(rt->own[w].ids = malloc(sizeof(uint32_t) * (size_t)p->report_cap)))
 			return SKIP_E_NOMEM;
 	return 0;
 }
@@ -224,13 +233,14 @@ static int drain(struct sk_persist *rt)
 
 	for (int w = 0; w < p->o.nworkers; w++) {
 		struct sk_persist_reports *r = &rt->rep[w];
+		const uint32_t *ids = rt->own[w].ids;
 		uint64_t tail = sk_ld_acquire(&r->tail, SK_SYS),
 			 head = sk_ld_relaxed(&r->head, SK_SYS);
 
 		if (head == tail)
 			continue;
 		for (; head != tail; head++, n++)
-			task_reported(rt, (int)r->ids[head & mask]);
+			task_reported(rt, (int)ids[head & mask]);
 		sk_st_release(&r->head, tail, SK_SYS);
 	}
 	return n;
@@ -343,23 +353,67 @@ static int copilot_epoch(struct sk_persist *rt)
 			sk_persist_watch_init(rt, &wt);
 			continue;
 		}
-		if ((err = sk_persist_watch_step(rt, &wt, -1)))
+		/* the GPU's co-pilot spins: a report waits for it, not it for a backoff step */
+		if ((err = h->idle ? h->idle(h->idle_ctx) : sk_persist_watch_step(rt, &wt, -1)))
 			return err;
 	}
 	return 0;
 }
 
-static void copilot(struct sk_persist *rt)
+static int copilot(struct sk_persist *rt)
 {
 	struct sk_persist_host *h = rt->host;
+	int err = 0;
 
 	h->run_fed = h->run_completed = 0;
-	for (uint64_t e = rt->first_epoch; e <= rt->last_epoch; e++)
-		if (copilot_epoch(rt))
-			return;
-	/* everything reported: the ring is empty, and holds a stop entry for each worker */
+	for (uint64_t e = rt->first_epoch; e <= rt->last_epoch && !err; e++)
+		err = copilot_epoch(rt);
+	if (err && !h->gpu)
+		return err; /* the threads see the abort */
+	/* everything reported: the ring is empty, and holds a stop entry for each worker (on
+	 * the GPU also after an error: workers waiting on the ring leave; entries not claimed
+	 * may be overwritten, the run is over) */
 	for (int w = 0; w < rt->p->o.nworkers; w++)
 		sk_persist_ring_put(&rt->feed, h->feed_pos++, SK_RING_STOP);
+	return err;
+}
+
+struct sk_persist *sk_persist_copilot_new(const struct sk_persist_plan *p, sk_au64 *feed_slots,
+					  struct sk_persist_reports *rep, uint32_t *ids,
+					  int (*idle)(void *ctx), void *ctx, int *err)
+{
+	struct sk_persist *rt = zalloc128(sizeof(*rt));
+
+	*err = 0;
+	if (rt)
+		rt->p = p;
+	if (!rt || !(rt->sw = zalloc128(sizeof(*rt->sw))) ||
+	    !(rt->own = calloc((size_t)p->o.nworkers, sizeof(*rt->own))) || alloc_host(rt)) {
+		if (rt && rt->host)
+			rt->host->gpu = 1; /* the rings are not ours to free */
+		else if (rt)
+			rt->rep = NULL, rt->feed.slot = NULL;
+		sk_persist_free(rt);
+		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		return NULL;
+	}
+	rt->host->gpu = 1;
+	rt->host->idle = idle;
+	rt->host->idle_ctx = ctx;
+	rt->timeout_ns = (uint64_t)p->o.watchdog_ms * 1000000u;
+	rt->feed.slot = feed_slots;
+	rt->feed.mask = (uint64_t)p->feed_cap - 1;
+	rt->rep = rep;
+	for (int w = 0; w < p->o.nworkers; w++)
+		rt->own[w].ids = ids + (size_t)w * (size_t)p->report_cap;
+	return rt;
+}
+
+int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters)
+{
+	rt->first_epoch = first;
+	rt->last_epoch = first + (uint64_t)niters - 1;
+	return copilot(rt);
 }
 
 /* ---- stopping ---------------------------------------------------------------------------------
@@ -493,7 +547,7 @@ int sk_persist_run(struct sk_persist *rt, int niters)
 			started++;
 	}
 	if (!err && p->o.mode == SK_PERSIST_COPILOT)
-		copilot(rt);
+		(void)copilot(rt); /* its error is the abort's, reported below */
 	for (int w = 0; w < started; w++)
 		pthread_join(h->threads[w], NULL);
 	ab = sk_ld_relaxed(&rt->sw->abort, SK_DEV);

@@ -26,7 +26,7 @@
 		name, field, offsetof(struct skip_plan_opts, f), offsetof(struct skip_plan, f),    \
 		    lo, hi, dflt, metavar, names, help                                             \
 	}
-const char *const skip_persist_modes[] = {"aot", "jit", NULL};
+const char *const skip_persist_modes[] = {"aot", "jit", "copilot", NULL};
 const struct skip_plan_option skip_plan_options[] = {
     OPT(nstreams, "streams", SKIP_PLAN_STREAMS, 1, SK_MAX_STREAMS, 0, "N", NULL,
 	"streams for %s (default: the DAG width, at most 16)"),
@@ -34,9 +34,12 @@ const struct skip_plan_option skip_plan_options[] = {
 	"window size for %s, 1-64 (default 32)"),
     OPT(pdl, "pdl", SKIP_PLAN_PDL, 0, 1, 0, NULL, NULL,
 	"programmatic dependent launch between tasks marked \"pdl\" (%s)"),
-    OPT(mode, "mode", SKIP_PLAN_PERSIST, 1, 2, 1, "MODE", skip_persist_modes,
-	"scheduling of %s: aot (per-worker queues, the default) or jit (a ready queue on the "
-	"GPU)"),
+    OPT(mode, "mode", SKIP_PLAN_PERSIST, 1, 3, 1, "MODE", skip_persist_modes,
+	"scheduling of %s: aot (per-worker queues, the default), jit (a ready queue on the "
+	"GPU) or copilot (a host thread feeds the GPU a ring)"),
+    OPT(lookahead, "lookahead", SKIP_PLAN_PERSIST, 0, 1024, 8, "K", NULL,
+	"co-pilot of %s: tasks fed before their producers are reported done, at most K "
+	"(default 8; 0: none)"),
     OPT(workers, "workers", SKIP_PLAN_PERSIST, 1, 1024, 0, "N", NULL,
 	"worker CTAs of %s (default: one per SM; at most as many as fit co-resident)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL},
@@ -130,6 +133,8 @@ static void set_options(const struct skip_plan_opts *o, struct skip_plan *p)
 			continue;
 		if (!r->metavar)
 			v = !!v; /* a flag */
+		else if (v == SKIP_PLAN_ZERO)
+			v = 0;
 		else if (!v)
 			v = r->dflt;
 		if (v)
@@ -144,7 +149,7 @@ static int check_opts(const struct skip_plan_opts *o)
 	for (const struct skip_plan_option *r = skip_plan_options; r->name; r++) {
 		int v = *(const int *)((const char *)o + r->opts_offset);
 
-		if (r->metavar && (v < 0 || v > r->max))
+		if (r->metavar && (v < 0 || v > r->max) && !(v == SKIP_PLAN_ZERO && r->min == 0))
 			return sk_fail(SKIP_E_INVAL,
 				       "plan: %s must be %d..%d (0: the default), not %d", r->name,
 				       r->min, r->max, v);

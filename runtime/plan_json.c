@@ -215,10 +215,15 @@ static int parse_options(const cJSON *root, struct skip_plan_opts *o)
 					return sk_fail(SKIP_E_INVAL, "plan: %s", skip_errmsg());
 				continue;
 			}
-			if (r->metavar && get_int(root, r->name, r->min, r->max, v) < 0)
-				return SKIP_E_INVAL;
-			if (r->metavar)
+			if (r->metavar) {
+				int got = get_int(root, r->name, r->min, r->max, v);
+
+				if (got < 0)
+					return SKIP_E_INVAL;
+				if (got && !*v)
+					*v = SKIP_PLAN_ZERO;
 				continue;
+			}
 			if (it && !cJSON_IsBool(it))
 				return sk_fail(SKIP_E_INVAL, "plan: \"%s\" must be true or false",
 					       r->name);
@@ -377,7 +382,7 @@ static int write_options(cJSON *root, const struct skip_plan *p)
 
 		if (!(fields & r->field))
 			continue;
-		if (r->metavar && !v) /* a number the device decides ("workers") */
+		if (r->metavar && !v && r->min) /* a number the device decides ("workers") */
 			continue;
 		if (r->names && v >= 1 && v <= r->max) {
 			if (!cJSON_AddStringToObject(root, r->name, r->names[v - 1]))

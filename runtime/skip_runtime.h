@@ -252,19 +252,25 @@ struct skip_plan {
 	int nevents;			/* after pruning */
 	int events_unpruned;		/* before pruning (step a); -1 when loaded without them */
 	int events_step_b;		/* after pruning step b; -1 when unknown */
-	int pdl;     /* graph, serial: programmatic edges where both tasks allow */
-	int window;  /* window: W pending launches (1..64) */
-	int mode;    /* persistent: 1 aot, 2 jit (skip_persist_modes[mode - 1]) */
-	int workers; /* persistent: worker CTAs; 0 one per SM (as far as they fit) */
+	int pdl;       /* graph, serial: programmatic edges where both tasks allow */
+	int window;    /* window: W pending launches (1..64) */
+	int mode;      /* persistent: 1 aot, 2 jit, 3 copilot (skip_persist_modes[mode - 1]) */
+	int workers;   /* persistent: worker CTAs; 0 one per SM (as far as they fit) */
+	int lookahead; /* persistent, copilot: speculative tasks in flight at most */
 };
+
+/* In struct skip_plan_opts, 0 means "the default": an option whose range starts at 0
+ * ("lookahead") is set to 0 with this. */
+#define SKIP_PLAN_ZERO (-1)
 
 struct skip_plan_opts {
 	enum skip_executor executor;
-	int nstreams; /* streams/window: 0 = the DAG width, at most 16 */
-	int window;   /* window: 0 = 32 */
-	int pdl;      /* serial/graph */
-	int mode;     /* persistent: 0 = aot */
-	int workers;  /* persistent: 0 = one per SM (as far as they fit) */
+	int nstreams;  /* streams/window: 0 = the DAG width, at most 16 */
+	int window;    /* window: 0 = 32 */
+	int pdl;       /* serial/graph */
+	int mode;      /* persistent: 0 = aot */
+	int workers;   /* persistent: 0 = one per SM (as far as they fit) */
+	int lookahead; /* persistent, copilot: 0 = none (skip_plan_options' default is 8) */
 };
 
 /*
@@ -288,7 +294,8 @@ SKIP_API extern const struct skip_plan_option skip_plan_options[];
 /* A named option's value for @text (names[v - 1]) into *@out; or SKIP_E_INVAL naming the
  * choices: "unknown mode 'x' (aot, jit)". */
 SKIP_API int skip_plan_option_value(const struct skip_plan_option *r, const char *text, int *out);
-/* The persistent executor's modes, by plan value - 1: "aot", "jit"; NULL-terminated. */
+/* The persistent executor's modes, by plan value - 1: "aot", "jit", "copilot";
+ * NULL-terminated. */
 SKIP_API extern const char *const skip_persist_modes[];
 
 /*

@@ -256,7 +256,7 @@ static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t 
  * @rt is in device memory and not written (its shared words are behind rt->sw).
  */
 extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS)
-    skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters)
+    skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters, int dispatcher)
 {
 	/* The state and the plan the protocol reads, copied to shared memory once: the shared
 	 * words stay where they are (rt->sw), everything read-only is read from here, beyond
@@ -264,6 +264,8 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 	__shared__ struct sk_persist srt;
 	__shared__ struct sk_persist_plan sp;
 
+	if ((int)blockIdx.x == dispatcher && threadIdx.x)
+		return; /* the co-pilot's dispatcher: thread 0 alone */
 	if (threadIdx.x == 0) {
 		sk_cmd_err = 0;
 		srt = *rt;
@@ -271,6 +273,10 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 		srt.p = &sp;
 		srt.first_epoch = first_epoch;
 		srt.last_epoch = first_epoch + (uint64_t)niters - 1;
+		if ((int)blockIdx.x == dispatcher) {
+			sk_persist_dispatch(&srt);
+			return;
+		}
 		if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
 			sk_persist_jit_start(&srt);
 		sk_persist_work(&srt, (int)blockIdx.x);

@@ -40,7 +40,7 @@ fail:
 struct variant {
 	const char *name;
 	enum skip_executor exec;
-	int pdl, mode;
+	int pdl, mode, lookahead; /* lookahead: SKIP_PLAN_ZERO for none */
 	const char *floor;
 };
 
@@ -55,6 +55,7 @@ static double run_variant(struct skip_graph *g, const struct variant *v, int n, 
 	o.executor = v->exec;
 	o.pdl = v->pdl;
 	o.mode = v->mode;
+	o.lookahead = v->lookahead;
 	o.window = 32;
 	o.nstreams = v->exec == SKIP_EXEC_WINDOW ? 4 : 0;
 	if (skip_plan_compute(g, &o, &p) || !(x = skip_exec_new(g, p, &err))) {
@@ -80,14 +81,18 @@ static double run_variant(struct skip_graph *g, const struct variant *v, int n, 
 int chain_bench(int n, int runs, FILE *json, const char *modules)
 {
 	static const struct variant vs[] = {
-	    {"serial (E1)", SKIP_EXEC_SERIAL, 0, 0, "stream 3.0-3.5"},
-	    {"serial+PDL (E1)", SKIP_EXEC_SERIAL, 1, 0, "stream+PDL 2.5-3.0"},
-	    {"streams (E2)", SKIP_EXEC_STREAMS, 0, 0, "stream 3.0-3.5"},
-	    {"graph (E3)", SKIP_EXEC_GRAPH, 0, 0, "graph 0.80"},
-	    {"graph+PDL (E3)", SKIP_EXEC_GRAPH, 1, 0, "PDL 0.51"},
-	    {"window (E4)", SKIP_EXEC_WINDOW, 0, 0, "launch+sync 8.6-9.9"},
-	    {"persistent aot (E5)", SKIP_EXEC_PERSISTENT, 0, 1, "AOT counter 0.61"},
-	    {"persistent jit (E5)", SKIP_EXEC_PERSISTENT, 0, 2, "JIT queue 1.27"},
+	    {"serial (E1)", SKIP_EXEC_SERIAL, 0, 0, 0, "stream 3.0-3.5"},
+	    {"serial+PDL (E1)", SKIP_EXEC_SERIAL, 1, 0, 0, "stream+PDL 2.5-3.0"},
+	    {"streams (E2)", SKIP_EXEC_STREAMS, 0, 0, 0, "stream 3.0-3.5"},
+	    {"graph (E3)", SKIP_EXEC_GRAPH, 0, 0, 0, "graph 0.80"},
+	    {"graph+PDL (E3)", SKIP_EXEC_GRAPH, 1, 0, 0, "PDL 0.51"},
+	    {"window (E4)", SKIP_EXEC_WINDOW, 0, 0, 0, "launch+sync 8.6-9.9"},
+	    {"persistent aot (E5)", SKIP_EXEC_PERSISTENT, 0, 1, 0, "AOT counter 0.61"},
+	    {"persistent jit (E5)", SKIP_EXEC_PERSISTENT, 0, 2, 0, "JIT queue 1.27"},
+	    {"copilot naive (E5)", SKIP_EXEC_PERSISTENT, 0, 3, SKIP_PLAN_ZERO,
+	     "PCIe round trip 2.4, naive 3.1-3.7"},
+	    {"copilot la=8 (E5)", SKIP_EXEC_PERSISTENT, 0, 3, 8, "target 1.5"},
+	    {"copilot la=32 (E5)", SKIP_EXEC_PERSISTENT, 0, 3, 32, "target 1.5"},
 	};
 	enum { NVAR = sizeof(vs) / sizeof(vs[0]) };
 	struct skip_graph *plain = build(n, 0, modules), *pdl = build(n, 1, modules);

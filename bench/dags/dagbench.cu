@@ -23,11 +23,11 @@
 
 #include "dagbench.h"
 
-#define NV 7 /* serial, hand, E2, E3, E4, E5 aot, E5 jit */
+#define NV 8 /* serial, hand, E2, E3, E4, E5 aot, E5 jit, E5 copilot */
 
 static const struct hand_dag *const dags[] = {&hand_vec, &hand_bs, &hand_ml, &hand_hits,
 					      &hand_img, &hand_dl, &hand_m1, &hand_m2};
-static const char *const vnames[NV] = {"serial", "hand", "E2", "E3", "E4", "E5a", "E5j"};
+static const char *const vnames[NV] = {"serial", "hand", "E2", "E3", "E4", "E5a", "E5j", "E5c"};
 
 struct opts {
 	std::string dir = "bench/dags", modules;
@@ -92,8 +92,8 @@ static void setup(struct bench *b, const struct opts &o, const struct hand_dag *
 		  const std::string &size)
 {
 	static const enum skip_executor ex[NV] = {
-	    SKIP_EXEC_SERIAL, SKIP_EXEC_SERIAL,	    SKIP_EXEC_STREAMS,	 SKIP_EXEC_GRAPH,
-	    SKIP_EXEC_WINDOW, SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT};
+	    SKIP_EXEC_SERIAL, SKIP_EXEC_SERIAL,	    SKIP_EXEC_STREAMS,	  SKIP_EXEC_GRAPH,
+	    SKIP_EXEC_WINDOW, SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT};
 	std::string path = o.dir + "/" + hd->name + ".json";
 	std::string mod = o.modules + "/" + hd->name + ".fatbin";
 	int err;
@@ -118,7 +118,7 @@ static void setup(struct bench *b, const struct opts &o, const struct hand_dag *
 		if (v == 1)
 			continue;
 		po.executor = ex[v];
-		po.mode = v == 6 ? 2 : 1; /* E5: aot, jit */
+		po.mode = v >= 5 ? v - 4 : 1; /* E5: aot, jit, copilot */
 		po.workers = o.e5_workers;
 		if (skip_plan_compute(b->g, &po, &b->plan[v]))
 			die("plan");
@@ -196,9 +196,9 @@ static void print_table(const std::vector<row> &rows)
 	printf(
 	    "\nDAG suite: median over interleaved rounds of the per-round median; host wall time "
 	    "per iteration, first launch to completion; speedup = serial / variant\n");
-	printf("  %-5s %-6s %5s %5s %10s %7s %7s %7s %7s %7s %7s  %-9s %s\n", "DAG", "size",
+	printf("  %-5s %-6s %5s %5s %10s %7s %7s %7s %7s %7s %7s %7s  %-9s %s\n", "DAG", "size",
 	       "tasks", "width", "serial ms", "hand", "E2", "E3", "E4", "E5 aot", "E5 jit",
-	       "E2 events", "E2|E3 >= hand, verify");
+	       "E5 cop", "E2 events", "E2|E3 >= hand, verify");
 	for (const row &r : rows) {
 		double best = std::max(r.ms[0] / r.ms[2], r.ms[0] / r.ms[3]);
 		bool ok = true;
@@ -207,12 +207,12 @@ static void print_table(const std::vector<row> &rows)
 		for (int v = 1; v < NV; v++)
 			ok = ok && r.verify[v] == "ok";
 		snprintf(ev, sizeof(ev), "%d/%d", r.events, r.events_unpruned);
-		printf("  %-5s %-6s %5d %5d %10.3f %6.2fx %6.2fx %6.2fx %6.2fx %6.2fx %6.2fx  %-9s "
-		       "%-3s %s\n",
+		printf("  %-5s %-6s %5d %5d %10.3f %6.2fx %6.2fx %6.2fx %6.2fx %6.2fx %6.2fx "
+		       "%6.2fx  %-9s %-3s %s\n",
 		       r.dag.c_str(), r.size.c_str(), r.tasks, r.width, r.ms[0], r.ms[0] / r.ms[1],
 		       r.ms[0] / r.ms[2], r.ms[0] / r.ms[3], r.ms[0] / r.ms[4], r.ms[0] / r.ms[5],
-		       r.ms[0] / r.ms[6], ev, best >= r.ms[0] / r.ms[1] ? "yes" : "NO",
-		       ok ? "ok" : "DIFFERS");
+		       r.ms[0] / r.ms[6], r.ms[0] / r.ms[7], ev,
+		       best >= r.ms[0] / r.ms[1] ? "yes" : "NO", ok ? "ok" : "DIFFERS");
 	}
 	printf("  (E2 events: after/before barrier pruning)\n");
 }
@@ -365,10 +365,10 @@ int main(int argc, char **argv)
 			bad |= verify(&b, &r);
 			time_rounds(&b, o, o.iters ? o.iters : size == "small" ? 20 : 3, &r);
 			printf("  %-5s %-6s serial %9.3f ms  hand %6.2fx  E2 %6.2fx  E3 %6.2fx  E4 "
-			       "%6.2fx  E5 aot %6.2fx  jit %6.2fx\n",
+			       "%6.2fx  E5 aot %6.2fx  jit %6.2fx  copilot %6.2fx\n",
 			       r.dag.c_str(), r.size.c_str(), r.ms[0], r.ms[0] / r.ms[1],
 			       r.ms[0] / r.ms[2], r.ms[0] / r.ms[3], r.ms[0] / r.ms[4],
-			       r.ms[0] / r.ms[5], r.ms[0] / r.ms[6]);
+			       r.ms[0] / r.ms[5], r.ms[0] / r.ms[6], r.ms[0] / r.ms[7]);
 			fflush(stdout);
 			rows.push_back(r);
 			teardown(&b);

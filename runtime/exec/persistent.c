@@ -2,7 +2,8 @@
  * exec/persistent.c: E5, one resident kernel. At prepare, the task DAG becomes a persistent
  * plan (runtime/persist.c): a task's tiles are its blocks, each edge of the reduced DAG a full
  * edge, a worker per SM (or the plan's "workers", at most as many as fit co-resident), the
- * mode the plan's "mode"; the device makes the kernel's state once. Each run is one cooperative
+ * mode the plan's "mode" (and, for the co-pilot, its "lookahead"); the device makes the
+ * kernel's state once. Each run is one cooperative
  * launch in which the workers run every tile once (docs/persistent.md). The device checks what only
  * it can: that the tasks come from one module built with runtime/skip_task.cuh.
  */
@@ -58,7 +59,10 @@ static int make_plan(struct persistent *x, int nworkers)
 		for (int i = 0; i < t->npreds; i++)
 			edges[dag.nedges++] = (struct sk_persist_edge){t->preds[i], v, 0};
 	}
-	o.mode = x->r.p->mode == 2 ? SK_PERSIST_JIT : SK_PERSIST_AOT;
+	o.mode = x->r.p->mode == 3   ? SK_PERSIST_COPILOT
+		 : x->r.p->mode == 2 ? SK_PERSIST_JIT
+				     : SK_PERSIST_AOT;
+	o.lookahead = x->r.p->lookahead;
 	o.nworkers = nworkers;
 	if (!err && !(x->plan = sk_persist_plan_new(&dag, &o, &err)))
 		err = err ? err : SKIP_E_NOMEM;
@@ -82,14 +86,17 @@ static void *persistent_prepare(const struct sk_run *r, int *err)
 		*err = fit;
 		goto fail;
 	}
-	/* by default one worker per SM (MPK's and Hazy's shape), as far as they fit */
+	/* by default one worker per SM (MPK's and Hazy's shape), as far as they fit; the
+	 * co-pilot's dispatcher takes one more CTA */
+	fit -= r->p->mode == 3;
 	nworkers = r->p->workers ? r->p->workers : sms < fit ? sms : fit;
-	if (nworkers > fit) {
+	if (nworkers > fit || nworkers < 1) {
 		*err =
 		    sk_fail(SKIP_E_INVAL,
-			    "persistent: the plan asks for %d workers; %d fit co-resident (blocks "
-			    "of %d threads), and more could hang",
-			    nworkers, fit, nthreads);
+			    "persistent: the plan asks for %d workers; %d fit co-resident "
+			    "(blocks of %d threads%s), and more could hang",
+			    nworkers, fit, nthreads,
+			    r->p->mode == 3 ? ", and one CTA for the co-pilot's dispatcher" : "");
 		goto fail;
 	}
 	if ((*err = make_plan(x, nworkers)))

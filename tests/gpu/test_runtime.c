@@ -130,6 +130,15 @@ ParameterizedTest(int *i, gpu_runtime, every_executor_matches_serial)
 					 "--iterations 3 --json"),
 		     0);
 	cr_assert_eq(all_verified(), 1, "persistent (aot) on 3 workers");
+	cr_assert_eq(skip_run(suite[*i], "--size small --executor persistent --mode copilot "
+					 "--verify --iterations 3 --json"),
+		     0);
+	cr_assert_eq(all_verified(), 1, "persistent (copilot)");
+	cr_assert_eq(skip_run(suite[*i],
+			      "--size small --executor persistent --mode copilot "
+			      "--lookahead 0 --workers 3 --verify --iterations 3 --json"),
+		     0);
+	cr_assert_eq(all_verified(), 1, "persistent (copilot, no lookahead) on 3 workers");
 }
 
 /* The persistent executor's faults: each ends with a message naming the task, never a hang. */
@@ -162,7 +171,11 @@ Test(gpu_runtime, persistent_task_errors_and_traps_name_the_tile)
 {
 	expect_error("e5_fail.json", "--executor persistent", 1, "task 'oops' tile 0 (epoch 1)");
 	expect_error("e5_fail.json", "--executor persistent --mode jit", 1, "task 'oops' tile 0");
+	expect_error("e5_fail.json", "--executor persistent --mode copilot", 1,
+		     "task 'oops' tile 0");
 	expect_error("e5_trap.json", "--executor persistent", 1, "task 'boom' tile 2");
+	expect_error("e5_trap.json", "--executor persistent --mode copilot", 1,
+		     "task 'boom' tile 2");
 }
 
 Test(gpu_runtime, persistent_refuses_more_workers_than_fit)

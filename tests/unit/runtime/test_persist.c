@@ -115,7 +115,7 @@ Test(persist_plan, a_cycle_is_refused_with_its_tasks)
 Test(persist_plan, bad_tasks_edges_and_options_are_refused)
 {
 	struct sk_persist_task tasks[2] = {{1, 1}, {2, 1}};
-	struct sk_persist_edge bad_edge = {0, 2, 0}, self = {1, 1, 0};
+	struct sk_persist_edge bad_edge = {0, 2, 0, 0}, self = {1, 1, 0, 0};
 	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
 	struct sk_persist_dag v = {2, tasks, 0, NULL};
 	int err;

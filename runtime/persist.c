@@ -570,8 +570,8 @@ static int build_steps(struct sk_persist_plan *p)
 			int q = p->pred[j], lo = 0, hi = 1;
 
 			if (p->pred_tile[j])
-				sk_persist_tile_range(p->pred_tile[j], k, p->ntiles[t], p->ntiles[q],
-						      &lo, &hi);
+				sk_persist_tile_range(p->pred_tile[j], k, p->ntiles[t],
+						      p->ntiles[q], &lo, &hi);
 			for (int x = lo; x < hi; x++) {
 				int c = p->pred_tile[j] ? -(p->tile_base[q] + x) - 1 : q;
 				int per = p->pred_tile[j] ? 1 : p->ntiles[q];

@@ -173,13 +173,13 @@ struct sk_persist_plan {
 	int *tile_base;	      /* [ntasks + 1] first plan tile of each task */
 	int *tile_task;	      /* [total_tiles] */
 	int *pred_off, *pred; /* CSR: predecessors of t are pred[pred_off[t] .. pred_off[t+1]) */
-	int *pred_tile;	      /* [nedges] the edge's tile rule: 0 full, else sk_persist_tile_range's */
+	int *pred_tile; /* [nedges] the edge's tile rule: 0 full, else sk_persist_tile_range's */
 	int *succ_off, *succ; /* CSR: successors */
 	int *succ_tile;	      /* [nedges] */
-	unsigned char *lost;	  /* [ntasks] sk_persist_plan_lose() */
-	int *roots, nroots;	  /* tasks without predecessors */
-	int *topo;		  /* [ntasks] a topological order (partial with a cycle) */
-	int acyclic;		  /* 0 only with SK_PERSIST_UNCHECKED */
+	unsigned char *lost;  /* [ntasks] sk_persist_plan_lose() */
+	int *roots, nroots;   /* tasks without predecessors */
+	int *topo;	      /* [ntasks] a topological order (partial with a cycle) */
+	int acyclic;	      /* 0 only with SK_PERSIST_UNCHECKED */
 	/* AOT: worker w runs plan tiles q[q_off[w] .. q_off[w+1]) in order, every epoch. The
 	 * queues are subsequences of one topological order of the tiles (dispatch[g] is g's
 	 * place in it), which is what makes any AOT plan deadlock-free. */

@@ -691,10 +691,9 @@ static int parse_task_body(const struct wctx *c, const cJSON *t, struct task_bui
 
 static int load_task(struct wctx *c, const cJSON *t)
 {
-	static const char *const keys[] = {"name",   "kernel", "grid",	     "block",
-					   "shared", "args",   "reads",	     "writes",
-					   "after",  "pdl",    "tile_edges", "comment",
-					   NULL};
+	static const char *const keys[] = {"name",	 "kernel",  "grid",   "block", "shared",
+					   "args",	 "reads",   "writes", "after", "pdl",
+					   "tile_edges", "comment", NULL};
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(t, "kernel");
 	struct task_build *tb;

@@ -2,10 +2,10 @@
  * exec/persistent.c: E5, one resident kernel. At prepare, the task DAG becomes a persistent
  * plan (runtime/persist.c): a task's tiles are its blocks, each edge of the reduced DAG a full
  * edge unless the workload declares it a tile edge (then the edges into that task are worked
- * out again, see edges_into()), a worker per SM (or the plan's "workers", at most as many as fit co-resident), the
- * mode the plan's "mode"; the device makes the kernel's state once. Each run is one cooperative
- * launch in which the workers run every tile once (docs/persistent.md). The device checks what only
- * it can: that the tasks come from one module built with runtime/skip_task.cuh.
+ * out again, see edges_into()), a worker per SM (or the plan's "workers", at most as many as fit
+ * co-resident), the mode the plan's "mode"; the device makes the kernel's state once. Each run is
+ * one cooperative launch in which the workers run every tile once (docs/persistent.md). The device
+ * checks what only it can: that the tasks come from one module built with runtime/skip_task.cuh.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stdlib.h>
@@ -47,8 +47,8 @@ static struct sk_persist_edge plan_edge(const struct skip_graph *g, int from, in
 /* @u ->* @w in @g (the graph's reachability; 0 when it was too big to keep). */
 static int reaches(const struct skip_graph *g, int u, int w)
 {
-	return g->reach && (g->reach[(size_t)w * (size_t)g->reach_words + (size_t)u / 64] >>
-				(u % 64) & 1);
+	return g->reach &&
+	       (g->reach[(size_t)w * (size_t)g->reach_words + (size_t)u / 64] >> (u % 64) & 1);
 }
 
 /*
@@ -126,7 +126,8 @@ struct sk_persist_plan *sk_persistent_plan(const struct skip_graph *g, int mode,
 			edges_into(g, v, edges, &dag.nedges);
 		else
 			for (int i = 0; i < t->npreds; i++)
-				edges[dag.nedges++] = (struct sk_persist_edge){t->preds[i], v, 0, 0};
+				edges[dag.nedges++] =
+				    (struct sk_persist_edge){t->preds[i], v, 0, 0};
 	}
 	o.mode = (enum sk_persist_mode)mode;
 	o.nworkers = nworkers;

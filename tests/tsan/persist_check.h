@@ -5,13 +5,13 @@
  *
  * The body of tile g in epoch e reads, in plain (non-atomic) memory, the value and the stamp
  * of every producer tile it depends on (all tiles of a full edge's producer, the overlapping
- * ones of a tile edge's, the row of a row edge's, computed here independently of the library), checks that each was
- * stamped in epoch e and ended before this tile began (one shared clock records the order),
- * then writes its own value, a hash of the epoch, its previous value and its inputs, and its
- * stamp. A tile that runs twice, too early, or not at all, or a missing happens-before edge
- * (which ThreadSanitizer reports on these plain accesses), shows up as a wrong value, a failed
- * check (the body returns -EPROTO and the run stops), or a race report. pc_verify() compares
- * the values with a serial computation of the same epochs. Random delays (yields, short
+ * ones of a tile edge's, the row of a row edge's, computed here independently of the library),
+ * checks that each was stamped in epoch e and ended before this tile began (one shared clock
+ * records the order), then writes its own value, a hash of the epoch, its previous value and its
+ * inputs, and its stamp. A tile that runs twice, too early, or not at all, or a missing
+ * happens-before edge (which ThreadSanitizer reports on these plain accesses), shows up as a wrong
+ * value, a failed check (the body returns -EPROTO and the run stops), or a race report. pc_verify()
+ * compares the values with a serial computation of the same epochs. Random delays (yields, short
  * sleeps, spins) go into the bodies and, through the jitter hook, into the protocol's steps.
  */
 #ifndef SKIP_TESTS_PERSIST_CHECK_H
@@ -156,7 +156,8 @@ static inline void pc_random(struct pc_dag *d, int n, int max_tiles, uint64_t se
 
 				for (int x = 1 + (int)((q >> 16) % (uint64_t)g); x <= g; x++)
 					if (g % x == 0) {
-						rows = x; /* the first divisor from a random start */
+						rows =
+						    x; /* the first divisor from a random start */
 						break;
 					}
 				pc_row_edge(d, from, t, rows);
@@ -268,7 +269,8 @@ static inline void pc_check_init(struct pc_check *c, const struct pc_dag *d)
 					lo = (int)((int64_t)k * np / nc);
 					hi = (int)(((int64_t)k * np + np + nc - 1) / nc);
 				} else if (e->flags & SK_PERSIST_EDGE_ROW) {
-					/* tile k is in consumer row k / (nc/R): that producer row */
+					/* tile k is in consumer row k / (nc/R): that producer row
+					 */
 					int row = k / (nc / e->rows);
 
 					lo = row * np / e->rows;

@@ -533,7 +533,8 @@ Test(persist_watchdog, a_failing_task_stops_every_worker_with_its_error)
 		}
 }
 
-/* ---- row edges (cuSync's RowSync) -------------------------------------------------------------- */
+/* ---- row edges (cuSync's RowSync) --------------------------------------------------------------
+ */
 
 Test(persist_plan, the_tile_ranges_are_the_hand_computed_ones)
 {
@@ -690,7 +691,8 @@ Test(persist_run, consumer_rows_overlap_a_slow_producer_row)
 		pc_dag_init(&d, 2);
 		d.tasks[0].ntiles = 6;
 		d.tasks[1].ntiles = 12;
-		pc_row_edge(&d, 0, 1, 3); /* producer rows {0,1} {2,3} {4,5}; consumer 0-3 4-7 8-11 */
+		pc_row_edge(&d, 0, 1,
+			    3); /* producer rows {0,1} {2,3} {4,5}; consumer 0-3 4-7 8-11 */
 		o.mode = (enum sk_persist_mode)m;
 		o.nworkers = 2;
 		o.lookahead = 4;

@@ -420,14 +420,14 @@ Test(runtime_workload, task_mistakes_are_named)
 /* Two GEMMs (12 tiles each, 3 row blocks) and a scale of C2; @edges is the second task's
  * "tile_edges" member, @extra more members of the third. */
 #define PAIR(edges, extra)                                                                         \
-	"{\"skip_workload\": 1, \"module\": \"m.fatbin\", \"params\": {\"MT\": 3, \"NT\": 4}, "     \
-	"\"buffers\": [{\"name\": \"C1\", \"size\": 64}, {\"name\": \"C2\", \"size\": 64}, "     \
-	"{\"name\": \"Z\", \"size\": 64}], \"tasks\": ["                                              \
-	"{\"name\": \"gemm1\", \"kernel\": \"g\", \"grid\": \"MT*NT\", \"block\": 128, "          \
+	"{\"skip_workload\": 1, \"module\": \"m.fatbin\", \"params\": {\"MT\": 3, \"NT\": 4}, "    \
+	"\"buffers\": [{\"name\": \"C1\", \"size\": 64}, {\"name\": \"C2\", \"size\": 64}, "       \
+	"{\"name\": \"Z\", \"size\": 64}], \"tasks\": ["                                           \
+	"{\"name\": \"gemm1\", \"kernel\": \"g\", \"grid\": \"MT*NT\", \"block\": 128, "           \
 	"\"writes\": [\"C1\"]}, "                                                                  \
-	"{\"name\": \"gemm2\", \"kernel\": \"g\", \"grid\": \"MT*NT\", \"block\": 128, "          \
-	"\"reads\": [\"C1\"], \"writes\": [\"C2\"]" edges "}, "                                     \
-	"{\"name\": \"scale\", \"kernel\": \"s\", \"grid\": 6, \"block\": 128, "                    \
+	"{\"name\": \"gemm2\", \"kernel\": \"g\", \"grid\": \"MT*NT\", \"block\": 128, "           \
+	"\"reads\": [\"C1\"], \"writes\": [\"C2\"]" edges "}, "                                    \
+	"{\"name\": \"scale\", \"kernel\": \"s\", \"grid\": 6, \"block\": 128, "                   \
 	"\"reads\": [\"C2\"], \"writes\": [\"Z\"]" extra "}]}"
 
 Test(runtime_workload, tile_edges_are_read_with_their_policy_and_rows)

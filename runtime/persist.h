@@ -173,7 +173,7 @@ struct sk_persist_plan {
 	int *tile_base;	      /* [ntasks + 1] first plan tile of each task */
 	int *tile_task;	      /* [total_tiles] */
 	int *pred_off, *pred; /* CSR: predecessors of t are pred[pred_off[t] .. pred_off[t+1]) */
-	int *pred_tile; /* [nedges] the edge's tile rule: 0 full, else sk_persist_tile_range's */
+	int *pred_tile;	      /* [nedges] tile rule: 0 full, else as in sk_persist_tile_range() */
 	int *succ_off, *succ; /* CSR: successors */
 	int *succ_tile;	      /* [nedges] */
 	unsigned char *lost;  /* [ntasks] sk_persist_plan_lose() */

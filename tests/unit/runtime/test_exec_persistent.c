@@ -56,6 +56,15 @@ static void make_plan(void)
 	cr_assert_not_null(plan, "%s", skip_errmsg());
 }
 
+/* a writes X; b reads X and writes Y; c reads both: a -> b -> c, 4 tiles each, and a -> c
+ * covered by that path. */
+static void abc(void)
+{
+	task("a", "w:X", 4);
+	task("b", "r:X w:Y", 4);
+	task("c", "r:X r:Y", 4);
+}
+
 /* "a:full b:row3": the plan's producers of @to with their rules, by task id. */
 static const char *edges_into(const char *to)
 {
@@ -81,9 +90,7 @@ static const char *edges_into(const char *to)
 
 Test(runtime_persistent_plan, without_tile_edges_every_reduced_edge_is_full)
 {
-	task("a", "w:X", 4);
-	task("b", "r:X w:Y", 4);
-	task("c", "r:X r:Y", 4);
+	abc();
 	make_plan();
 	cr_assert_eq(plan->ntasks, 3);
 	cr_assert_eq(plan->ntiles[1], 4);
@@ -114,9 +121,7 @@ Test(runtime_persistent_plan, a_dropped_dependency_comes_back_behind_a_tile_edge
 	/* c reads X (a's) and Y (b's); the reduction drops a -> c (a -> b -> c). With b -> c a
 	 * tile edge, a tile of c no longer waits for all of b, nor so for all of a: a -> c
 	 * returns, full. */
-	task("a", "w:X", 4);
-	task("b", "r:X w:Y", 4);
-	task("c", "r:X r:Y", 4);
+	abc();
 	tile_edge("a", "b", SKIP_TILE_TILE, 0);
 	tile_edge("b", "c", SKIP_TILE_TILE, 0);
 	make_plan();
@@ -128,9 +133,7 @@ Test(runtime_persistent_plan, a_dropped_dependency_comes_back_behind_a_tile_edge
 Test(runtime_persistent_plan, a_tile_edge_that_a_full_path_covers_is_dropped)
 {
 	/* c's tile edge from a: a -> b -> c is full all the way, which orders c after all of a */
-	task("a", "w:X", 4);
-	task("b", "r:X w:Y", 4);
-	task("c", "r:X r:Y", 4);
+	abc();
 	tile_edge("a", "c", SKIP_TILE_TILE, 0);
 	make_plan();
 	cr_assert_str_eq(edges_into("c"), "b:full");

@@ -40,7 +40,7 @@ static int build_dag(const struct skip_graph *g, const double *task_ns, int nwor
 		(*tasks)[t].ntiles = blocks < nworkers ? (int)blocks : nworkers;
 		(*tasks)[t].tile_us = (task_ns[t] + task_cost_ns) / 1000;
 		for (int i = 0; i < np; i++)
-			(*edges)[ne++] = (struct sk_persist_edge){preds[i], t, 0};
+			(*edges)[ne++] = (struct sk_persist_edge){preds[i], t, 0, 0};
 	}
 	*nedges = ne;
 	return 0;

@@ -519,6 +519,21 @@ static void plan_line(FILE *out, const struct skip_plan *p)
 	fputc('\n', out);
 }
 
+/* "  tile edge gemm1 -> gemm2: row, 3 rows" for each declared tile edge (E5 only uses them). */
+static void print_tile_edges(const struct skip_graph *g)
+{
+	const struct skip_tile_edge *e;
+	int n = skip_graph_tile_edges(g, &e);
+
+	for (int i = 0; i < n; i++) {
+		printf("  tile edge %s -> %s: %s", skip_graph_task_name(g, e[i].from),
+		       skip_graph_task_name(g, e[i].to), skip_tile_policy_name(e[i].policy));
+		if (e[i].policy == SKIP_TILE_ROW)
+			printf(", %d rows", e[i].rows);
+		printf("\n");
+	}
+}
+
 static void print_text(const struct run_opts *o, const struct skip_workload *w,
 		       const struct skip_graph *g, const char *dev, struct result *res, int nres)
 {
@@ -528,6 +543,7 @@ static void print_text(const struct run_opts *o, const struct skip_workload *w,
 	       skip_workload_name(w), skip_graph_ntasks(g), skip_graph_nedges(g),
 	       skip_graph_width(g), skip_graph_nbuffers(g), cli_bytes(b, sizeof(b), graph_bytes(g)),
 	       dev ? " on " : "", dev ? dev : "");
+	print_tile_edges(g);
 	for (int i = 0; i < nres; i++) {
 		printf("  plan ");
 		plan_line(stdout, res[i].plan);
@@ -593,6 +609,25 @@ static cJSON *result_json(const struct run_opts *o, const struct result *r)
 	return j;
 }
 
+/* "tile_edges": [{"from", "to", "policy"[, "rows"]}], when the workload declares any. */
+static void add_tile_edges(cJSON *root, const struct skip_graph *g)
+{
+	const struct skip_tile_edge *e;
+	int n = skip_graph_tile_edges(g, &e);
+	cJSON *arr = n ? cJSON_AddArrayToObject(root, "tile_edges") : NULL;
+
+	for (int i = 0; i < n; i++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "from", skip_graph_task_name(g, e[i].from));
+		cJSON_AddStringToObject(x, "to", skip_graph_task_name(g, e[i].to));
+		cJSON_AddStringToObject(x, "policy", skip_tile_policy_name(e[i].policy));
+		if (e[i].policy == SKIP_TILE_ROW)
+			cJSON_AddNumberToObject(x, "rows", e[i].rows);
+		cJSON_AddItemToArray(arr, x);
+	}
+}
+
 static void print_json(const struct run_opts *o, const struct skip_workload *w,
 		       const struct skip_graph *g, const char *dev, struct result *res, int nres)
 {
@@ -605,6 +640,7 @@ static void print_json(const struct run_opts *o, const struct skip_workload *w,
 	cJSON_AddNumberToObject(root, "dependencies", skip_graph_nedges(g));
 	cJSON_AddNumberToObject(root, "width", skip_graph_width(g));
 	cJSON_AddNumberToObject(root, "buffer_bytes", graph_bytes(g));
+	add_tile_edges(root, g);
 	if (dev)
 		cJSON_AddStringToObject(root, "device", dev);
 	cJSON_AddNumberToObject(root, "iterations", o->iterations);

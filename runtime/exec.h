@@ -117,6 +117,18 @@ struct sk_executor {
 	void (*fini)(void *state);
 };
 
+/*
+ * E5's plan of finalized @g (exec/persistent.c; no device needed): a task's tiles are its
+ * blocks (one-dimensional grids only), its edges those of the reduced DAG, full, except into a
+ * task with declared tile edges (skip_graph_add_tile_edge()), whose edges become tile and row
+ * edges, with the dependencies the reduction dropped put back where a tile edge no longer
+ * covers them (docs/persistent.md, "Tile edges in workloads"). @mode an enum sk_persist_mode,
+ * @nworkers 1..SK_PERSIST_MAX_WORKERS, @lookahead the co-pilot's. Free with
+ * sk_persist_plan_free(); NULL and *@err (SKIP_E_INVAL naming the task, SKIP_E_NOMEM) on failure.
+ */
+struct sk_persist_plan *sk_persistent_plan(const struct skip_graph *g, int mode, int nworkers,
+					   int lookahead, int *err);
+
 /* The table (exec.c): sk_executors[e]->id == e. */
 extern const struct sk_executor *const sk_executors[SKIP_NEXECUTORS];
 /* sk_executors[e], or NULL when @e is no executor. */

@@ -105,6 +105,7 @@ static void free_task(struct sk_task *t)
 	free(t->preds);
 	free(t->succs);
 	free(t->xpreds);
+	free(t->dpreds);
 	free(t->params);
 	free(t->argblob);
 }
@@ -127,6 +128,7 @@ void skip_graph_free(struct skip_graph *g)
 	free(g->tasks);
 	free(g->bufs);
 	free(g->explicit_edges);
+	free(g->tile_edges);
 	free(g->topo);
 	free(g->reach);
 	sk_hash_fini(&g->task_names);
@@ -417,6 +419,135 @@ int sk_has_explicit_edge(const struct skip_graph *g, int from, int to)
 	return 0;
 }
 
+/* ---- tile edges ------------------------------------------------------------------------------ */
+
+static const char *const tile_policy_names[] = {NULL, "tile", "row"};
+
+const char *skip_tile_policy_name(int policy)
+{
+	return policy == SKIP_TILE_TILE || policy == SKIP_TILE_ROW ? tile_policy_names[policy]
+								   : NULL;
+}
+
+long sk_task_blocks(const struct sk_task *t)
+{
+	return (long)t->grid[0] * (long)t->grid[1] * (long)t->grid[2];
+}
+
+int sk_depends_directly(const struct skip_graph *g, int from, int to)
+{
+	for (int i = 0; i < g->nexplicit; i++)
+		if (g->explicit_edges[i].from == from && g->explicit_edges[i].to == to)
+			return 1;
+	return from < to && sk_tasks_conflict(&g->tasks[from], &g->tasks[to]);
+}
+
+int sk_tile_edge_check(const struct skip_graph *g, const struct skip_tile_edge *e)
+{
+	const char *f = g->tasks[e->from].name, *t = g->tasks[e->to].name;
+	long nf = sk_task_blocks(&g->tasks[e->from]), nt = sk_task_blocks(&g->tasks[e->to]);
+
+	if (!sk_depends_directly(g, e->from, e->to))
+		return sk_fail(SKIP_E_INVAL,
+			       "tile edge '%s' -> '%s': '%s' does not depend on '%s' (it neither "
+			       "comes later and accesses a byte that one of the two writes, nor "
+			       "names it in \"after\"); a tile edge refines a dependency",
+			       f, t, t, f);
+	if (e->policy == SKIP_TILE_ROW && (nf % e->rows || nt % e->rows))
+		return sk_fail(SKIP_E_INVAL,
+			       "tile edge '%s' -> '%s': %d rows must divide both the %ld blocks of "
+			       "'%s' and the %ld of '%s'",
+			       f, t, e->rows, nf, f, nt, t);
+	return 0;
+}
+
+int skip_graph_add_tile_edge(struct skip_graph *g, const struct skip_tile_edge *e)
+{
+	int err = check_open(g);
+
+	if (err)
+		return err;
+	if (!e || e->from < 0 || e->from >= g->ntasks || e->to < 0 || e->to >= g->ntasks)
+		return sk_fail(SKIP_E_INVAL, "tile edge %d -> %d: no such task", e ? e->from : -1,
+			       e ? e->to : -1);
+	if (e->from == e->to)
+		return sk_fail(SKIP_E_INVAL, "tile edge from task '%s' to itself",
+			       g->tasks[e->from].name);
+	if (!skip_tile_policy_name(e->policy) ||
+	    (e->policy == SKIP_TILE_ROW ? e->rows < 1 : e->rows != 0))
+		return sk_fail(SKIP_E_INVAL,
+			       "tile edge '%s' -> '%s': policy %d with %d rows (tile: 0 rows; "
+			       "row: 1 or more)",
+			       g->tasks[e->from].name, g->tasks[e->to].name, (int)e->policy,
+			       e->rows);
+	for (int i = 0; i < g->ntile_edges; i++)
+		if (g->tile_edges[i].from == e->from && g->tile_edges[i].to == e->to)
+			return sk_fail(SKIP_E_INVAL, "tile edge '%s' -> '%s' declared twice",
+				       g->tasks[e->from].name, g->tasks[e->to].name);
+	return SK_VEC_PUSH(g->tile_edges, g->ntile_edges, g->captile_edges, *e);
+}
+
+int skip_graph_tile_edges(const struct skip_graph *g, const struct skip_tile_edge **edges)
+{
+	*edges = g ? g->tile_edges : NULL;
+	return g ? g->ntile_edges : 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Check the tile edges, and keep the derived predecessors (@e, before the reduction) of each
+ * task that has one in: E5 needs them (exec/persistent.c). */
+static int index_tile_edges(struct skip_graph *g, const struct sk_edge *e, int ne)
+{
+	for (int i = 0; i < g->ntile_edges; i++) {
+		struct sk_task *t = &g->tasks[g->tile_edges[i].to];
+		int err = sk_tile_edge_check(g, &g->tile_edges[i]);
+
+		if (err)
+			return err;
+		if (!t->dpreds && !(t->dpreds = malloc(sizeof(int))))
+			return sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
+	for (int i = 0; i < ne; i++)
+		if (g->tasks[e[i].to].dpreds)
+			g->tasks[e[i].to].ndpreds++;
+	for (int v = 0; v < g->ntasks; v++) {
+		struct sk_task *t = &g->tasks[v];
+		int *a;
+
+		if (!t->dpreds)
+			continue;
+		if (!(a = realloc(t->dpreds, sizeof(int) * ((size_t)t->ndpreds + 1))))
+			return sk_fail(SKIP_E_NOMEM, "out of memory");
+		t->dpreds = a;
+		t->ndpreds = 0;
+	}
+	for (int i = 0; i < ne; i++) {
+		struct sk_task *t = &g->tasks[e[i].to];
+
+		if (t->dpreds)
+			t->dpreds[t->ndpreds++] = e[i].from;
+	}
+	for (int v = 0; v < g->ntasks; v++) {
+		struct sk_task *t = &g->tasks[v];
+		int n = 0;
+
+		if (!t->dpreds)
+			continue;
+		qsort(t->dpreds, (size_t)t->ndpreds, sizeof(int), cmp_int);
+		for (int i = 0; i < t->ndpreds; i++)
+			if (!n || t->dpreds[n - 1] != t->dpreds[i])
+				t->dpreds[n++] = t->dpreds[i];
+		t->ndpreds = n;
+	}
+	return 0;
+}
+
 /* Each task's explicit predecessors, for sk_has_explicit_edge(). */
 static int index_explicit(struct skip_graph *g)
 {
@@ -543,8 +674,9 @@ static void unfinalize(struct skip_graph *g)
 		free(t->preds);
 		free(t->succs);
 		free(t->xpreds);
-		t->preds = t->succs = t->xpreds = NULL;
-		t->npreds = t->nsuccs = t->nxpreds = t->level = 0;
+		free(t->dpreds);
+		t->preds = t->succs = t->xpreds = t->dpreds = NULL;
+		t->npreds = t->nsuccs = t->nxpreds = t->ndpreds = t->level = 0;
 	}
 	free(g->topo);
 	free(g->reach);
@@ -567,6 +699,8 @@ int skip_graph_finalize(struct skip_graph *g)
 		err = sk_dag_build(g, e.v, e.n);
 	if (!err)
 		err = index_explicit(g);
+	if (!err)
+		err = index_tile_edges(g, e.v, e.n);
 	free(e.v);
 	if (err)
 		unfinalize(g);

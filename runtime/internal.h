@@ -54,6 +54,8 @@ struct sk_task {
 	int naccess;
 	unsigned flags;
 	int *xpreds, nxpreds; /* explicit predecessors (skip_graph_add_edge), from finalize */
+	int *dpreds, ndpreds; /* a task with tile edges in: its derived predecessors before the
+				 transitive reduction, sorted, from finalize (E5's plan) */
 	/* derived by finalize */
 	int *preds, npreds; /* reduced DAG, sorted */
 	int *succs, nsuccs;
@@ -80,6 +82,9 @@ struct skip_graph {
 	struct sk_edge *explicit_edges;
 	int nexplicit;
 	size_t capexplicit;
+	struct skip_tile_edge *tile_edges; /* declared (skip_graph_add_tile_edge) */
+	int ntile_edges;
+	size_t captile_edges;
 	int finalized;
 	int *topo;  /* [ntasks] a topological order (smallest id first among ready) */
 	int nedges; /* reduced */
@@ -105,6 +110,15 @@ static inline int sk_overlap(size_t a, size_t as, size_t b, size_t bs)
 int sk_tasks_conflict(const struct sk_task *a, const struct sk_task *b);
 /* Nonzero when @to has an explicit edge from @from. */
 int sk_has_explicit_edge(const struct skip_graph *g, int from, int to);
+
+/* Nonzero when @to depends on @from directly: an explicit edge, or @from comes first and the
+ * two access a common byte, one of them writing. Works before finalize. */
+int sk_depends_directly(const struct skip_graph *g, int from, int to);
+/* Check declared tile edge @e against the tasks (the dependency, the rows); 0, or SKIP_E_INVAL
+ * with a message naming both tasks. */
+int sk_tile_edge_check(const struct skip_graph *g, const struct skip_tile_edge *e);
+/* Blocks of @task's grid: its tiles under E5. */
+long sk_task_blocks(const struct sk_task *t);
 
 /* Build preds/succs, the topological order and the levels from @edges (may contain
  * duplicates). Returns 0, SKIP_E_INVAL (cycle, with the path in skip_errmsg()) or NOMEM. */

@@ -133,6 +133,32 @@ static int edge_by_to(const void *a, const void *b)
 	return x->from < y->from ? -1 : x->from > y->from;
 }
 
+/* A row edge's R must divide both tile counts (every row has the same number of tiles). */
+static int check_rows(const struct sk_persist_plan *p, const struct sk_persist_edge *x)
+{
+	int np, nc;
+
+	if (x->flags != SK_PERSIST_EDGE_ROW)
+		return 0;
+	np = p->ntiles[x->from];
+	nc = p->ntiles[x->to];
+	if (x->rows < 1 || np % x->rows || nc % x->rows)
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent plan: row edge %d -> %d: %d rows must divide both the "
+			       "producer's %d tiles and the consumer's %d (use a common divisor of "
+			       "the two)",
+			       x->from, x->to, x->rows, np, nc);
+	return 0;
+}
+
+/* The edge's rule as the plan stores it (persist.h: SK_PERSIST_RULE_TILE). */
+static int edge_rule(const struct sk_persist_edge *x)
+{
+	if (x->flags == SK_PERSIST_EDGE_ROW)
+		return x->rows;
+	return x->flags == SK_PERSIST_EDGE_TILE ? SK_PERSIST_RULE_TILE : 0;
+}
+
 /* The CSR arrays from @d's edges, sorted, a repeated edge merged (full if any copy is). */
 static int load_edges(struct sk_persist_plan *p, const struct sk_persist_dag *d)
 {
@@ -153,27 +179,34 @@ static int load_edges(struct sk_persist_plan *p, const struct sk_persist_dag *d)
 		const struct sk_persist_edge *x = &d->edges[i];
 
 		if (x->from < 0 || x->from >= p->ntasks || x->to < 0 || x->to >= p->ntasks ||
-		    (x->flags & ~SK_PERSIST_EDGE_TILE)) {
+		    (x->flags != 0 && x->flags != SK_PERSIST_EDGE_TILE &&
+		     x->flags != SK_PERSIST_EDGE_ROW)) {
 			err = sk_fail(SKIP_E_INVAL,
 				      "persistent plan: edge %d (%d -> %d, flags %#x): tasks are "
-				      "0..%d, the only flag is SK_PERSIST_EDGE_TILE",
+				      "0..%d, the flags one of SK_PERSIST_EDGE_TILE and "
+				      "SK_PERSIST_EDGE_ROW, or none",
 				      i, x->from, x->to, x->flags, p->ntasks - 1);
 			goto out;
 		}
+		if ((err = check_rows(p, x)))
+			goto out;
 		e[i] = *x;
+		e[i].rows = edge_rule(x); /* from here on, the rule */
 	}
 	qsort(e, (size_t)d->nedges, sizeof(*e), edge_by_to);
 	for (int i = 0; i < d->nedges; i++) {
-		if (n && e[n - 1].from == e[i].from && e[n - 1].to == e[i].to)
-			e[n - 1].flags &= e[i].flags;
-		else
+		if (n && e[n - 1].from == e[i].from && e[n - 1].to == e[i].to) {
+			if (e[n - 1].rows != e[i].rows) /* full, or two rules: full */
+				e[n - 1].rows = 0;
+		} else {
 			e[n++] = e[i];
+		}
 	}
 	p->nedges = n;
 	p->pred = malloc(sizeof(int) * ((size_t)n + 1));
 	p->succ = malloc(sizeof(int) * ((size_t)n + 1));
-	p->pred_tile = malloc((size_t)n + 1);
-	p->succ_tile = malloc((size_t)n + 1);
+	p->pred_tile = malloc(sizeof(int) * ((size_t)n + 1));
+	p->succ_tile = malloc(sizeof(int) * ((size_t)n + 1));
 	if (!p->pred || !p->succ || !p->pred_tile || !p->succ_tile) {
 		err = sk_fail(SKIP_E_NOMEM, "out of memory");
 		goto out;
@@ -188,13 +221,12 @@ static int load_edges(struct sk_persist_plan *p, const struct sk_persist_dag *d)
 	}
 	/* sorted by (to, from): pred lists come out sorted, and succ lists too (by to) */
 	for (int i = 0; i < n; i++) {
-		int tile = (e[i].flags & SK_PERSIST_EDGE_TILE) != 0;
 		int s = p->succ_off[e[i].from] + fill[e[i].from]++;
 
 		p->pred[i] = e[i].from;
-		p->pred_tile[i] = (unsigned char)tile;
+		p->pred_tile[i] = e[i].rows;
 		p->succ[s] = e[i].to;
-		p->succ_tile[s] = (unsigned char)tile;
+		p->succ_tile[s] = e[i].rows;
 	}
 out:
 	free(fill);
@@ -362,7 +394,8 @@ static void release_consumers(struct sched *s, int g, double fin_us, int *pend, 
 
 		if (p->succ_tile[i]) {
 			/* the consumer tiles that read tile k: the same overlap, seen from k */
-			sk_persist_tile_range(k, p->ntiles[t], p->ntiles[c], &lo, &hi);
+			sk_persist_tile_range(p->succ_tile[i], k, p->ntiles[t], p->ntiles[c], &lo,
+					      &hi);
 			at = fin_us;
 		} else if (!last) {
 			continue;
@@ -449,7 +482,7 @@ static int build_queues(struct sk_persist_plan *p, const struct sk_persist_dag *
 				int lo = 0, hi = 1;
 
 				if (p->pred_tile[i])
-					sk_persist_tile_range(k, p->ntiles[t],
+					sk_persist_tile_range(p->pred_tile[i], k, p->ntiles[t],
 							      p->ntiles[p->pred[i]], &lo, &hi);
 				pend[p->tile_base[t] + k] += hi - lo;
 			}
@@ -493,8 +526,8 @@ static int count_waits(const struct sk_persist_plan *p, int t)
 			for (int k = 0; k < p->ntiles[t]; k++) {
 				int a, b;
 
-				sk_persist_tile_range(k, p->ntiles[t], p->ntiles[p->pred[i]], &a,
-						      &b);
+				sk_persist_tile_range(p->pred_tile[i], k, p->ntiles[t],
+						      p->ntiles[p->pred[i]], &a, &b);
 				if (b - a > hi - lo)
 					lo = a, hi = b;
 			}
@@ -537,7 +570,8 @@ static int build_steps(struct sk_persist_plan *p)
 			int q = p->pred[j], lo = 0, hi = 1;
 
 			if (p->pred_tile[j])
-				sk_persist_tile_range(k, p->ntiles[t], p->ntiles[q], &lo, &hi);
+				sk_persist_tile_range(p->pred_tile[j], k, p->ntiles[t],
+						      p->ntiles[q], &lo, &hi);
 			for (int x = lo; x < hi; x++) {
 				int c = p->pred_tile[j] ? -(p->tile_base[q] + x) - 1 : q;
 				int per = p->pred_tile[j] ? 1 : p->ntiles[q];

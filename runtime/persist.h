@@ -83,15 +83,23 @@ struct sk_persist_task {
 	double tile_us; /* predicted duration of one tile (AOT list scheduling only) */
 };
 
-/* Edge flag: tile-granular. Consumer tile c of n_c waits only on the producer tiles j of n_p
- * whose share of [0, 1) overlaps its own, [c/n_c, (c+1)/n_c): one tile when the counts are
- * equal (cuSync's TileSync), a run of tiles when the producer has more (RowSync-like). Without
- * it, every tile of the consumer waits for the whole producer task. */
+/* Edge flags: tile-granular edges (cuSync's TileSync and RowSync). Without either, an edge is
+ * full: every tile of the consumer waits for the whole producer task.
+ *   SK_PERSIST_EDGE_TILE  consumer tile c of n_c waits only on the producer tiles j of n_p whose
+ *                         share of [0, 1) overlaps its own, [c/n_c, (c+1)/n_c): one tile when
+ *                         the counts are equal, a run of tiles when the producer has more.
+ *   SK_PERSIST_EDGE_ROW   rows (struct sk_persist_edge.rows = R, which must divide both tile
+ *                         counts): the producer's tiles are R rows of n_p/R consecutive tiles,
+ *                         the consumer's R rows of n_c/R, and consumer tile c waits on the whole
+ *                         producer row c / (n_c/R). A GEMM C2 = C1*B2 whose tiles are numbered
+ *                         row-major reads all of a row block of C1. */
 #define SK_PERSIST_EDGE_TILE 1u
+#define SK_PERSIST_EDGE_ROW  2u
 
 struct sk_persist_edge {
 	int from, to;	/* producer and consumer task */
-	unsigned flags; /* SK_PERSIST_EDGE_TILE */
+	unsigned flags; /* 0 (full), SK_PERSIST_EDGE_TILE or SK_PERSIST_EDGE_ROW */
+	int rows;	/* SK_PERSIST_EDGE_ROW: R >= 1; otherwise ignored */
 };
 
 /* The input DAG; the caller owns it, the plan keeps no pointer into it. */
@@ -99,7 +107,8 @@ struct sk_persist_dag {
 	int ntasks;
 	const struct sk_persist_task *tasks; /* [ntasks] */
 	int nedges;
-	const struct sk_persist_edge *edges; /* [nedges]; a repeated edge counts once (full wins) */
+	const struct sk_persist_edge *edges; /* [nedges]; a repeated edge counts once: full when
+						any copy is full or two copies differ */
 };
 
 /* Option flag: accept a DAG with a cycle (for the watchdog's tests: a cycle that slipped past
@@ -164,13 +173,13 @@ struct sk_persist_plan {
 	int *tile_base;	      /* [ntasks + 1] first plan tile of each task */
 	int *tile_task;	      /* [total_tiles] */
 	int *pred_off, *pred; /* CSR: predecessors of t are pred[pred_off[t] .. pred_off[t+1]) */
-	unsigned char *pred_tile; /* [nedges] the edge is SK_PERSIST_EDGE_TILE */
-	int *succ_off, *succ;	  /* CSR: successors */
-	unsigned char *succ_tile; /* [nedges] */
-	unsigned char *lost;	  /* [ntasks] sk_persist_plan_lose() */
-	int *roots, nroots;	  /* tasks without predecessors */
-	int *topo;		  /* [ntasks] a topological order (partial with a cycle) */
-	int acyclic;		  /* 0 only with SK_PERSIST_UNCHECKED */
+	int *pred_tile;	      /* [nedges] tile rule: 0 full, else as in sk_persist_tile_range() */
+	int *succ_off, *succ; /* CSR: successors */
+	int *succ_tile;	      /* [nedges] */
+	unsigned char *lost;  /* [ntasks] sk_persist_plan_lose() */
+	int *roots, nroots;   /* tasks without predecessors */
+	int *topo;	      /* [ntasks] a topological order (partial with a cycle) */
+	int acyclic;	      /* 0 only with SK_PERSIST_UNCHECKED */
 	/* AOT: worker w runs plan tiles q[q_off[w] .. q_off[w+1]) in order, every epoch. The
 	 * queues are subsequences of one topological order of the tiles (dispatch[g] is g's
 	 * place in it), which is what makes any AOT plan deadlock-free. */
@@ -519,9 +528,26 @@ SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch 
 SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s);
 /* COPILOT host: publish @task at position @pos of @r (the caller checked the slot is free). */
 SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
-/* Consumer tile @c of @nc reads producer tiles [*lo, *hi) of @np (SK_PERSIST_EDGE_TILE). */
-static inline SK_PFN void sk_persist_tile_range(int c, int nc, int np, int *lo, int *hi)
+/* An edge's tile rule in the plan (pred_tile, succ_tile): 0 full, SK_PERSIST_RULE_TILE
+ * proportional (SK_PERSIST_EDGE_TILE), R >= 1 rows of R (SK_PERSIST_EDGE_ROW). */
+#define SK_PERSIST_RULE_TILE (-1)
+
+/*
+ * The producer tiles [*lo, *hi) of @np that consumer tile @c of @nc reads through a tile edge
+ * whose rule is @rule (nonzero). The one place the ranges are computed: the waits, the AOT
+ * list scheduling and its steps, and the watchdog's message use it. Both rules are
+ * symmetric: with the roles swapped (@c a producer tile, @nc and @np exchanged) it gives the
+ * consumer tiles that read producer tile @c.
+ */
+static inline SK_PFN void sk_persist_tile_range(int rule, int c, int nc, int np, int *lo, int *hi)
 {
+	if (rule > 0) { /* rows: row c / (nc/R), which is tiles [r * np/R, (r + 1) * np/R) */
+		int per = np / rule;
+
+		*lo = c / (nc / rule) * per;
+		*hi = *lo + per;
+		return;
+	}
 	*lo = (int)((int64_t)c * np / nc);
 	*hi = (int)((((int64_t)c + 1) * np + nc - 1) / nc);
 }

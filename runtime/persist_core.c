@@ -139,13 +139,35 @@ static SK_PFN int tiles_of(struct sk_persist *rt, int t, uint64_t e)
 	return d >= n * e ? (int)n : (int)(d - n * (e - 1));
 }
 
-/* The first producer of @t still unfinished in epoch @e, or -1. */
+/* Nonzero when an unfinished tile of @t waits on an unfinished tile of its producer through
+ * tile edge @i (pred index) in epoch @e. */
+static SK_PFN int tile_edge_waits(struct sk_persist *rt, int t, int i, uint64_t e)
+{
+	const struct sk_persist_plan *p = rt->p;
+	int q = p->pred[i];
+
+	for (int k = 0; k < p->ntiles[t]; k++) {
+		int lo, hi;
+
+		if (sk_ld_relaxed(&rt->tile_done[p->tile_base[t] + k], SK_DEV) >= e)
+			continue;
+		sk_persist_tile_range(p->pred_tile[i], k, p->ntiles[t], p->ntiles[q], &lo, &hi);
+		for (int j = lo; j < hi; j++)
+			if (sk_ld_relaxed(&rt->tile_done[p->tile_base[q] + j], SK_DEV) < e)
+				return 1;
+	}
+	return 0;
+}
+
+/* The first producer of @t that @t still waits on in epoch @e, or -1: unfinished, and through
+ * a tile edge, with an unfinished tile that an unfinished tile of @t reads. */
 static SK_PFN int unfinished_producer(struct sk_persist *rt, int t, uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
 
 	for (int i = p->pred_off[t]; i < p->pred_off[t + 1]; i++)
-		if (tiles_of(rt, p->pred[i], e) < p->ntiles[p->pred[i]])
+		if (tiles_of(rt, p->pred[i], e) < p->ntiles[p->pred[i]] &&
+		    (!p->pred_tile[i] || tile_edge_waits(rt, t, i, e)))
 			return p->pred[i];
 	return -1;
 }
@@ -384,7 +406,8 @@ static SK_PFN int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, i
 				continue;
 			err = wait_ge(rt, &rt->ctr[q].done, (uint64_t)p->ntiles[q] * e, w);
 		} else {
-			sk_persist_tile_range(k, p->ntiles[t], p->ntiles[q], &lo, &hi);
+			sk_persist_tile_range(p->pred_tile[i], k, p->ntiles[t], p->ntiles[q], &lo,
+					      &hi);
 			for (int j = lo; j < hi && !err; j++)
 				err = wait_ge(rt, &rt->tile_done[p->tile_base[q] + j], e, w);
 		}

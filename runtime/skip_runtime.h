@@ -164,9 +164,40 @@ SKIP_API int skip_graph_add_task(struct skip_graph *g, const struct skip_task_de
 SKIP_API int skip_graph_add_edge(struct skip_graph *g, int from, int to);
 
 /*
+ * Tile-granular dependencies (cuSync), for the persistent executor E5: task @to's dependency
+ * on @from is one where each block ("tile") of @to needs only some blocks of @from, so that
+ * under E5 a tile of @to waits only on those. The other executors order the two tasks fully,
+ * which is correct, only with less overlap. Blocks are numbered in grid order.
+ *   SKIP_TILE_TILE  tile c of n_c reads the tiles of n_p whose share of [0, 1) overlaps
+ *                   its own: [c*n_p/n_c, ceil((c+1)*n_p/n_c)) (cuSync's TileSync);
+ *   SKIP_TILE_ROW   @rows R, which divides both block counts: each task's tiles are R rows of
+ *                   consecutive tiles, and tile c reads all of the producer's row c / (n_c/R)
+ *                   (cuSync's RowSync: C2 = C1 * B2 reads a row block of C1).
+ */
+enum skip_tile_policy { SKIP_TILE_TILE = 1, SKIP_TILE_ROW = 2 };
+
+struct skip_tile_edge {
+	int from, to; /* task ids: @to depends on @from */
+	enum skip_tile_policy policy;
+	int rows; /* SKIP_TILE_ROW: >= 1; otherwise 0 */
+};
+
+/* Declare @e (copied). Checked here: the tasks, the policy, rows >= 1, one declaration per
+ * pair; at skip_graph_finalize(): that @e->to depends on @e->from (they access a common byte,
+ * one of them writing, and @from comes first in program order; or an explicit edge) and that
+ * the rows divide both tasks' block counts. 0 or SKIP_E_INVAL. */
+SKIP_API int skip_graph_add_tile_edge(struct skip_graph *g, const struct skip_tile_edge *e);
+/* The declared tile edges, in the order they were added (borrowed array, valid while @g is;
+ * *@edges may be NULL when there are none). Returns their number. */
+SKIP_API int skip_graph_tile_edges(const struct skip_graph *g, const struct skip_tile_edge **edges);
+/* "tile" or "row"; NULL for no policy. */
+SKIP_API const char *skip_tile_policy_name(int policy);
+
+/*
  * Derive the dependencies and close the graph for changes. Returns 0, SKIP_E_INVAL with
- * "cycle: a -> b -> a" when the explicit edges make a cycle, or SKIP_E_NOMEM; on failure the
- * graph stays open as it was.
+ * "cycle: a -> b -> a" when the explicit edges make a cycle, or naming a tile edge that is
+ * wrong (skip_graph_add_tile_edge()), or SKIP_E_NOMEM; on failure the graph stays open as it
+ * was.
  */
 SKIP_API int skip_graph_finalize(struct skip_graph *g);
 

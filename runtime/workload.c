@@ -691,8 +691,9 @@ static int parse_task_body(const struct wctx *c, const cJSON *t, struct task_bui
 
 static int load_task(struct wctx *c, const cJSON *t)
 {
-	static const char *const keys[] = {"name",  "kernel", "grid",  "block", "shared",  "args",
-					   "reads", "writes", "after", "pdl",	"comment", NULL};
+	static const char *const keys[] = {"name",	 "kernel",  "grid",   "block", "shared",
+					   "args",	 "reads",   "writes", "after", "pdl",
+					   "tile_edges", "comment", NULL};
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(t, "kernel");
 	struct task_build *tb;
@@ -738,6 +739,66 @@ static int load_after(struct wctx *c, const cJSON *t, int id)
 	return 0;
 }
 
+/* One entry of "tile_edges": {"from": TASK, "policy": "tile"} or {"from": TASK, "policy":
+ * "row", "rows": EXPR}; the task must depend on TASK (its "after" edges are in by now: they are
+ * the only explicit edges into it). */
+static int load_tile_edge(struct wctx *c, const cJSON *x, int id)
+{
+	static const char *const keys[] = {"from", "policy", "rows", NULL};
+	const cJSON *from = cJSON_GetObjectItemCaseSensitive(x, "from");
+	const cJSON *policy = cJSON_GetObjectItemCaseSensitive(x, "policy");
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(x, "rows");
+	struct skip_tile_edge e = {.to = id};
+	int64_t r = 0;
+
+	if (check_members(c, x, keys))
+		return SKIP_E_INVAL;
+	if (!cJSON_IsString(from))
+		return wfail(c, "\"from\" (a task name) is missing");
+	if ((e.from = skip_graph_find_task(c->w->g, from->valuestring)) < 0)
+		return wfail(c, "from: unknown task '%s'", from->valuestring);
+	if (cJSON_IsString(policy) && !strcmp(policy->valuestring, "tile"))
+		e.policy = SKIP_TILE_TILE;
+	else if (cJSON_IsString(policy) && !strcmp(policy->valuestring, "row"))
+		e.policy = SKIP_TILE_ROW;
+	else
+		return wfail(c, "\"policy\": \"tile\" or \"row\" expected");
+	if (e.policy == SKIP_TILE_ROW && !rows)
+		return wfail(c, "policy \"row\" needs \"rows\" (the row blocks of both tasks)");
+	if (e.policy == SKIP_TILE_TILE && rows)
+		return wfail(c, "\"rows\" goes with policy \"row\" only");
+	if (rows && eval_range(c, rows, "rows", 1, INT32_MAX, &r))
+		return SKIP_E_INVAL;
+	e.rows = (int)r;
+	if (skip_graph_add_tile_edge(c->w->g, &e) || sk_tile_edge_check(c->w->g, &e))
+		return wfail(c, "%s", skip_errmsg());
+	return 0;
+}
+
+static int load_tile_edges(struct wctx *c, const cJSON *t, int id)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(t, "tile_edges"), *it;
+	size_t len = strlen(c->where);
+	int i = 0;
+
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return wfail(c, "\"tile_edges\": an array of {\"from\", \"policy\"[, \"rows\"]} "
+				"expected");
+	cJSON_ArrayForEach(it, arr)
+	{
+		int err;
+
+		snprintf(c->where + len, sizeof(c->where) - len, ": tile_edges[%d]", i++);
+		err = load_tile_edge(c, it, id);
+		c->where[len] = '\0';
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int load_tasks(struct wctx *c, const cJSON *arr)
 {
 	const cJSON *t;
@@ -746,7 +807,7 @@ static int load_tasks(struct wctx *c, const cJSON *arr)
 	snprintf(c->where, sizeof(c->where), "tasks");
 	if (!cJSON_IsArray(arr) || !cJSON_GetArraySize(arr))
 		return wfail(c, "a non-empty array expected");
-	for (int pass = 0; pass < 2; pass++) { /* tasks first, then "after" edges by name */
+	for (int pass = 0; pass < 2; pass++) { /* tasks first, then edges by name */
 		i = 0;
 		cJSON_ArrayForEach(t, arr)
 		{
@@ -756,7 +817,8 @@ static int load_tasks(struct wctx *c, const cJSON *arr)
 				 cJSON_IsString(n) ? " (\"" : "",
 				 cJSON_IsString(n) ? n->valuestring : "",
 				 cJSON_IsString(n) ? "\")" : "");
-			if (pass == 0 ? load_task(c, t) : load_after(c, t, i))
+			if (pass == 0 ? load_task(c, t)
+				      : load_after(c, t, i) || load_tile_edges(c, t, i))
 				return SKIP_E_INVAL;
 			i++;
 		}

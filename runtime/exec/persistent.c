@@ -1,11 +1,12 @@
 /*
  * exec/persistent.c: E5, one resident kernel. At prepare, the task DAG becomes a persistent
  * plan (runtime/persist.c): a task's tiles are its blocks, each edge of the reduced DAG a full
- * edge, a worker per SM (or the plan's "workers", at most as many as fit co-resident), the
- * mode the plan's "mode" (and, for the co-pilot, its "lookahead"); the device makes the
- * kernel's state once. Each run is one cooperative
- * launch in which the workers run every tile once (docs/persistent.md). The device checks what only
- * it can: that the tasks come from one module built with runtime/skip_task.cuh.
+ * edge unless the workload declares it a tile edge (then the edges into that task are worked
+ * out again, see edges_into()), a worker per SM (or the plan's "workers", at most as many as fit
+ * co-resident), the mode the plan's "mode" (and the co-pilot's "lookahead"); the device makes
+ * the kernel's state once. Each run is one cooperative launch in which the workers run every
+ * tile once (docs/persistent.md). The device checks what only it can: that the tasks come from
+ * one module built with runtime/skip_task.cuh.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stdlib.h>
@@ -29,45 +30,124 @@ static void persistent_fini(void *state)
 	free(x);
 }
 
-/* The DAG as E5 sees it: tiles = blocks, every reduced edge a full one. */
-static int make_plan(struct persistent *x, int nworkers)
+/* The declared tile edge @from -> @v as a plan edge's flags and rows; full when none. */
+static struct sk_persist_edge plan_edge(const struct skip_graph *g, int from, int v)
 {
-	const struct skip_graph *g = x->r.g;
-	struct sk_persist_task *tasks = calloc((size_t)g->ntasks + 1, sizeof(*tasks));
-	struct sk_persist_edge *edges = calloc((size_t)g->nedges + 1, sizeof(*edges));
-	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
-	struct sk_persist_dag dag = {g->ntasks, tasks, 0, edges};
-	int err = 0;
+	for (int i = 0; i < g->ntile_edges; i++) {
+		const struct skip_tile_edge *e = &g->tile_edges[i];
 
-	if (!tasks || !edges) {
-		free(tasks);
-		free(edges);
-		return sk_fail(SKIP_E_NOMEM, "out of memory");
+		if (e->from == from && e->to == v)
+			return (struct sk_persist_edge){
+			    from, v,
+			    e->policy == SKIP_TILE_ROW ? SK_PERSIST_EDGE_ROW : SK_PERSIST_EDGE_TILE,
+			    e->rows};
 	}
-	for (int v = 0; v < g->ntasks; v++) {
+	return (struct sk_persist_edge){from, v, 0, 0};
+}
+
+/* @u ->* @w in @g (the graph's reachability; 0 when it was too big to keep). */
+static int reaches(const struct skip_graph *g, int u, int w)
+{
+	return g->reach &&
+	       (g->reach[(size_t)w * (size_t)g->reach_words + (size_t)u / 64] >> (u % 64) & 1);
+}
+
+/*
+ * The edges into @v, a task with tile edges in, appended to @edges. The reduced DAG is not
+ * enough here: it dropped u -> v wherever u reaches another predecessor w of v, which orders v
+ * after all of u only while w -> v is full. So start from v's derived predecessors (before the
+ * reduction) and its declared producers, and drop u only when it reaches a w whose edge to v is
+ * full: all of w done means all of u done, since the tiles of any edge's consumer together read
+ * every tile of its producer. That drops a declared tile edge too when a full path through
+ * another task already orders it fully.
+ */
+static void edges_into(const struct skip_graph *g, int v, struct sk_persist_edge *edges, int *n)
+{
+	const struct sk_task *t = &g->tasks[v];
+	int first = *n, m;
+
+	for (int i = 0; i < t->ndpreds; i++)
+		edges[(*n)++] = plan_edge(g, t->dpreds[i], v);
+	for (int i = 0; i < g->ntile_edges; i++) /* declared, not derived (a covering write) */
+		if (g->tile_edges[i].to == v) {
+			int from = g->tile_edges[i].from, seen = 0;
+
+			for (int k = 0; k < t->ndpreds && !seen; k++)
+				seen = t->dpreds[k] == from;
+			if (!seen)
+				edges[(*n)++] = plan_edge(g, from, v);
+		}
+	for (int i = first; i < *n; i++) {
+		int redundant = 0;
+
+		for (int k = first; k < *n && !redundant; k++)
+			redundant = k != i && edges[k].flags == 0 &&
+				    reaches(g, edges[i].from, edges[k].from);
+		edges[i].to = redundant ? -1 : v;
+	}
+	m = first;
+	for (int i = first; i < *n; i++)
+		if (edges[i].to >= 0)
+			edges[m++] = edges[i];
+	*n = m;
+}
+
+struct sk_persist_plan *sk_persistent_plan(const struct skip_graph *g, int mode, int nworkers,
+					   int lookahead, int *err)
+{
+	struct sk_persist_task *tasks = calloc((size_t)g->ntasks + 1, sizeof(*tasks));
+	size_t cap = (size_t)g->nedges + (size_t)g->ntile_edges + 1;
+	struct sk_persist_edge *edges;
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_dag dag = {g->ntasks, tasks, 0, NULL};
+	struct sk_persist_plan *plan = NULL;
+
+	*err = 0;
+	for (int v = 0; v < g->ntasks; v++)
+		cap += (size_t)g->tasks[v].ndpreds;
+	edges = calloc(cap, sizeof(*edges));
+	dag.edges = edges;
+	if (!tasks || !edges) {
+		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (int v = 0; v < g->ntasks && !*err; v++) {
 		const struct sk_task *t = &g->tasks[v];
 
 		tasks[v].ntiles = (int)t->grid[0];
 		tasks[v].tile_us = 1.0;
 		if (t->grid[0] > SK_PERSIST_MAX_TILES || t->grid[1] > 1 || t->grid[2] > 1 ||
 		    t->block[1] > 1 || t->block[2] > 1)
-			err = sk_fail(SKIP_E_INVAL,
-				      "persistent: task '%s' has a %ux%ux%u grid of %ux%ux%u "
-				      "blocks; E5 runs one-dimensional grids of at most %d blocks",
-				      t->name, t->grid[0], t->grid[1], t->grid[2], t->block[0],
-				      t->block[1], t->block[2], SK_PERSIST_MAX_TILES);
-		for (int i = 0; i < t->npreds; i++)
-			edges[dag.nedges++] = (struct sk_persist_edge){t->preds[i], v, 0};
+			*err = sk_fail(SKIP_E_INVAL,
+				       "persistent: task '%s' has a %ux%ux%u grid of %ux%ux%u "
+				       "blocks; E5 runs one-dimensional grids of at most %d blocks",
+				       t->name, t->grid[0], t->grid[1], t->grid[2], t->block[0],
+				       t->block[1], t->block[2], SK_PERSIST_MAX_TILES);
+		else if (t->dpreds)
+			edges_into(g, v, edges, &dag.nedges);
+		else
+			for (int i = 0; i < t->npreds; i++)
+				edges[dag.nedges++] =
+				    (struct sk_persist_edge){t->preds[i], v, 0, 0};
 	}
-	o.mode = x->r.p->mode == 3   ? SK_PERSIST_COPILOT
-		 : x->r.p->mode == 2 ? SK_PERSIST_JIT
-				     : SK_PERSIST_AOT;
-	o.lookahead = x->r.p->lookahead;
+	o.mode = (enum sk_persist_mode)mode;
+	o.lookahead = lookahead;
 	o.nworkers = nworkers;
-	if (!err && !(x->plan = sk_persist_plan_new(&dag, &o, &err)))
-		err = err ? err : SKIP_E_NOMEM;
+	if (!*err && !(plan = sk_persist_plan_new(&dag, &o, err)))
+		*err = *err ? *err : SKIP_E_NOMEM;
+out:
 	free(tasks);
 	free(edges);
+	return plan;
+}
+
+static int make_plan(struct persistent *x, int nworkers)
+{
+	int err;
+
+	/* the plan's mode is 1 + enum sk_persist_mode */
+	x->plan = sk_persistent_plan(x->r.g, x->r.p->mode > 1 ? x->r.p->mode - 1 : SK_PERSIST_AOT,
+				     nworkers, x->r.p->lookahead, &err);
 	return err;
 }
 

@@ -5,13 +5,13 @@
  *
  * The body of tile g in epoch e reads, in plain (non-atomic) memory, the value and the stamp
  * of every producer tile it depends on (all tiles of a full edge's producer, the overlapping
- * ones of a tile edge's, computed here independently of the library), checks that each was
- * stamped in epoch e and ended before this tile began (one shared clock records the order),
- * then writes its own value, a hash of the epoch, its previous value and its inputs, and its
- * stamp. A tile that runs twice, too early, or not at all, or a missing happens-before edge
- * (which ThreadSanitizer reports on these plain accesses), shows up as a wrong value, a failed
- * check (the body returns -EPROTO and the run stops), or a race report. pc_verify() compares
- * the values with a serial computation of the same epochs. Random delays (yields, short
+ * ones of a tile edge's, the row of a row edge's, computed here independently of the library),
+ * checks that each was stamped in epoch e and ended before this tile began (one shared clock
+ * records the order), then writes its own value, a hash of the epoch, its previous value and its
+ * inputs, and its stamp. A tile that runs twice, too early, or not at all, or a missing
+ * happens-before edge (which ThreadSanitizer reports on these plain accesses), shows up as a wrong
+ * value, a failed check (the body returns -EPROTO and the run stops), or a race report. pc_verify()
+ * compares the values with a serial computation of the same epochs. Random delays (yields, short
  * sleeps, spins) go into the bodies and, through the jitter hook, into the protocol's steps.
  */
 #ifndef SKIP_TESTS_PERSIST_CHECK_H
@@ -72,7 +72,25 @@ static inline void pc_edge(struct pc_dag *d, int from, int to, unsigned flags)
 		if (!d->edges)
 			abort();
 	}
-	d->edges[d->nedges++] = (struct sk_persist_edge){from, to, flags};
+	d->edges[d->nedges++] = (struct sk_persist_edge){from, to, flags, 0};
+}
+
+/* A row edge of @rows rows (SK_PERSIST_EDGE_ROW). */
+static inline void pc_row_edge(struct pc_dag *d, int from, int to, int rows)
+{
+	pc_edge(d, from, to, SK_PERSIST_EDGE_ROW);
+	d->edges[d->nedges - 1].rows = rows;
+}
+
+static inline int pc_gcd(int a, int b)
+{
+	while (b) {
+		int r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
 }
 
 static inline struct sk_persist_dag pc_view(const struct pc_dag *d)
@@ -119,7 +137,8 @@ static inline void pc_fan(struct pc_dag *d, int width)
 }
 
 /* @n tasks of 1..@max_tiles tiles and random durations; each task has up to 3 producers
- * among the 40 tasks before it; one edge in three is a tile edge. */
+ * among the 40 tasks before it; one edge in three is a tile edge, one in six a row edge (of a
+ * random divisor of both tile counts as its rows). */
 static inline void pc_random(struct pc_dag *d, int n, int max_tiles, uint64_t seed)
 {
 	pc_dag_init(d, n);
@@ -132,7 +151,19 @@ static inline void pc_random(struct pc_dag *d, int n, int max_tiles, uint64_t se
 			uint64_t q = pc_mix(r + (uint64_t)k);
 			int lo = t > 40 ? t - 40 : 0, from = lo + (int)(q % (uint64_t)(t - lo));
 
-			pc_edge(d, from, t, q % 3 == 0 ? SK_PERSIST_EDGE_TILE : 0);
+			if (q % 3 == 1 && (q >> 8 & 1)) {
+				int g = pc_gcd(d->tasks[from].ntiles, d->tasks[t].ntiles), rows = 1;
+
+				for (int x = 1 + (int)((q >> 16) % (uint64_t)g); x <= g; x++)
+					if (g % x == 0) {
+						rows =
+						    x; /* the first divisor from a random start */
+						break;
+					}
+				pc_row_edge(d, from, t, rows);
+			} else {
+				pc_edge(d, from, t, q % 3 == 0 ? SK_PERSIST_EDGE_TILE : 0);
+			}
 		}
 	}
 }
@@ -237,6 +268,13 @@ static inline void pc_check_init(struct pc_check *c, const struct pc_dag *d)
 					/* producer tile j overlaps [k/nc, (k+1)/nc) */
 					lo = (int)((int64_t)k * np / nc);
 					hi = (int)(((int64_t)k * np + np + nc - 1) / nc);
+				} else if (e->flags & SK_PERSIST_EDGE_ROW) {
+					/* tile k is in consumer row k / (nc/R): that producer row
+					 */
+					int row = k / (nc / e->rows);
+
+					lo = row * np / e->rows;
+					hi = (row + 1) * np / e->rows;
 				}
 				for (int j = lo; j < hi; j++) {
 					if (n == cap &&

@@ -115,7 +115,7 @@ Test(persist_plan, a_cycle_is_refused_with_its_tasks)
 Test(persist_plan, bad_tasks_edges_and_options_are_refused)
 {
 	struct sk_persist_task tasks[2] = {{1, 1}, {2, 1}};
-	struct sk_persist_edge bad_edge = {0, 2, 0}, self = {1, 1, 0};
+	struct sk_persist_edge bad_edge = {0, 2, 0, 0}, self = {1, 1, 0, 0};
 	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
 	struct sk_persist_dag v = {2, tasks, 0, NULL};
 	int err;
@@ -242,25 +242,33 @@ Test(persist_plan, list_scheduling_balances_and_starts_the_critical_path_first)
 	pc_dag_free(&d);
 }
 
-Test(persist_plan, tile_edges_let_consumer_tiles_start_during_the_producer)
+/* Two tasks of @tiles tiles of 1 us on @workers: the predicted epoch with a full edge, and with
+ * the edge made @flags (@rows); each queue checked. */
+static void assert_makespans(int tiles, int workers, unsigned flags, int rows, double full_us,
+			     double tiled_us)
 {
 	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
 	struct pc_dag d;
 
-	/* 3 tiles then 3 tiles of 1 us on 2 workers: a full edge needs 4 us (2 + 2), tile edges
-	 * 3 us (consumer tile 0 runs beside producer tile 2) */
-	o.nworkers = 2;
-	pc_chain(&d, 2, 3, 0);
+	o.nworkers = workers;
+	pc_chain(&d, 2, tiles, 0);
 	struct sk_persist_plan *p = plan_of(&d, o);
-	cr_assert_float_eq(p->makespan_us, 4.0, 1e-9);
+	cr_assert_float_eq(p->makespan_us, full_us, 1e-9);
 	sk_persist_plan_free(p);
-	pc_dag_free(&d);
-	pc_chain(&d, 2, 3, 1);
+	d.edges[0].flags = flags;
+	d.edges[0].rows = rows;
 	p = plan_of(&d, o);
-	cr_assert_float_eq(p->makespan_us, 3.0, 1e-9);
+	cr_assert_float_eq(p->makespan_us, tiled_us, 1e-9);
 	check_queues(p, &d);
 	sk_persist_plan_free(p);
 	pc_dag_free(&d);
+}
+
+Test(persist_plan, tile_edges_let_consumer_tiles_start_during_the_producer)
+{
+	/* 3 tiles then 3 tiles of 1 us on 2 workers: a full edge needs 4 us (2 + 2), tile edges
+	 * 3 us (consumer tile 0 runs beside producer tile 2) */
+	assert_makespans(3, 2, SK_PERSIST_EDGE_TILE, 0, 4.0, 3.0);
 }
 
 /* ---- run time: right results ----------------------------------------------------------------- */
@@ -387,39 +395,54 @@ Test(persist_run, the_copilot_speculates_only_within_its_lookahead_and_batches_r
 	pc_dag_free(&d);
 }
 
+/*
+ * Run @d (task 0 producing for task 1) once in @mode on 2 workers with producer tile @slow
+ * sleeping 30 ms; returns how many of consumer tiles [0, @nfree) started before it ended (they
+ * do not read it), and asserts that consumer tiles [@nfree, ntiles) started after it ended and
+ * that the values are right.
+ */
+static int overlap_slow_tile(const struct pc_dag *d, int mode, int slow, int nfree)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_plan *p;
+	struct sk_persist *rt;
+	struct pc_check c;
+	int err, n = 0, base = d->tasks[0].ntiles;
+
+	o.mode = (enum sk_persist_mode)mode;
+	o.nworkers = 2;
+	o.lookahead = 4;
+	p = plan_of(d, o);
+	pc_check_init(&c, d);
+	c.slow_task = 0;
+	c.slow_tile = slow;
+	c.slow_us = 30000;
+	rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, NULL, &c}, &err);
+	cr_assert_not_null(rt);
+	cr_assert_eq(sk_persist_run(rt, 1), 0, "%s", skip_errmsg());
+	for (int k = 0; k < nfree; k++)
+		n += c.t_start[base + k] < c.t_end[slow];
+	for (int k = nfree; k < d->tasks[1].ntiles; k++)
+		cr_assert_gt(c.t_start[base + k], c.t_end[slow], "%s: consumer tile %d",
+			     sk_persist_mode_name(mode), k);
+	cr_assert_eq(pc_verify(&c, 1), 0, "%s", c.msg);
+	sk_persist_free(rt);
+	sk_persist_plan_free(p);
+	pc_check_fini(&c);
+	return n;
+}
+
 /* A slow last producer tile: consumer tiles that read other producer tiles run meanwhile. */
 Test(persist_run, consumer_tiles_overlap_the_producer_through_tile_edges)
 {
-	for (int m = 0; m < SK_PERSIST_NMODES; m++) {
-		struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
-		struct pc_check c;
-		struct pc_dag d;
-		struct sk_persist_plan *p;
-		struct sk_persist *rt;
-		int err, overlapped = 0;
+	struct pc_dag d;
 
-		pc_chain(&d, 2, 8, 1);
-		o.mode = (enum sk_persist_mode)m;
-		o.nworkers = 2;
-		o.lookahead = 4;
-		p = plan_of(&d, o);
-		pc_check_init(&c, &d);
-		c.slow_task = 0;
-		c.slow_tile = 7;
-		c.slow_us = 30000;
-		rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, NULL, &c}, &err);
-		cr_assert_not_null(rt);
-		cr_assert_eq(sk_persist_run(rt, 1), 0, "%s", skip_errmsg());
-		for (int k = 0; k < 7; k++) /* consumer tile k reads producer tile k only */
-			overlapped += c.t_start[8 + k] < c.t_end[7];
-		cr_assert_geq(overlapped, 1, "%s: no consumer tile ran beside producer tile 7",
+	pc_chain(&d, 2, 8, 1);
+	for (int m = 0; m < SK_PERSIST_NMODES; m++) /* consumer tile k reads producer tile k */
+		cr_assert_geq(overlap_slow_tile(&d, m, 7, 7), 1,
+			      "%s: no consumer tile ran beside producer tile 7",
 			      sk_persist_mode_name(m));
-		cr_assert_eq(pc_verify(&c, 1), 0, "%s", c.msg);
-		sk_persist_free(rt);
-		sk_persist_plan_free(p);
-		pc_check_fini(&c);
-		pc_dag_free(&d);
-	}
+	pc_dag_free(&d);
 }
 
 /* ---- run time: what must not hang ------------------------------------------------------------ */
@@ -531,4 +554,184 @@ Test(persist_watchdog, a_failing_task_stops_every_worker_with_its_error)
 			pc_check_fini(&c);
 			pc_dag_free(&d);
 		}
+}
+
+/* ---- row edges (cuSync's RowSync) --------------------------------------------------------------
+ */
+
+Test(persist_plan, the_tile_ranges_are_the_hand_computed_ones)
+{
+	int lo, hi;
+
+	/* rows: tile 5 of 12 in 3 rows (4 tiles each) is in row 1; with 6 producer tiles (2 a
+	 * row), row 1 is tiles 2 and 3 */
+	sk_persist_tile_range(3, 5, 12, 6, &lo, &hi);
+	cr_assert(lo == 2 && hi == 4, "[%d, %d)", lo, hi);
+	/* the same tile, proportional: its share [5/12, 6/12) overlaps producer tile 2 only
+	 * ([2/6, 3/6)) */
+	sk_persist_tile_range(SK_PERSIST_RULE_TILE, 5, 12, 6, &lo, &hi);
+	cr_assert(lo == 2 && hi == 3, "[%d, %d)", lo, hi);
+	/* seen from producer tile 3 of 6 (row 1): consumer tiles 4..7 read it */
+	sk_persist_tile_range(3, 3, 6, 12, &lo, &hi);
+	cr_assert(lo == 4 && hi == 8, "[%d, %d)", lo, hi);
+	/* one row: every tile reads all of the producer */
+	sk_persist_tile_range(1, 11, 12, 6, &lo, &hi);
+	cr_assert(lo == 0 && hi == 6, "[%d, %d)", lo, hi);
+}
+
+Test(persist_plan, a_row_edge_waits_on_its_producer_row_in_every_step)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct pc_dag d;
+
+	pc_dag_init(&d, 2);
+	d.tasks[0].ntiles = 6;
+	d.tasks[1].ntiles = 12;
+	pc_row_edge(&d, 0, 1, 3);
+	o.nworkers = 4;
+	struct sk_persist_plan *p = plan_of(&d, o);
+	cr_assert_eq(p->nedges, 1);
+	cr_assert_eq(p->pred_tile[0], 3);
+	cr_assert_eq(p->succ_tile[0], 3);
+	for (int i = 0; i < p->total_tiles; i++) {
+		const struct sk_persist_step *s = &p->step[i];
+
+		if (s->task != 1)
+			continue;
+		/* consumer tile k: row k / 4, producer tiles 2 * row and 2 * row + 1, as the
+		 * tile_done counters -(g) - 1 */
+		cr_assert_eq(s->nwait, 2);
+		cr_assert_eq(s->ctr[0], -(2 * (s->tile / 4)) - 1, "tile %d", s->tile);
+		cr_assert_eq(s->ctr[1], -(2 * (s->tile / 4) + 1) - 1, "tile %d", s->tile);
+		cr_assert_eq(s->per_epoch[0], 1);
+	}
+	check_queues(p, &d);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
+Test(persist_plan, rows_that_do_not_divide_both_tile_counts_are_refused)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_dag v;
+	struct pc_dag d;
+	int err;
+
+	pc_dag_init(&d, 2);
+	d.tasks[0].ntiles = 6;
+	d.tasks[1].ntiles = 12;
+	pc_row_edge(&d, 0, 1, 4); /* divides 12, not 6 */
+	v = pc_view(&d);
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert_eq(err, SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "row edge 0 -> 1: 4 rows must divide both the "
+					"producer's 6 tiles and the consumer's 12"),
+		  "%s", skip_errmsg());
+	d.edges[0].rows = 0;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	d.edges[0].flags = SK_PERSIST_EDGE_TILE | SK_PERSIST_EDGE_ROW;
+	d.edges[0].rows = 3;
+	cr_assert_null(sk_persist_plan_new(&v, &o, &err));
+	cr_assert(strstr(skip_errmsg(), "flags 0x3"), "%s", skip_errmsg());
+	pc_dag_free(&d);
+}
+
+Test(persist_plan, copies_of_an_edge_with_two_rules_make_it_full)
+{
+	struct pc_dag d;
+
+	pc_chain(&d, 2, 4, 1);
+	pc_row_edge(&d, 0, 1, 2);
+	struct sk_persist_plan *p = plan_of(&d, SK_PERSIST_OPTS_DEFAULT);
+	cr_assert_eq(p->nedges, 1);
+	cr_assert_eq(p->pred_tile[0], 0);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+	pc_chain(&d, 2, 4, 0);
+	d.nedges = 0;
+	pc_row_edge(&d, 0, 1, 2);
+	pc_row_edge(&d, 0, 1, 2);
+	p = plan_of(&d, SK_PERSIST_OPTS_DEFAULT);
+	cr_assert_eq(p->nedges, 1);
+	cr_assert_eq(p->pred_tile[0], 2, "the same rule twice stays a row edge");
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
+Test(persist_plan, row_edges_let_a_row_start_once_its_producer_row_is_done)
+{
+	/* 4 then 4 tiles of 1 us on 3 workers. Full: the producer takes 2 us (3 tiles, then 1),
+	 * the consumer 2 more: 4 us. Rows of 2: consumer row 0 (tiles 0, 1) needs producer
+	 * tiles 0 and 1 (done at 1 us) and runs beside producer tile 3 (1-2 us); row 1 runs
+	 * 2-3 us: 3 us */
+	assert_makespans(4, 3, SK_PERSIST_EDGE_ROW, 2, 4.0, 3.0);
+}
+
+Test(persist_run, every_mode_runs_row_edges)
+{
+	struct pc_dag d;
+
+	/* 6 -> 12 -> 4 -> 8 tiles: rows of 3, 2 and 4 (the last a row edge of one tile a row
+	 * on the producer side), beside a full edge 0 -> 3 */
+	pc_dag_init(&d, 4);
+	d.tasks[0].ntiles = 6;
+	d.tasks[1].ntiles = 12;
+	d.tasks[2].ntiles = 4;
+	d.tasks[3].ntiles = 8;
+	pc_row_edge(&d, 0, 1, 3);
+	pc_row_edge(&d, 1, 2, 2);
+	pc_row_edge(&d, 2, 3, 4);
+	pc_edge(&d, 0, 3, 0);
+	run_all(&d, 2, 10, 17);
+	pc_dag_free(&d);
+}
+
+/* A slow producer row: consumer tiles of the other rows run meanwhile, those of its row after. */
+Test(persist_run, consumer_rows_overlap_a_slow_producer_row)
+{
+	struct pc_dag d;
+
+	/* producer rows {0, 1} {2, 3} {4, 5}; consumer rows 0-3, 4-7, 8-11 */
+	pc_dag_init(&d, 2);
+	d.tasks[0].ntiles = 6;
+	d.tasks[1].ntiles = 12;
+	pc_row_edge(&d, 0, 1, 3);
+	for (int m = 0; m < SK_PERSIST_NMODES; m++) /* producer tile 5 is row 2 */
+		cr_assert_geq(overlap_slow_tile(&d, m, 5, 8), 1,
+			      "%s: no consumer tile ran beside producer tile 5",
+			      sk_persist_mode_name(m));
+	pc_dag_free(&d);
+}
+
+Test(persist_watchdog, a_missing_producer_behind_a_row_edge_is_named)
+{
+	for (int m = 0; m < SK_PERSIST_NMODES; m++) {
+		struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+		struct pc_check c;
+		struct pc_dag d;
+		struct sk_persist_plan *p;
+		struct sk_persist *rt;
+		int err;
+
+		/* 0 -> 1 by rows of 2, 1 -> 2 full; task 0 never runs */
+		pc_chain(&d, 3, 4, 0);
+		d.edges[0].flags = SK_PERSIST_EDGE_ROW;
+		d.edges[0].rows = 2;
+		o.mode = (enum sk_persist_mode)m;
+		o.nworkers = 2;
+		o.watchdog_ms = WATCHDOG_MS;
+		p = plan_of(&d, o);
+		cr_assert_eq(sk_persist_plan_lose(p, 0), 0);
+		pc_check_init(&c, &d);
+		rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, NULL, &c}, &err);
+		cr_assert_not_null(rt);
+		cr_assert_eq(sk_persist_run(rt, 1), -ETIMEDOUT);
+		cr_assert(strstr(skip_errmsg(), "task 1 (0 of 4 tiles done), which waits on task 0 "
+						"(0 of 4 tiles done), whose producers are done"),
+			  "%s: %s", sk_persist_mode_name(m), skip_errmsg());
+		sk_persist_free(rt);
+		sk_persist_plan_free(p);
+		pc_check_fini(&c);
+		pc_dag_free(&d);
+	}
 }

@@ -417,6 +417,78 @@ Test(runtime_workload, task_mistakes_are_named)
 	    "cycle: a -> b -> a");
 }
 
+/* Two GEMMs (12 tiles each, 3 row blocks) and a scale of C2; @edges is the second task's
+ * "tile_edges" member, @extra more members of the third. */
+#define PAIR(edges, extra)                                                                         \
+	"{\"skip_workload\": 1, \"module\": \"m.fatbin\", \"params\": {\"MT\": 3, \"NT\": 4}, "    \
+	"\"buffers\": [{\"name\": \"C1\", \"size\": 64}, {\"name\": \"C2\", \"size\": 64}, "       \
+	"{\"name\": \"Z\", \"size\": 64}], \"tasks\": ["                                           \
+	"{\"name\": \"gemm1\", \"kernel\": \"g\", \"grid\": \"MT*NT\", \"block\": 128, "           \
+	"\"writes\": [\"C1\"]}, "                                                                  \
+	"{\"name\": \"gemm2\", \"kernel\": \"g\", \"grid\": \"MT*NT\", \"block\": 128, "           \
+	"\"reads\": [\"C1\"], \"writes\": [\"C2\"]" edges "}, "                                    \
+	"{\"name\": \"scale\", \"kernel\": \"s\", \"grid\": 6, \"block\": 128, "                   \
+	"\"reads\": [\"C2\"], \"writes\": [\"Z\"]" extra "}]}"
+
+Test(runtime_workload, tile_edges_are_read_with_their_policy_and_rows)
+{
+	const char *path = write_file(
+	    "w.json", PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"row\", "
+			   "\"rows\": \"MT\"}]",
+			   ", \"after\": [\"gemm1\"], \"tile_edges\": [{\"from\": \"gemm2\", "
+			   "\"policy\": \"tile\"}, {\"from\": \"gemm1\", \"policy\": \"tile\"}]"));
+	const struct skip_tile_edge *e;
+	int err, n;
+
+	w = skip_workload_load(path, NULL, NULL, 0, NULL, &err);
+	cr_assert_not_null(w, "%s", skip_errmsg());
+	n = skip_graph_tile_edges(skip_workload_graph(w), &e);
+	cr_assert_eq(n, 3);
+	cr_assert(e[0].from == 0 && e[0].to == 1 && e[0].policy == SKIP_TILE_ROW && e[0].rows == 3);
+	cr_assert(e[1].from == 1 && e[1].to == 2 && e[1].policy == SKIP_TILE_TILE && !e[1].rows);
+	cr_assert(e[2].from == 0 && e[2].to == 2 && e[2].policy == SKIP_TILE_TILE,
+		  "a dependency through \"after\" may be tile-granular too");
+	cr_assert_str_eq(skip_tile_policy_name(e[0].policy), "row");
+}
+
+Test(runtime_workload, tile_edge_mistakes_are_named)
+{
+	rejects(PAIR("", ", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"tile\"}]"),
+		"w.json: tasks[2] (\"scale\"): tile_edges[0]: tile edge 'gemm1' -> 'scale': "
+		"'scale' does not depend on 'gemm1'");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"row\", "
+		     "\"rows\": 5}]",
+		     ""),
+		"tasks[1] (\"gemm2\"): tile_edges[0]: tile edge 'gemm1' -> 'gemm2': 5 rows must "
+		"divide both the 12 blocks of 'gemm1' and the 12 of 'gemm2'");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"row\"}]", ""),
+		"tile_edges[0]: policy \"row\" needs \"rows\"");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"tile\", "
+		     "\"rows\": 3}]",
+		     ""),
+		"tile_edges[0]: \"rows\" goes with policy \"row\" only");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"col\"}]", ""),
+		"tile_edges[0]: \"policy\": \"tile\" or \"row\" expected");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm9\", \"policy\": \"tile\"}]", ""),
+		"tile_edges[0]: from: unknown task 'gemm9'");
+	rejects(PAIR(", \"tile_edges\": [{\"policy\": \"tile\"}]", ""),
+		"tile_edges[0]: \"from\" (a task name) is missing");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"row\", "
+		     "\"rows\": \"MT-3\"}]",
+		     ""),
+		"tile_edges[0]: rows = 0 is outside 1..");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"tile\", "
+		     "\"to\": 1}]",
+		     ""),
+		"tile_edges[0]: unknown member \"to\"");
+	rejects(PAIR(", \"tile_edges\": {\"from\": \"gemm1\"}", ""),
+		"tasks[1] (\"gemm2\"): \"tile_edges\": an array of");
+	rejects(PAIR(", \"tile_edges\": [{\"from\": \"gemm1\", \"policy\": \"tile\"}, "
+		     "{\"from\": \"gemm1\", \"policy\": \"tile\"}]",
+		     ""),
+		"tile_edges[1]: tile edge 'gemm1' -> 'gemm2' declared twice");
+}
+
 /* The suite's workload files (the tests run from the repository root) build the DAG shapes
  * of papers.md section 5: task counts and widths counted by hand from the papers' figures
  * (plus the zeroing task VEC, IMG and DL need because their reductions accumulate). */

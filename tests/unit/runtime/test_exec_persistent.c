@@ -1,0 +1,193 @@
+/*
+ * test_exec_persistent.c: E5's plan of a task graph (exec/persistent.c, sk_persistent_plan()),
+ * built on the CPU: every edge of the reduced DAG full; a declared tile or row edge becomes
+ * one; a dependency the transitive reduction dropped comes back when the path that covered it
+ * now ends in a tile edge; a declared tile edge that a full path already covers is dropped;
+ * and the graph refuses a tile edge between tasks that do not depend on each other, or rows
+ * that do not divide both block counts.
+ */
+#include "helpers.h"
+#include "runtime/exec.h"
+#include "runtime/persist.h"
+
+static struct skip_graph *g;
+static struct sk_persist_plan *plan;
+
+static void setup(void)
+{
+	int err;
+
+	skip_log_init("test", NULL, 1);
+	g = skip_graph_new(&err);
+	cr_assert_not_null(g);
+	plan = NULL;
+}
+
+static void teardown(void)
+{
+	sk_persist_plan_free(plan);
+	skip_graph_free(g);
+}
+
+TestSuite(runtime_persistent_plan, .init = setup, .fini = teardown);
+
+/* Task @name with accesses @spec and a grid of @blocks. */
+static int task(const char *name, const char *spec, unsigned blocks)
+{
+	int id = helper_task(g, name, spec);
+
+	g->tasks[id].grid[0] = blocks;
+	return id;
+}
+
+static void tile_edge(const char *from, const char *to, enum skip_tile_policy policy, int rows)
+{
+	struct skip_tile_edge e = {helper_id(g, from), helper_id(g, to), policy, rows};
+
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), 0, "%s", skip_errmsg());
+}
+
+static void make_plan(void)
+{
+	int err;
+
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	plan = sk_persistent_plan(g, SK_PERSIST_AOT, 4, 8, &err);
+	cr_assert_not_null(plan, "%s", skip_errmsg());
+}
+
+/* a writes X; b reads X and writes Y; c reads both: a -> b -> c, 4 tiles each, and a -> c
+ * covered by that path. */
+static void abc(void)
+{
+	task("a", "w:X", 4);
+	task("b", "r:X w:Y", 4);
+	task("c", "r:X r:Y", 4);
+}
+
+/* "a:full b:row3": the plan's producers of @to with their rules, by task id. */
+static const char *edges_into(const char *to)
+{
+	static char out[256];
+	int t = helper_id(g, to);
+
+	out[0] = '\0';
+	for (int i = plan->pred_off[t]; i < plan->pred_off[t + 1]; i++) {
+		int r = plan->pred_tile[i];
+		size_t n = strlen(out);
+
+		snprintf(out + n, sizeof(out) - n, "%s%s:", n ? " " : "",
+			 skip_graph_task_name(g, plan->pred[i]));
+		n = strlen(out);
+		if (r > 0)
+			snprintf(out + n, sizeof(out) - n, "row%d", r);
+		else
+			snprintf(out + n, sizeof(out) - n, "%s",
+				 r == SK_PERSIST_RULE_TILE ? "tile" : "full");
+	}
+	return out;
+}
+
+Test(runtime_persistent_plan, without_tile_edges_every_reduced_edge_is_full)
+{
+	abc();
+	make_plan();
+	cr_assert_eq(plan->ntasks, 3);
+	cr_assert_eq(plan->ntiles[1], 4);
+	cr_assert_str_eq(edges_into("b"), "a:full");
+	cr_assert_str_eq(edges_into("c"), "b:full", "a -> c is covered by a -> b -> c");
+	cr_assert_eq(plan->nedges, 2);
+}
+
+Test(runtime_persistent_plan, a_gemm_pair_gets_its_row_edge)
+{
+	/* C1 = A*B1 in 12 tiles, C2 = C1*B2 in 12 tiles, 3 row blocks of 4 tiles */
+	task("gemm1", "r:A r:B1 w:C1", 12);
+	task("gemm2", "r:C1 r:B2 w:C2", 12);
+	tile_edge("gemm1", "gemm2", SKIP_TILE_ROW, 3);
+	make_plan();
+	cr_assert_str_eq(edges_into("gemm2"), "gemm1:row3");
+	for (int i = 0; i < plan->total_tiles; i++)
+		if (plan->step[i].task == 1 && plan->step[i].tile == 5) {
+			/* tile 5 is in row 1: producer tiles 4..7 */
+			cr_assert_eq(plan->step[i].nwait, 4);
+			cr_assert_eq(plan->step[i].ctr[0], -4 - 1);
+			cr_assert_eq(plan->step[i].ctr[1], -5 - 1);
+		}
+}
+
+Test(runtime_persistent_plan, a_dropped_dependency_comes_back_behind_a_tile_edge)
+{
+	/* c reads X (a's) and Y (b's); the reduction drops a -> c (a -> b -> c). With b -> c a
+	 * tile edge, a tile of c no longer waits for all of b, nor so for all of a: a -> c
+	 * returns, full. */
+	abc();
+	tile_edge("a", "b", SKIP_TILE_TILE, 0);
+	tile_edge("b", "c", SKIP_TILE_TILE, 0);
+	make_plan();
+	cr_assert_str_eq(helper_preds(g, "c"), "b", "the graph itself stays reduced");
+	cr_assert_str_eq(edges_into("b"), "a:tile");
+	cr_assert_str_eq(edges_into("c"), "a:full b:tile");
+}
+
+Test(runtime_persistent_plan, a_tile_edge_that_a_full_path_covers_is_dropped)
+{
+	/* c's tile edge from a: a -> b -> c is full all the way, which orders c after all of a */
+	abc();
+	tile_edge("a", "c", SKIP_TILE_TILE, 0);
+	make_plan();
+	cr_assert_str_eq(edges_into("c"), "b:full");
+}
+
+Test(runtime_persistent_plan, a_tile_edge_the_reduction_kept_replaces_the_full_one)
+{
+	/* a -> c and b -> c, no path between a and b: both stay, one becomes a tile edge */
+	task("a", "w:X", 6);
+	task("b", "w:Y", 2);
+	task("c", "r:X r:Y", 3);
+	tile_edge("a", "c", SKIP_TILE_TILE, 0);
+	make_plan();
+	cr_assert_str_eq(edges_into("c"), "a:tile b:full");
+}
+
+Test(runtime_persistent_plan, a_tile_edge_needs_a_dependency_and_dividing_rows)
+{
+	struct skip_tile_edge e;
+
+	task("a", "w:X", 6);
+	task("b", "w:Y", 4);
+	task("c", "r:X", 4);
+	e = (struct skip_tile_edge){0, 1, SKIP_TILE_TILE, 0};
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), 0);
+	cr_assert_eq(skip_graph_finalize(g), SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "tile edge 'a' -> 'b': 'b' does not depend on 'a'"), "%s",
+		  skip_errmsg());
+	g->ntile_edges = 0;
+	e = (struct skip_tile_edge){0, 2, SKIP_TILE_ROW, 4};
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), 0);
+	cr_assert_eq(skip_graph_finalize(g), SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "4 rows must divide both the 6 blocks of 'a' and the 4 "
+					"of 'c'"),
+		  "%s", skip_errmsg());
+	g->tile_edges[0].rows = 2;
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+}
+
+Test(runtime_persistent_plan, bad_declarations_are_refused_when_added)
+{
+	struct skip_tile_edge e = {0, 1, SKIP_TILE_ROW, 0};
+
+	task("a", "w:X", 6);
+	task("b", "r:X", 6);
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), SKIP_E_INVAL, "row without rows");
+	e = (struct skip_tile_edge){0, 1, SKIP_TILE_TILE, 2};
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), SKIP_E_INVAL, "tile with rows");
+	e = (struct skip_tile_edge){0, 0, SKIP_TILE_TILE, 0};
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), SKIP_E_INVAL, "to itself");
+	e = (struct skip_tile_edge){0, 5, SKIP_TILE_TILE, 0};
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), SKIP_E_INVAL, "no task 5");
+	e = (struct skip_tile_edge){0, 1, SKIP_TILE_TILE, 0};
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), 0);
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), SKIP_E_INVAL);
+	cr_assert(strstr(skip_errmsg(), "declared twice"), "%s", skip_errmsg());
+}

@@ -17,15 +17,16 @@ int sk_kineto_init(struct tl *tl)
 {
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
-	int rc = sqlite3_prepare_v2(tl->db,
-				    "SELECT id, smCount, computeMajor, threadsPerWarp, maxWarpsPerSm, "
-				    "maxBlocksPerSm, maxRegistersPerSm, maxRegistersPerBlock, "
-				    "maxShmemPerSm FROM sk_gpus GROUP BY id ORDER BY id",
-				    -1, &st, NULL);
+	int rc =
+	    sqlite3_prepare_v2(tl->db,
+			       "SELECT id, smCount, computeMajor, threadsPerWarp, maxWarpsPerSm, "
+			       "maxBlocksPerSm, maxRegistersPerSm, maxRegistersPerBlock, "
+			       "maxShmemPerSm FROM sk_gpus GROUP BY id ORDER BY id",
+			       -1, &st, NULL);
 
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct tl_gpu g = {.ok = 1};
-		int64_t *f[] = {&g.id,	      &g.sms,	     &g.major,	    &g.warp,   &g.max_warps,
+		int64_t *f[] = {&g.id,	       &g.sms,	   &g.major,	  &g.warp,   &g.max_warps,
 				&g.max_blocks, &g.regs_sm, &g.regs_block, &g.smem_sm};
 
 		for (int i = 0; i < 9; i++) {
@@ -113,8 +114,7 @@ void sk_kineto_kernel_args(struct tl *tl, int64_t dev, int64_t blocks, int64_t t
 	 * over the SM's threads; rounded to a whole percent */
 	active = (double)res < per_sm ? (double)res : per_sm;
 	snprintf(buf, sizeof(buf), ",\"est. achieved occupancy %%\":%d",
-		 (int)(0.5 + 100.0 * active * (double)threads /
-				 (double)(g->max_warps * g->warp)));
+		 (int)(0.5 + 100.0 * active * (double)threads / (double)(g->max_warps * g->warp)));
 	sk_ew_str(&tl->w, buf);
 }
 
@@ -144,7 +144,8 @@ void sk_kineto_parse(const char *text, struct tl_op *op)
 	for (p = strchr(text, ','); p; p = strchr(p + 1, ',')) {
 		if (!strncmp(p, ", seq = ", 8) && digits_at(p + 8)) {
 			op->seq = 0;
-			for (const char *d = p + 8; digits_at(d) && op->seq < INT64_MAX / 10 - 9; d++)
+			for (const char *d = p + 8; digits_at(d) && op->seq < INT64_MAX / 10 - 9;
+			     d++)
 				op->seq = op->seq * 10 + (*d - '0');
 			break;
 		}
@@ -153,10 +154,11 @@ void sk_kineto_parse(const char *text, struct tl_op *op)
 	}
 	if (p)
 		op->name_len = (size_t)(p - text);
-	op->node = ends_backward(text, op->name_len);
-	op->backward = op->node || !strncmp(text, eval, sizeof(eval) - 1);
-	op->is_op = p || op->backward || !strncmp(text, "aten::", 6) ||
-		    !strncmp(text, "autograd::", 10);
+	op->backward = !strncmp(text, eval, sizeof(eval) - 1);
+	op->node = !op->backward && ends_backward(text, op->name_len);
+	op->backward = op->backward || op->node;
+	op->is_op =
+	    p || op->backward || !strncmp(text, "aten::", 6) || !strncmp(text, "autograd::", 10);
 }
 
 static uint64_t fwd_key(int64_t pid, int64_t seq)

@@ -32,7 +32,7 @@ int sk_kineto_init(struct tl *tl)
 		for (int i = 0; i < 9; i++) {
 			*f[i] = sqlite3_column_int64(st, i);
 			if (sqlite3_column_type(st, i) != SQLITE_INTEGER || *f[i] < (i ? 1 : 0) ||
-			    *f[i] > ((int64_t)1 << 40))
+			    *f[i] > ((int64_t)1 << 24))
 				g.ok = 0;
 		}
 		/* the allocation units below are those of compute capability 7.0 to 12.x */
@@ -77,7 +77,7 @@ static int64_t resident_blocks(const struct tl_gpu *g, int64_t threads, int64_t 
 	int64_t warps = (threads + g->warp - 1) / g->warp, lim, per_warp, sub = 4;
 	int64_t unit = g->major >= 8 ? 128 : 256, reserved = g->major >= 8 ? 1024 : 0;
 
-	if (threads <= 0 || warps > g->max_warps || regs < 0 || regs > 255 || smem < 0)
+	if (warps > g->max_warps || regs < 0 || regs > 255 || smem < 0 || smem > ((int64_t)1 << 40))
 		return -1;
 	lim = min64(g->max_warps / warps, g->max_blocks);
 	per_warp = up(regs * g->warp, 256);
@@ -100,7 +100,8 @@ void sk_kineto_kernel_args(struct tl *tl, int64_t dev, int64_t blocks, int64_t t
 	for (size_t i = 0; i < tl->ngpus; i++)
 		if (tl->gpus[i].id == dev && tl->gpus[i].ok)
 			g = &tl->gpus[i];
-	if (!g || blocks <= 0 || threads <= 0)
+	/* more than 2^31 - 1 threads per block: a malformed row */
+	if (!g || blocks <= 0 || threads <= 0 || threads >= ((int64_t)1 << 31))
 		return;
 	/* Kineto: blocks / SMs and blocks x warps per block / SMs, printed with 6 decimals */
 	per_sm = (double)blocks / (double)g->sms;

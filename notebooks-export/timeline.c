@@ -22,12 +22,21 @@ struct src {
 	enum src_kind kind;
 	int live;     /* a row is current */
 	int64_t corr; /* its correlation id; -1 when not an integer of [0, 2^32) */
+	/* Kineto, API calls: the push/pop NVTX ranges of the thread in start order, and those
+	 * open at the last call read (innermost last), for the calls' External id */
+	sqlite3_stmt *nv;
+	int nv_live;
+	struct open_range {
+		int64_t id, start, end;
+	} * open;
+	size_t nopen, cap;
 };
 
 /* The last launch call read: GPU operations with its correlation id follow it. */
 struct call {
 	int64_t corr, start, end, gtid;
 	int in_window;
+	int64_t ext; /* Kineto's External id: the innermost NVTX range around it, or -1 */
 };
 
 static const char *const src_sql[] = {
@@ -35,11 +44,12 @@ static const char *const src_sql[] = {
     [SRC_API] = "SELECT correlationId, start, end, globalTid, nameId, cbid, returnValue, driver "
 		"FROM sk_api_calls WHERE runId = ?1 AND globalTid = ?2 "
 		"ORDER BY correlationId, driver",
-    [SRC_KERNEL] = "SELECT correlationId, start, end, globalPid, deviceId, contextId, streamId, "
-		   "demangledName, shortName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-		   "registersPerThread, staticSharedMemory + dynamicSharedMemory, graphId, "
-		   "graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 AND globalPid = "
-		   "?2 AND %s ORDER BY correlationId",
+    [SRC_KERNEL] =
+	"SELECT correlationId, start, end, globalPid, deviceId, contextId, streamId, "
+	"demangledName, shortName, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+	"registersPerThread, staticSharedMemory + dynamicSharedMemory, graphId, "
+	"graphNodeId, queued FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 AND globalPid = "
+	"?2 AND %s ORDER BY correlationId",
     [SRC_MEMCPY] = "SELECT correlationId, start, end, globalPid, deviceId, contextId, streamId, "
 		   "bytes, copyKind, srcKind, dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE "
 		   "runId = ?1 AND globalPid = ?2 AND %s ORDER BY correlationId",
@@ -85,28 +95,95 @@ static void dur(struct tl *tl, int64_t start, int64_t end)
 	sk_ew_us(&tl->w, end - start);
 }
 
+/* ---- Kineto's External id ------------------------------------------------------------------ */
+
+/* The push/pop ranges of a thread, as write_nvtx() exports them: rowid (the External id),
+ * start, end (NULL: open, until tl->open_end). */
+static const char nv_sql[] = "SELECT rowid, start, end FROM NVTX_EVENTS WHERE runId = ?1 AND "
+			     "globalTid = ?2 AND eventType = 59 AND %s ORDER BY start, end DESC";
+
+/* Columns 1 and 2 of an NVTX row as write_nvtx() reads them; 0 when it leaves the row out. */
+static int nv_times(const struct tl *tl, sqlite3_stmt *st, int64_t *start, int64_t *end)
+{
+	*start = sqlite3_column_int64(st, 1);
+	if (!is_int(st, 1, 0, SKIP_TIME_MAX))
+		return 0;
+	if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
+		*end = *start > tl->open_end ? *start : tl->open_end;
+		return 1;
+	}
+	*end = sqlite3_column_int64(st, 2);
+	return is_int(st, 2, 0, SKIP_TIME_MAX) && *end >= *start;
+}
+
+/* The innermost range open at @t on the thread of @s, reading its ranges up to @t (calls come
+ * in correlation-id order, which on one thread is time order). */
+static int64_t ext_at(struct tl *tl, struct src *s, int64_t t)
+{
+	int64_t start, end;
+
+	while (s->nv_live && sqlite3_column_int64(s->nv, 1) <= t) {
+		if (nv_times(tl, s->nv, &start, &end)) {
+			while (s->nopen && s->open[s->nopen - 1].end < start)
+				s->nopen--;
+			SK_VEC_XPUSH(
+			    s->open, s->nopen, s->cap,
+			    (struct open_range){sqlite3_column_int64(s->nv, 0), start, end});
+		}
+		s->nv_live = sqlite3_step(s->nv) == SQLITE_ROW;
+	}
+	while (s->nopen && s->open[s->nopen - 1].end < t)
+		s->nopen--;
+	if (!s->nopen || s->open[s->nopen - 1].start > t)
+		return -1;
+	return s->open[s->nopen - 1].id;
+}
+
+static void ext_arg(struct tl *tl, int64_t ext, const char *after)
+{
+	if (ext < 0)
+		return;
+	sk_ew_str(&tl->w, "\"External id\":");
+	sk_ew_i64(&tl->w, ext);
+	sk_ew_str(&tl->w, after);
+}
+
 /* ---- API calls ----------------------------------------------------------------------------- */
 
 static void write_call(struct tl *tl, struct src *s, struct call *last)
 {
 	sqlite3_stmt *st = s->st;
 	int64_t pid, tid, start = col(st, 1), end = col(st, 2);
+	const char *name;
+	char *kname = NULL;
 
 	if (s->corr < 0 || !good_times(st) || !is_int(st, 3, 0, (int64_t)1 << 56)) {
 		tl->c.malformed++;
 		return;
 	}
-	*last = (struct call){s->corr, start, end, col(st, 3),
+	*last = (struct call){s->corr,
+			      start,
+			      end,
+			      col(st, 3),
 			      !tl->sel->windowed ||
-				  (start <= tl->sel->end_ns && end >= tl->sel->start_ns)};
+				  (start <= tl->sel->end_ns && end >= tl->sel->start_ns),
+			      s->nv ? ext_at(tl, s, start) : -1};
 	if (!last->in_window)
 		return;
 	sk_tl_cpu(tl, last->gtid, &pid, &tid);
 	sk_tl_track(tl, pid, tid, last->gtid, last->gtid >> 24 << 24, -1, 0);
-	sk_tl_head(tl, "X", col(st, 7) ? "cuda_driver" : "cuda_runtime",
-		   skip_trace_string(tl->t, col(st, 4)), pid, tid, start);
+	name = skip_trace_string(tl->t, col(st, 4));
+	if (tl->fmt == SKIP_TIMELINE_KINETO) {
+		size_t n = sk_kineto_api_len(name);
+
+		name = kname = sk_xasprintf("%.*s", (int)n, name);
+	}
+	sk_tl_head(tl, "X", col(st, 7) ? "cuda_driver" : "cuda_runtime", name, pid, tid, start);
+	free(kname);
 	dur(tl, start, end);
-	arg(tl, ",\"args\":{\"correlation\":", s->corr);
+	sk_ew_str(&tl->w, ",\"args\":{");
+	ext_arg(tl, last->ext, ",");
+	arg(tl, "\"correlation\":", s->corr);
 	arg(tl, ",\"cbid\":", col(st, 5));
 	arg(tl, ",\"returnValue\":", col(st, 6));
 	sk_ew_str(&tl->w, "}}");
@@ -153,6 +230,20 @@ static void op_name(struct tl *tl, struct src *s, char *buf, size_t n, const cha
 	}
 }
 
+/* gridX x gridY x gridZ (or the block's) from column @i on, -1 when not positive integers or
+ * too large */
+static int64_t dims(sqlite3_stmt *st, int i)
+{
+	int64_t p = 1;
+
+	for (int k = 0; k < 3; k++) {
+		if (!is_int(st, i + k, 1, (int64_t)1 << 31) || p > INT64_MAX / col(st, i + k))
+			return -1;
+		p *= col(st, i + k);
+	}
+	return p;
+}
+
 static void grid(struct tl *tl, const char *key, sqlite3_stmt *st, int i)
 {
 	arg(tl, key, col(st, i));
@@ -161,13 +252,20 @@ static void grid(struct tl *tl, const char *key, sqlite3_stmt *st, int i)
 	sk_ew_chr(&tl->w, ']');
 }
 
-static void op_args(struct tl *tl, struct src *s)
+static void op_args(struct tl *tl, struct src *s, int64_t ext)
 {
 	sqlite3_stmt *st = s->st;
 	int64_t d = col(st, 2) - col(st, 1);
 	char buf[48];
 
-	arg(tl, ",\"args\":{\"correlation\":", s->corr);
+	sk_ew_str(&tl->w, ",\"args\":{");
+	ext_arg(tl, ext, ",");
+	if (s->kind == SRC_KERNEL && tl->fmt == SKIP_TIMELINE_KINETO &&
+	    sqlite3_column_type(st, 19) == SQLITE_INTEGER) {
+		arg(tl, "\"queued\":", col(st, 19));
+		sk_ew_chr(&tl->w, ',');
+	}
+	arg(tl, "\"correlation\":", s->corr);
 	arg(tl, ",\"device\":", col(st, 4));
 	arg(tl, ",\"context\":", col(st, 5));
 	arg(tl, ",\"stream\":", col(st, 6));
@@ -180,6 +278,9 @@ static void op_args(struct tl *tl, struct src *s)
 			arg(tl, ",\"graph id\":", col(st, 17));
 			arg(tl, ",\"graph node id\":", col(st, 18));
 		}
+		if (tl->fmt == SKIP_TIMELINE_KINETO)
+			sk_kineto_kernel_args(tl, col(st, 4), dims(st, 9), dims(st, 12),
+					      col(st, 15), col(st, 16));
 	} else if (s->kind == SRC_MEMCPY || s->kind == SRC_MEMSET) {
 		arg(tl, ",\"bytes\":", col(st, 7));
 		snprintf(buf, sizeof(buf), ",\"memory bandwidth (GB/s)\":%.3f",
@@ -238,7 +339,7 @@ static void write_op(struct tl *tl, struct src *s, const struct call *last)
 	op_name(tl, s, buf, sizeof(buf), &name);
 	sk_tl_head(tl, "X", op_cats[s->kind], name, pid, tid, start);
 	dur(tl, start, col(st, 2));
-	op_args(tl, s);
+	op_args(tl, s, linked ? last->ext : -1);
 	tl->c.events++;
 	if (linked && last->in_window && s->kind != SRC_SYNC)
 		flow(tl, last, pid, tid, start);
@@ -269,6 +370,17 @@ static int open_src(struct tl *tl, struct src *s, enum src_kind kind, int64_t ke
 	sqlite3_bind_int64(s->st, 1, tl->run_id);
 	sqlite3_bind_int64(s->st, 2, key);
 	s->kind = kind;
+	if (kind == SRC_API && tl->fmt == SKIP_TIMELINE_KINETO) {
+		sql = sk_xasprintf(nv_sql, cond);
+		rc = sqlite3_prepare_v2(tl->db, sql, -1, &s->nv, NULL);
+		free(sql);
+		if (rc != SQLITE_OK)
+			return sk_fail(SKIP_E_DB, "reading NVTX_EVENTS failed: %s",
+				       sqlite3_errmsg(tl->db));
+		sqlite3_bind_int64(s->nv, 1, tl->run_id);
+		sqlite3_bind_int64(s->nv, 2, key);
+		s->nv_live = sqlite3_step(s->nv) == SQLITE_ROW;
+	}
 	advance(tl, s);
 	return tl->err;
 }
@@ -310,8 +422,11 @@ static int write_process(struct tl *tl, int64_t gpid, const int64_t *gtids, size
 		err = open_src(tl, &srcs[n++], (enum src_kind)k, gpid, cond);
 	if (!err)
 		merge(tl, srcs, n);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		sqlite3_finalize(srcs[i].st);
+		sqlite3_finalize(srcs[i].nv);
+		free(srcs[i].open);
+	}
 	free(srcs);
 	free(cond);
 	return err ? err : tl->err;
@@ -321,12 +436,37 @@ static int write_process(struct tl *tl, int64_t gpid, const int64_t *gtids, size
 
 static const char *nvtx_cat(const struct tl *tl, const char *text)
 {
+	struct tl_op op;
+
 	if (tl->fmt == SKIP_TIMELINE_PERFETTO)
 		return "nvtx";
-	return !strncmp(text, "aten::", 6) ? "cpu_op" : "user_annotation";
+	sk_kineto_parse(text, &op);
+	return op.is_op ? "cpu_op" : "user_annotation";
 }
 
-/* One NVTX row: st columns start, end, eventType, text, globalTid, rangeId. */
+/* A push/pop range in Kineto's shape: a PyTorch operator is a cpu_op named without emit_nvtx's
+ * suffix, with its sequence number, and its fwdbwd flow; every range has its External id
+ * (its rowid, which the API calls inside it carry too). */
+static void kineto_range(struct tl *tl, sqlite3_stmt *st, const char *text, int64_t pid,
+			 int64_t tid, int64_t start, int64_t end, int open)
+{
+	struct tl_op op;
+	char *name;
+
+	sk_kineto_parse(text, &op);
+	name = sk_xasprintf("%.*s", (int)op.name_len, text);
+	sk_tl_head(tl, "X", op.is_op ? "cpu_op" : "user_annotation", name, pid, tid, start);
+	free(name);
+	dur(tl, start, end);
+	arg(tl, ",\"args\":{\"External id\":", col(st, 5));
+	if (op.is_op)
+		sk_kineto_op_args(tl, &op, pid);
+	sk_ew_str(&tl->w, open ? ",\"open\":1}}" : "}}");
+	if (op.is_op)
+		sk_kineto_op_flow(tl, &op, pid, tid, start);
+}
+
+/* One NVTX row: st columns start, end, eventType, text, globalTid, rowid. */
 static void write_nvtx(struct tl *tl, sqlite3_stmt *st)
 {
 	int64_t pid, tid, type = col(st, 2), start = col(st, 0), gtid = col(st, 4), end;
@@ -348,6 +488,10 @@ static void write_nvtx(struct tl *tl, sqlite3_stmt *st)
 		sk_ew_str(&tl->w, ",\"s\":\"t\"}");
 		return;
 	}
+	if (type == 59 && tl->fmt == SKIP_TIMELINE_KINETO) {
+		kineto_range(tl, st, text, pid, tid, start, end, open);
+		return;
+	}
 	if (type == 59) {
 		sk_tl_head(tl, "X", nvtx_cat(tl, text), text, pid, tid, start);
 		dur(tl, start, end);
@@ -366,9 +510,11 @@ static void write_nvtx(struct tl *tl, sqlite3_stmt *st)
 static int write_nvtx_all(struct tl *tl)
 {
 	char *cond = sk_sel_where(tl->sel, "", 0, 1);
-	char *sql = sk_xasprintf("SELECT start, end, eventType, text, globalTid FROM NVTX_EVENTS "
-				 "WHERE runId = ?1 AND eventType IN (34, 59, 60) AND %s",
-				 cond);
+	/* Kineto: in start order, so that a forward operator comes before its backward one */
+	char *sql = sk_xasprintf("SELECT start, end, eventType, text, globalTid, rowid FROM "
+				 "NVTX_EVENTS WHERE runId = ?1 AND eventType IN (34, 59, 60) AND "
+				 "%s%s",
+				 cond, tl->fmt == SKIP_TIMELINE_KINETO ? " ORDER BY start" : "");
 	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(tl->db, sql, -1, &st, NULL);
 
@@ -437,6 +583,8 @@ static int write_run(struct tl *tl)
 	int err;
 
 	run_end(tl);
+	if (tl->fmt == SKIP_TIMELINE_KINETO)
+		sk_kineto_run(tl);
 	err = write_nvtx_all(tl);
 	nt = int_list(tl, "SELECT DISTINCT globalTid FROM sk_api_calls WHERE runId = ?1 ORDER BY 1",
 		      &gtids);
@@ -478,6 +626,8 @@ int skip_export_timeline(struct skip_trace *t, const char *trace_path,
 	tl->sel = sel;
 	tl->fmt = fmt;
 	err = sk_export_views(tl->db);
+	if (!err && fmt == SKIP_TIMELINE_KINETO)
+		err = sk_kineto_init(tl);
 	if (!err)
 		err = sk_tl_preamble(tl, trace_path);
 	if (sel->run_id) {
@@ -500,6 +650,7 @@ int skip_export_timeline(struct skip_trace *t, const char *trace_path,
 	free(runs);
 	free(tl->tracks);
 	sk_hash_fini(&tl->track_idx);
+	sk_kineto_fini(tl);
 	free(tl);
 	return err;
 }

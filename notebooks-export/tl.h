@@ -17,6 +17,18 @@ struct tl_track {
 	int64_t gpid;	  /* the recording process's globalPid (-1 for a kineto GPU pid) */
 };
 
+/* Kineto: a GPU's properties for the kernels' occupancy args (kineto.c); ok = 0 when a
+ * property is missing or the architecture is not one kineto.c knows. */
+struct tl_gpu {
+	int64_t id, sms, major, warp, max_warps, max_blocks, regs_sm, regs_block, smem_sm;
+	int ok;
+};
+
+/* Kineto: a forward operator with a PyTorch sequence number, the start of a fwdbwd flow. */
+struct tl_fwd {
+	int64_t pid, tid, start;
+};
+
 struct tl {
 	struct ew w;
 	struct skip_trace *t;
@@ -32,6 +44,24 @@ struct tl {
 	size_t ntracks, cap;
 	struct sk_hash track_idx; /* (pid << 32 | tid) + 1 -> index in tracks */
 	int err;		  /* first read error */
+	/* Kineto only (kineto.c) */
+	struct tl_gpu *gpus; /* the GPUs of the trace, by id */
+	size_t ngpus;
+	struct tl_fwd *fwds; /* forward operators of the current run */
+	size_t nfwds, fwdcap;
+	struct sk_hash fwd_idx; /* (pid << 40 | seq) + 1 -> the latest forward op in fwds */
+	int64_t fwdbwd;		/* fwdbwd flows written */
+};
+
+/* What kineto.c reads from an NVTX range text: PyTorch's emit_nvtx writes NAME, then
+ * ", seq = N", ", op_id = M", ", sizes = [...]" (torch/csrc/profiler/util.cpp, getNvtxStr). */
+struct tl_op {
+	int is_op;	 /* a PyTorch operator (cpu_op), else a user annotation */
+	size_t name_len; /* NAME's length: the text up to the suffix */
+	int64_t seq;	 /* N, -1 when none */
+	int backward;	 /* an autograd backward range (NAME ends in "BackwardK" or starts with
+			    "autograd::engine::evaluate_function: ") */
+	int node;	 /* the backward Node's own range (NAME ends in "BackwardK") */
 };
 
 /* The synthetic track of synchronizations whose call was not recorded. */
@@ -57,5 +87,32 @@ int sk_tl_finish(struct tl *tl);
 /* Write the row of @st as a JSON object of its columns (NULL columns left out; a column named
  * "NAME:json" holds JSON text, written as it is under NAME). */
 void sk_tl_row_object(struct tl *tl, sqlite3_stmt *st);
+
+/* ---- kineto.c ---- */
+/* Read the GPUs' properties (tl->gpus); 0 or SKIP_E_DB. */
+int sk_kineto_init(struct tl *tl);
+void sk_kineto_fini(struct tl *tl);
+/* Forget the forward operators of the previous run. */
+void sk_kineto_run(struct tl *tl);
+void sk_kineto_parse(const char *text, struct tl_op *op);
+/* The args of operator range @op in process @pid after its "External id": "Sequence number",
+ * and for a backward range whose forward operator was seen, "Fwd thread id" (its thread). */
+void sk_kineto_op_args(struct tl *tl, const struct tl_op *op, int64_t pid);
+/* Then, the ranges being read in start order: a forward operator with a sequence number is
+ * remembered (the latest one per number and process); a backward Node's range gets the fwdbwd
+ * flow from it (ids 1, 2, ...). */
+void sk_kineto_op_flow(struct tl *tl, const struct tl_op *op, int64_t pid, int64_t tid,
+		       int64_t start);
+/* The kernel args Kineto computes: "blocks per SM", "warps per SM" and "est. achieved
+ * occupancy %" for @blocks blocks of @threads threads using @regs registers per thread and
+ * @smem bytes of shared memory on device @dev; nothing when the GPU's properties are unknown. */
+void sk_kineto_kernel_args(struct tl *tl, int64_t dev, int64_t blocks, int64_t threads,
+			   int64_t regs, int64_t smem);
+/* Length of @name without CUPTI's "_vNNNN" version suffix (Kineto's API names have none). */
+size_t sk_kineto_api_len(const char *name);
+/* Kineto's metadata events for track @k (process_name, process_labels, process_sort_index once
+ * per pid when @first, thread_name, thread_sort_index): ph "M" without a cat. */
+void sk_kineto_meta(struct tl *tl, const struct tl_track *k, const char *pname, const char *tname,
+		    int first);
 
 #endif /* SKIP_EXPORT_TL_H */

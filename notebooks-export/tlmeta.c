@@ -232,6 +232,8 @@ int sk_tl_preamble(struct tl *tl, const char *trace_path)
 	sk_ew_str(&tl->w, "},\"distributedInfo\":{\"rank\":0,\"world_size\":1},"
 			  "\"deviceProperties\":");
 	rows_array(tl, devprops_sql, cond);
+	sk_ew_str(&tl->w, ",\"traceName\":");
+	sk_ew_json(&tl->w, trace_path);
 	sk_ew_str(&tl->w, ",\"displayTimeUnit\":\"ms\"");
 	if (utc >= 0) {
 		sk_ew_str(&tl->w, ",\"baseTimeNanoseconds\":");
@@ -286,10 +288,8 @@ static void name_track(struct tl *tl, const struct tl_track *k)
 			      "n.nameId WHERE n.runId = ?1 AND n.globalTid = ?2",
 			      k->run_id, k->gtid);
 	if (k->device >= 0)
-		label = tl->fmt == SKIP_TIMELINE_KINETO
-			    ? sk_xasprintf("stream %lld", (long long)k->stream)
-			    : sk_xasprintf("GPU %lld stream %lld", (long long)k->device,
-					   (long long)k->stream);
+		label = sk_xasprintf("GPU %lld stream %lld", (long long)k->device,
+				     (long long)k->stream);
 	else if (k->tid == TL_SYNC_TID)
 		label = sk_xstrdup("CUDA synchronization");
 	else
@@ -302,14 +302,8 @@ static void name_track(struct tl *tl, const struct tl_track *k)
 
 static void name_process(struct tl *tl, const struct tl_track *k)
 {
-	char *name = NULL, *label;
+	char *name, *label;
 
-	if (k->gpid < 0) {
-		label = sk_xasprintf("GPU %lld", (long long)k->pid);
-		meta_event(tl, "process_name", k->pid, 0, label, k->pid);
-		free(label);
-		return;
-	}
 	name = lookup(tl->db, "SELECT name FROM SKIP_PROCESSES WHERE runId = ?1 AND globalPid = ?2",
 		      k->run_id, k->gpid);
 	label = sk_xasprintf("%s (pid %lld, run %lld)", name ? name : "process", (long long)k->pid,
@@ -317,6 +311,37 @@ static void name_process(struct tl *tl, const struct tl_track *k)
 	meta_event(tl, "process_name", k->pid, 0, label, -1);
 	free(label);
 	free(name);
+}
+
+/* Kineto's names: the process's name, "thread T (NAME)", "stream S" (Kineto writes "stream S "
+ * with a space when the stream has no name). */
+static void kineto_names(struct tl *tl, const struct tl_track *k, int first)
+{
+	char *pname = NULL, *tname = NULL, *label;
+
+	if (k->gtid >= 0)
+		tname = lookup(tl->db,
+			       "SELECT s.value FROM ThreadNames n JOIN StringIds s ON s.id = "
+			       "n.nameId WHERE n.runId = ?1 AND n.globalTid = ?2",
+			       k->run_id, k->gtid);
+	if (first && k->device < 0)
+		pname = lookup(
+		    tl->db, "SELECT name FROM SKIP_PROCESSES WHERE runId = ?1 AND globalPid = ?2",
+		    k->run_id, k->gpid);
+	if (first && !pname)
+		pname = k->device >= 0 ? sk_xasprintf("GPU %lld", (long long)k->pid)
+				       : sk_xstrdup("process");
+	if (k->device >= 0)
+		label = sk_xasprintf("stream %lld", (long long)k->stream);
+	else if (k->tid == TL_SYNC_TID)
+		label = sk_xstrdup("CUDA synchronization");
+	else
+		label =
+		    sk_xasprintf("thread %lld (%s)", (long long)k->tid, tname ? tname : "thread");
+	sk_kineto_meta(tl, k, pname, label, first);
+	free(label);
+	free(tname);
+	free(pname);
 }
 
 int sk_tl_finish(struct tl *tl)
@@ -327,13 +352,19 @@ int sk_tl_finish(struct tl *tl)
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_track k = tl->tracks[i];
 		uint64_t key = (uint64_t)k.pid + 1;
+		int first = !sk_hash_get(&seen, key);
 
-		name_track(tl, &k);
-		if (sk_hash_get(&seen, key))
+		if (first) {
+			sk_hash_xreserve(&seen, 1);
+			sk_hash_put(&seen, key, 1);
+		}
+		if (tl->fmt == SKIP_TIMELINE_KINETO) {
+			kineto_names(tl, &k, first);
 			continue;
-		sk_hash_xreserve(&seen, 1);
-		sk_hash_put(&seen, key, 1);
-		name_process(tl, &k);
+		}
+		name_track(tl, &k);
+		if (first)
+			name_process(tl, &k);
 	}
 	sk_hash_fini(&seen);
 	sk_ew_str(&tl->w, "\n]}\n");

@@ -32,6 +32,15 @@ def api_tables(db):
             "(SELECT * FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1)")
 
 
+def torch_op(text):
+    """An NVTX range text that names a PyTorch operator: emit_nvtx's ", seq = N" or
+    ", op_id = N" suffix, an autograd Node ("AddmmBackward0"), or aten:: / autograd::."""
+    m = re.search(r", (?:seq|op_id) = [0-9]", text)
+    name = text[:m.start()] if m else text
+    return bool(m or re.search(r"Backward[0-9]*$", name) or
+                text.startswith(("aten::", "autograd::")))
+
+
 def timeline(fmt, path, trace, run=None, gpus=None):
     text = open(path, encoding="utf-8").read()
     doc = json.loads(text)
@@ -54,9 +63,12 @@ def timeline(fmt, path, trace, run=None, gpus=None):
     if fmt == "perfetto":
         want[("X", "nvtx")] = nvtx
     else:
-        want[("X", "user_annotation")] = one(
-            db, f"SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND {cond} "
-            "AND coalesce(text, '') NOT LIKE 'aten::%'")
+        # PyTorch's operators are cpu_op (docs/skip-export.md "kineto"), the rest
+        # user_annotation
+        texts = [t or "" for (t,) in db.execute(
+            f"SELECT text FROM NVTX_EVENTS WHERE eventType = 59 AND {cond}")]
+        want[("X", "user_annotation")] = sum(1 for t in texts if not torch_op(t))
+        want[("X", "cpu_op")] = len(texts) - want[("X", "user_annotation")]
     # one arrow per GPU operation whose launch call was recorded in the same process
     linked = 0
     for t in ("KERNEL", "MEMCPY", "MEMSET"):

@@ -32,7 +32,7 @@ RUNTIME_LDLIBS := -L$(CUDA_LIB) -lcudart_static -lrt -ldl -lpthread
 $(RUNTIME_DEV_OBJS): EXTRA_CFLAGS += -Iruntime -isystem $(CUDA_INC) -DSKIP_HAVE_CUDA=1
 
 # The built-in kernels as PTX text (JIT-compiled by the driver at load; any GPU >= sm_90).
-$(O)/gen/runtime_builtin.ptx: runtime/builtin.cu
+$(O)/gen/runtime_builtin.ptx: runtime/builtin.cu runtime/bf16.h
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) -ptx -arch=compute_90 -O3 -o $@ $<

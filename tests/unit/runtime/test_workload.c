@@ -476,3 +476,45 @@ Test(runtime_workload, the_dag_suite_files_have_the_papers_shapes)
 		}
 	}
 }
+
+/* The GEMM pair of bench/gemm_pair (the kernel-boundary file; mlp.json differs only in its
+ * tile edges): 128 x 128 tiles, so gemm1 has T/128 * 2816/128 = T/128 * 22 tiles and gemm2
+ * T/128 * 8192/128 = T/128 * 64, none a multiple of the H100's 132 SMs; bf16 buffers. */
+Test(runtime_workload, the_gemm_pair_has_cusync_shapes)
+{
+	static const struct {
+		const char *size;
+		unsigned tiles1, tiles2;
+		size_t x_bytes;
+	} sizes[] = {
+	    {"t128", 22, 64, 128 * 8192 * 2},	     {"t256", 44, 128, 256 * 8192 * 2},
+	    {"t512", 88, 256, 512 * 8192 * 2},	     {"t1024", 176, 512, 1024 * 8192 * 2},
+	    {"t2048", 352, 1024, 2048UL * 8192 * 2}, {"check", 2 * 3, 2 * 4, 256 * 512 * 2},
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const struct skip_graph *g;
+		const int *preds;
+		int err;
+
+		w = skip_workload_load("bench/gemm_pair/mlp_full.json", sizes[i].size, NULL, 0,
+				       NULL, &err);
+		cr_assert_not_null(w, "%s", skip_errmsg());
+		g = skip_workload_graph(w);
+		cr_assert_eq(skip_graph_ntasks(g), 2);
+		cr_assert_eq(skip_graph_preds(g, 1, &preds), 1,
+			     "gemm2 reads c1, which gemm1 writes");
+		cr_assert_eq(preds[0], 0);
+		cr_assert_eq(g->tasks[0].grid[0], sizes[i].tiles1, "%s", sizes[i].size);
+		cr_assert_eq(g->tasks[1].grid[0], sizes[i].tiles2, "%s", sizes[i].size);
+		cr_assert_neq(sizes[i].tiles1 % 132, 0);
+		cr_assert_neq(sizes[i].tiles2 % 132, 0);
+		cr_assert_eq(g->tasks[0].block[0], 256);
+		cr_assert_eq(g->tasks[1].shared_bytes, 75904);
+		cr_assert_eq(skip_graph_buffer_size(g, skip_graph_find_buffer(g, "x")),
+			     sizes[i].x_bytes);
+		cr_assert_eq(g->bufs[skip_graph_find_buffer(g, "c1")].dtype, SKIP_DT_BF16);
+		skip_workload_free(w);
+		w = NULL;
+	}
+}

@@ -95,9 +95,8 @@ static __device__ __forceinline__ void gp_load(__nv_bfloat16 *sa, __nv_bfloat16 
 	}
 }
 
-SKIP_TASK(gemm_bf16, (const __nv_bfloat16 *__restrict__, A),
-	  (const __nv_bfloat16 *__restrict__, B), (__nv_bfloat16 *__restrict__, C), (int, M),
-	  (int, N), (int, K), (int, act))
+SKIP_TASK(gemm_bf16, (const __nv_bfloat16 *__restrict__, A), (const __nv_bfloat16 *__restrict__, B),
+	  (__nv_bfloat16 *__restrict__, C), (int, M), (int, N), (int, K), (int, act))
 {
 	const unsigned tid = skip_t.thread, warp = tid / 32;
 	const int wm = (int)warp / 4, wn = (int)warp % 4; /* the warp's 64 x 32 block */

@@ -190,7 +190,8 @@ static std::string reference_check(struct skip_graph *g, long T, long H, long D,
 			snprintf(msg, sizeof(msg),
 				 "%s: %ld of %ld checked elements differ from the CPU (first "
 				 "[%ld, %ld]: %.6g, expected %.6g)",
-				 what, r->bad, r->checked, r->bad_i, r->bad_j, r->bad_gpu, r->bad_cpu);
+				 what, r->bad, r->checked, r->bad_i, r->bad_j, r->bad_gpu,
+				 r->bad_cpu);
 			*bad = 1;
 			return msg;
 		}
@@ -386,12 +387,14 @@ static void print_table(const std::vector<row> &rows, const struct opts &o)
 			if (std::isnan(r.ms[v]))
 				snprintf(cell, sizeof(cell), "n/a");
 			else if (v == 0)
-				snprintf(cell, sizeof(cell), "%.3f ms %5.0f TF", r.ms[v], tflops(r, v));
+				snprintf(cell, sizeof(cell), "%.3f ms %5.0f TF", r.ms[v],
+					 tflops(r, v));
 			else
 				snprintf(cell, sizeof(cell), "%.3f ms %5.2fx", r.ms[v],
 					 r.ms[0] / r.ms[v]);
 			printf(" %19s", cell);
-			ok = ok && (r.check[v].rfind("ok", 0) == 0 || r.check[v].rfind("n/a", 0) == 0) &&
+			ok = ok &&
+			     (r.check[v].rfind("ok", 0) == 0 || r.check[v].rfind("n/a", 0) == 0) &&
 			     (r.verify[v] == "ok" || r.verify[v].rfind("n/a", 0) == 0);
 		}
 		printf("  %s\n", ok ? "ok" : "FAILED");
@@ -399,8 +402,8 @@ static void print_table(const std::vector<row> &rows, const struct opts &o)
 	printf("  (TF: TFLOP/s of E1; each other variant's TFLOP/s is E1's times its speedup)\n");
 	for (const row &r : rows)
 		for (int v = 0; v < NV; v++)
-			printf("  %-6s %-11s CPU check: %s; verify: %s\n", r.size.c_str(), vnames[v],
-			       r.check[v].c_str(), r.verify[v].c_str());
+			printf("  %-6s %-11s CPU check: %s; verify: %s\n", r.size.c_str(),
+			       vnames[v], r.check[v].c_str(), r.verify[v].c_str());
 }
 
 static void json_string(FILE *f, const std::string &s)
@@ -416,8 +419,9 @@ static void json_string(FILE *f, const std::string &s)
 
 static void json_row(FILE *f, const row &r, bool last)
 {
-	fprintf(f, "    {\"size\": \"%s\", \"T\": %ld, \"H\": %ld, \"D\": %ld, \"tiles1\": %u, "
-		   "\"tiles2\": %u, \"variants\": {",
+	fprintf(f,
+		"    {\"size\": \"%s\", \"T\": %ld, \"H\": %ld, \"D\": %ld, \"tiles1\": %u, "
+		"\"tiles2\": %u, \"variants\": {",
 		r.size.c_str(), r.T, r.H, r.D, r.tiles1, r.tiles2);
 	for (int v = 0; v < NV; v++) {
 		fprintf(f, "%s\"%s\": {\"ms\": ", v ? ", " : "", vkeys[v]);
@@ -475,8 +479,8 @@ static void parse(int argc, char **argv, struct opts &o)
 			continue;
 		}
 		if (!v) {
-			fprintf(stderr, "gemmbench: %s needs a value (see bench/gemm_pair/README.md)\n",
-				a);
+			fprintf(stderr,
+				"gemmbench: %s needs a value (see bench/gemm_pair/README.md)\n", a);
 			exit(2);
 		}
 		i++;
@@ -498,7 +502,8 @@ static void parse(int argc, char **argv, struct opts &o)
 			perror(v);
 			exit(2);
 		} else if (strcmp(a, "--json")) {
-			fprintf(stderr, "gemmbench: unknown option %s (see bench/gemm_pair/README.md)\n",
+			fprintf(stderr,
+				"gemmbench: unknown option %s (see bench/gemm_pair/README.md)\n",
 				a);
 			exit(2);
 		}

@@ -12,7 +12,7 @@ $(GEMM_PAIR_MODULE): bench/gemm_pair/gemm_pair.cu $(TASK_HDRS)
 	@echo "  NVCC    $<"
 	$(Q)$(DAG_NVCC) -Iruntime -fatbin -o $@ $<
 
-$(O)/obj/bench/gemm_pair/gemmbench.o: bench/gemm_pair/gemmbench.cu runtime/skip_runtime.h \
+$(O)/obj/bench/gemm_pair/gemmbench.o: bench/gemm_pair/gemmbench.cu bench/driver.h runtime/skip_runtime.h \
 		runtime/bf16.h bench/check.h | $(DEPS_BUILD)
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"

@@ -103,7 +103,7 @@ $(O)/dags/%.fatbin: tests/gpu/modules/%.cu $(TASK_HDRS)
 	$(Q)$(DAG_NVCC) -Iruntime -fatbin -o $@ $<
 GPU_TARGETS += $(GPU_TEST_MODULES)
 
-$(O)/obj/bench/dags/%.o: bench/dags/%.cu $(wildcard bench/dags/*.h bench/dags/kernels/*.cu*) \
+$(O)/obj/bench/dags/%.o: bench/dags/%.cu $(wildcard bench/dags/*.h bench/dags/kernels/*.cu*) bench/driver.h \
 		runtime/skip_runtime.h $(TASK_HDRS) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"

@@ -17,23 +17,10 @@ cd "$(dirname "$0")/../.." || exit 1
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 B=${B:-build}
-SAN=$(command -v compute-sanitizer)
-for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
-	"${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer/compute-sanitizer"; do
-	[ -n "$SAN" ] || { [ -x "$c" ] && SAN=$c; }
-done
-status=""
-T0=$(date +%s)
 DEADLINE=${DEADLINE:-500}
+# shellcheck source=bench/device_lib.sh
+. bench/device_lib.sh
 
-note() { status="$status\n  $1"; echo "=== $1 ($(( $(date +%s) - T0 )) s)"; }
-# limit CAP RESERVE: at most CAP seconds, leaving RESERVE for the steps after this one
-limit() {
-	l=$((DEADLINE - ($(date +%s) - T0) - $2))
-	[ "$l" -gt "$1" ] && l=$1
-	[ "$l" -lt 5 ] && l=5
-	echo "$l"
-}
 # step NAME LOG CAP RESERVE COMMAND...: run it under its limit, note how it ended
 step() {
 	name=$1 log=$2 t=$(limit "$3" "$4")
@@ -53,15 +40,7 @@ step() {
 } > "$OUT/probe.txt" 2>&1
 cat "$OUT/probe.txt"
 
-if timeout "$(limit 300 150)" make -j"$(nproc)" O="$B" "$B/skip" "$B/gemm_pair/gemm_pair.fatbin" \
-	"$B/gemm_pair/gemmbench" > "$OUT/build.log" 2>&1; then
-	note "build: ok"
-else
-	tail -40 "$OUT/build.log"
-	note "build: FAILED (build.log)"
-	printf "%b\n" "$status"
-	exit 1
-fi
+build 300 150 "$B/skip" "$B/gemm_pair/gemm_pair.fatbin" "$B/gemm_pair/gemmbench"
 GB="$B/gemm_pair/gemmbench --modules $B/gemm_pair --dir bench/gemm_pair"
 
 # shellcheck disable=SC2086

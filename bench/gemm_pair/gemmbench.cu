@@ -28,14 +28,10 @@
  * compute-sanitizer. Exit status: 0; 1 when a variant failed its check or verification; 2 for
  * a bad option.
  */
-#include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <libgen.h>
-#include <string>
-#include <vector>
 
 #include "../check.h"
+#include "../driver.h"
 
 extern "C" {
 #include "skip_runtime.h"
@@ -80,12 +76,6 @@ static void die(const char *what)
 {
 	fprintf(stderr, "gemmbench: %s: %s\n", what, skip_errmsg());
 	exit(1);
-}
-
-static double median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 /* ---- the CPU reference ----------------------------------------------------------------------- */
@@ -352,11 +342,11 @@ static void time_rounds(struct bench *b, const struct opts &o, row *r)
 			for (int i = 0; b->x[v] && i < o.iters; i++)
 				t.push_back(run_once(b, v));
 			if (!t.empty())
-				rounds[v].push_back(median(t));
+				rounds[v].push_back(bench_median(t));
 		}
 	for (int v = 0; v < NV; v++)
 		if (!rounds[v].empty())
-			r->ms[v] = median(rounds[v]);
+			r->ms[v] = bench_median(rounds[v]);
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
@@ -440,18 +430,6 @@ static void json_row(FILE *f, const row &r, bool last)
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
-static std::vector<std::string> split(const char *s)
-{
-	std::vector<std::string> out(1);
-
-	for (; *s; s++)
-		if (*s == ',')
-			out.emplace_back();
-		else
-			out.back() += *s;
-	return out;
-}
-
 static int positive(const char *opt, const char *v)
 {
 	char *end;
@@ -466,30 +444,21 @@ static int positive(const char *opt, const char *v)
 
 static void parse(int argc, char **argv, struct opts &o)
 {
-	char self[4096];
-
-	strncpy(self, argv[0], sizeof(self) - 1);
-	self[sizeof(self) - 1] = '\0';
-	o.modules = dirname(self);
+	o.modules = bench_self_dir(argv[0]);
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v;
 
 		if (!strcmp(a, "--check")) {
 			o.check = 1;
 			continue;
 		}
-		if (!v) {
-			fprintf(stderr,
-				"gemmbench: %s needs a value (see bench/gemm_pair/README.md)\n", a);
-			exit(2);
-		}
-		i++;
+		v = bench_value("gemmbench", argc, argv, &i, "bench/gemm_pair/README.md");
 		if (!strcmp(a, "--dir"))
 			o.dir = v;
 		else if (!strcmp(a, "--modules"))
 			o.modules = v;
 		else if (!strcmp(a, "--sizes"))
-			o.sizes = split(v), o.sizes_given = 1;
+			o.sizes = bench_split(v), o.sizes_given = 1;
 		else if (!strcmp(a, "--rounds"))
 			o.rounds = std::max(1, positive(a, v));
 		else if (!strcmp(a, "--iters"))
@@ -520,10 +489,7 @@ int main(int argc, char **argv)
 	int bad = 0;
 
 	parse(argc, argv, o);
-	skip_log_init("gemmbench", NULL, 1);
-	if (skip_runtime_probe(0, dev, sizeof(dev)))
-		die("no GPU");
-	printf("gemmbench on %s\n", dev);
+	bench_start("gemmbench", dev, sizeof(dev));
 	for (const std::string &size : o.sizes) {
 		struct bench b;
 		row r;

@@ -65,6 +65,7 @@ include mk/common.mk
 include mk/collector.mk
 include mk/analyzer.mk
 include mk/runtime.mk
+include mk/gemm_pair.mk
 include mk/persist.mk
 include mk/export.mk
 include mk/advisor.mk

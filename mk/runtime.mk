@@ -32,7 +32,7 @@ RUNTIME_LDLIBS := -L$(CUDA_LIB) -lcudart_static -lrt -ldl -lpthread
 $(RUNTIME_DEV_OBJS): EXTRA_CFLAGS += -Iruntime -isystem $(CUDA_INC) -DSKIP_HAVE_CUDA=1
 
 # The built-in kernels as PTX text (JIT-compiled by the driver at load; any GPU >= sm_90).
-$(O)/gen/runtime_builtin.ptx: runtime/builtin.cu
+$(O)/gen/runtime_builtin.ptx: runtime/builtin.cu runtime/bf16.h
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) -ptx -arch=compute_90 -O3 -o $@ $<
@@ -103,7 +103,7 @@ $(O)/dags/%.fatbin: tests/gpu/modules/%.cu $(TASK_HDRS)
 	$(Q)$(DAG_NVCC) -Iruntime -fatbin -o $@ $<
 GPU_TARGETS += $(GPU_TEST_MODULES)
 
-$(O)/obj/bench/dags/%.o: bench/dags/%.cu $(wildcard bench/dags/*.h bench/dags/kernels/*.cu*) \
+$(O)/obj/bench/dags/%.o: bench/dags/%.cu $(wildcard bench/dags/*.h bench/dags/kernels/*.cu*) bench/driver.h \
 		runtime/skip_runtime.h $(TASK_HDRS) | $(DEPS_BUILD)
 	@mkdir -p $(@D)
 	@echo "  NVCC    $<"

@@ -3,7 +3,8 @@
  * libskip_runtime (sk_builtin_ptx), loaded with cuModuleLoadData next to the workload's module.
  *   sk_fill     write a repeated 8-byte pattern (constant initial contents)
  *   sk_random   seeded uniform values by element index (random initial contents): element i
- *               depends only on (seed, i), so contents do not depend on the grid
+ *               depends only on (seed, i), so contents do not depend on the grid; bf16
+ *               elements are the f32 value rounded to nearest
  *   sk_compare  count elements that differ between two copies of a buffer (floats within
  *               |a-b| <= atol + rtol*|b|, NaN equal to NaN; integers exactly) and the first
  *   sk_spin     wait a number of nanoseconds of the GPU's global timer (skip_probe_starts)
@@ -11,7 +12,9 @@
  */
 #include <stdint.h>
 
-enum { DT_U8, DT_I32, DT_U32, DT_I64, DT_U64, DT_F32, DT_F64 };
+#include "bf16.h"
+
+enum { DT_U8, DT_I32, DT_U32, DT_I64, DT_U64, DT_F32, DT_F64, DT_BF16 };
 
 /* SplitMix64 finalizer (Steele, Lea, Flood, "Fast splittable pseudorandom number
  * generators", OOPSLA 2014): a bijective mix of the counter. */
@@ -64,6 +67,9 @@ extern "C" __global__ void sk_random(void *p, size_t n, int dtype, unsigned long
 		case DT_F32:
 			((float *)p)[i] = (float)(lo + span * u);
 			break;
+		case DT_BF16:
+			((uint16_t *)p)[i] = sk_bf16_from_float((float)(lo + span * u));
+			break;
 		default:
 			((double *)p)[i] = lo + span * u;
 			break;
@@ -96,6 +102,10 @@ extern "C" __global__ void sk_compare(const void *a, const void *b, size_t n, in
 		case DT_F64:
 			same = close_enough(((const double *)a)[i], ((const double *)b)[i], rtol,
 					    atol);
+			break;
+		case DT_BF16:
+			same = close_enough(sk_bf16_to_float(((const uint16_t *)a)[i]),
+					    sk_bf16_to_float(((const uint16_t *)b)[i]), rtol, atol);
 			break;
 		case DT_I32:
 		case DT_U32:

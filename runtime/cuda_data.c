@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16.h"
 #include "cuda_internal.h"
 
 /* The 8-byte pattern that repeats @value as an element of @dt. */
@@ -22,8 +23,12 @@ static unsigned long long const_pattern(enum skip_dtype dt, double value)
 	int32_t i32 = (int32_t)value;
 	int64_t i64 = (int64_t)value;
 	uint8_t u8 = (uint8_t)value;
+	uint16_t bf = sk_bf16_from_float(f);
 
 	switch (dt) {
+	case SKIP_DT_BF16:
+		memcpy(elem, &bf, 2);
+		break;
 	case SKIP_DT_F32:
 		memcpy(elem, &f, 4);
 		break;
@@ -200,6 +205,8 @@ int skip_graph_checkpoint(struct skip_graph *g, struct skip_checkpoint **out)
 static double elem_value(enum skip_dtype dt, const void *p)
 {
 	switch (dt) {
+	case SKIP_DT_BF16:
+		return sk_bf16_to_float(*(const uint16_t *)p);
 	case SKIP_DT_F32:
 		return *(const float *)p;
 	case SKIP_DT_F64:
@@ -221,7 +228,7 @@ static int elems_match(const struct sk_buffer *b, const void *x, const void *y)
 {
 	double a, c;
 
-	if (b->dtype != SKIP_DT_F32 && b->dtype != SKIP_DT_F64)
+	if (b->dtype != SKIP_DT_F32 && b->dtype != SKIP_DT_F64 && b->dtype != SKIP_DT_BF16)
 		return !memcmp(x, y, sk_dtype_size(b->dtype));
 	a = elem_value(b->dtype, x);
 	c = elem_value(b->dtype, y);

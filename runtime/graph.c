@@ -70,6 +70,8 @@ static int check_open(const struct skip_graph *g)
 size_t sk_dtype_size(enum skip_dtype t)
 {
 	switch (t) {
+	case SKIP_DT_BF16:
+		return 2;
 	case SKIP_DT_I32:
 	case SKIP_DT_U32:
 	case SKIP_DT_F32:
@@ -152,7 +154,7 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 		return sk_fail(SKIP_E_INVAL, "buffer '%s' defined twice", name);
 	if (size == 0)
 		return sk_fail(SKIP_E_INVAL, "buffer '%s': size 0", name);
-	if ((unsigned)dt > SKIP_DT_F64)
+	if ((unsigned)dt > SKIP_DT_BF16)
 		return sk_fail(SKIP_E_INVAL, "buffer '%s': unknown element type", name);
 	if (init && (unsigned)init->kind > SKIP_INIT_FILE)
 		return sk_fail(SKIP_E_INVAL, "buffer '%s': unknown initial contents", name);
@@ -181,8 +183,8 @@ static int add_buffer(struct skip_graph *g, const char *name, size_t size, enum 
 	}
 	b->size = size;
 	b->dtype = dt;
-	b->rtol = dt == SKIP_DT_F64 ? 1e-12 : 1e-5;
-	b->atol = dt == SKIP_DT_F64 ? 1e-12 : 1e-6;
+	b->rtol = dt == SKIP_DT_F64 ? 1e-12 : dt == SKIP_DT_BF16 ? 1e-2 : 1e-5;
+	b->atol = dt == SKIP_DT_F64 ? 1e-12 : dt == SKIP_DT_BF16 ? 1e-3 : 1e-6;
 	b->dptr = dptr;
 	b->registered = dptr != NULL;
 	sk_hash_add(&g->buf_names, sk_hash_str(b->name), (uint64_t)g->nbufs); /* room reserved */

@@ -53,6 +53,8 @@ enum skip_dtype {
 	SKIP_DT_U64,
 	SKIP_DT_F32,
 	SKIP_DT_F64,
+	SKIP_DT_BF16, /* bfloat16: compared as floats; random and constant contents rounded to
+			 nearest (runtime/bf16.h) */
 };
 
 /* Initial contents, written by skip_graph_reset(). */
@@ -150,7 +152,8 @@ SKIP_API int skip_graph_register_buffer(struct skip_graph *g, const char *name, 
 					size_t size_bytes, enum skip_dtype dtype,
 					const struct skip_buffer_init *init);
 /* Comparison tolerance used by skip_graph_compare() for a float buffer:
- * |a - b| <= atol + rtol * |b|. Defaults: rtol 1e-5, atol 1e-6 (f32); 1e-12, 1e-12 (f64). */
+ * |a - b| <= atol + rtol * |b|. Defaults: rtol 1e-5, atol 1e-6 (f32); 1e-12, 1e-12 (f64);
+ * 1e-2, 1e-3 (bf16). */
 SKIP_API int skip_graph_set_tolerance(struct skip_graph *g, int buffer, double rtol, double atol);
 
 /* A CUDA module (cubin, fatbin or PTX) read from @path at load time. Returns its id. */

@@ -329,7 +329,9 @@ static int load_params(struct wctx *c, const cJSON *root, const char *size,
 
 /* ---- buffers --------------------------------------------------------------------------------- */
 
-static const char *const dtype_names[] = {"u8", "i32", "u32", "i64", "u64", "f32", "f64", NULL};
+/* In the order of enum skip_dtype. */
+static const char *const dtype_names[] = {"u8",	 "i32", "u32",	"i64", "u64",
+					  "f32", "f64", "bf16", NULL};
 
 static int parse_dtype(const struct wctx *c, const cJSON *v, enum skip_dtype *out)
 {
@@ -341,7 +343,7 @@ static int parse_dtype(const struct wctx *c, const cJSON *v, enum skip_dtype *ou
 			*out = (enum skip_dtype)i;
 			return 0;
 		}
-	return wfail(c, "\"type\": one of u8, i32, u32, i64, u64, f32, f64 expected");
+	return wfail(c, "\"type\": one of u8, i32, u32, i64, u64, f32, f64, bf16 expected");
 }
 
 /* A path relative to the workload's folder. Caller frees. */

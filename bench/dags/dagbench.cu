@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../driver.h"
 #include "dagbench.h"
 
 #define NV 8 /* serial, hand, E2, E3, E4, E5 aot, E5 jit, E5 copilot */
@@ -47,12 +48,6 @@ struct row {
 static uint64_t now_ns(void)
 {
 	return skip_clock_ns(CLOCK_MONOTONIC);
-}
-
-static double median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
 /* Everything one DAG at one size needs. */
@@ -183,10 +178,10 @@ static void time_rounds(struct bench *b, const struct opts &o, int iters, struct
 
 			for (int i = 0; i < iters; i++)
 				t.push_back(run_once(b, v));
-			rounds[v].push_back(median(t));
+			rounds[v].push_back(bench_median(t));
 		}
 	for (int v = 0; v < NV; v++)
-		r->ms[v] = median(rounds[v]);
+		r->ms[v] = bench_median(rounds[v]);
 }
 
 /* ---- output ---------------------------------------------------------------------------------- */
@@ -260,32 +255,11 @@ static void json_row(FILE *f, const row &r, bool last)
 
 /* ---- main ------------------------------------------------------------------------------------ */
 
-static std::vector<std::string> split(const char *s)
-{
-	std::vector<std::string> out;
-	std::string cur;
-
-	for (; *s; s++) {
-		if (*s == ',') {
-			out.push_back(cur);
-			cur.clear();
-		} else {
-			cur += *s;
-		}
-	}
-	out.push_back(cur);
-	return out;
-}
-
 static void parse(int argc, char **argv, struct opts &o)
 {
-	char self[4096];
-
-	strncpy(self, argv[0], sizeof(self) - 1);
-	self[sizeof(self) - 1] = '\0';
-	o.modules = dirname(self);
+	o.modules = bench_self_dir(argv[0]);
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v;
 
 		if (!strcmp(a, "--check")) {
 			o.check = 1;
@@ -295,20 +269,15 @@ static void parse(int argc, char **argv, struct opts &o)
 			o.chain = 0;
 			continue;
 		}
-		if (!v) {
-			fprintf(stderr, "dagbench: %s needs a value (see the top of dagbench.cu)\n",
-				a);
-			exit(2);
-		}
-		i++;
+		v = bench_value("dagbench", argc, argv, &i, "the top of dagbench.cu");
 		if (!strcmp(a, "--dir"))
 			o.dir = v;
 		else if (!strcmp(a, "--modules"))
 			o.modules = v;
 		else if (!strcmp(a, "--only"))
-			o.only = split(v);
+			o.only = bench_split(v);
 		else if (!strcmp(a, "--sizes"))
-			o.sizes = split(v);
+			o.sizes = bench_split(v);
 		else if (!strcmp(a, "--rounds"))
 			o.rounds = atoi(v);
 		else if (!strcmp(a, "--iters"))
@@ -344,10 +313,7 @@ int main(int argc, char **argv)
 	int bad = 0;
 
 	parse(argc, argv, o);
-	skip_log_init("dagbench", NULL, 1);
-	if (skip_runtime_probe(0, dev, sizeof(dev)))
-		die("no GPU");
-	printf("dagbench on %s\n", dev);
+	bench_start("dagbench", dev, sizeof(dev));
 	for (const std::string &size : o.sizes)
 		for (const struct hand_dag *hd : dags) {
 			struct bench b;

@@ -16,25 +16,9 @@ set -u
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-J=$(nproc)
 B=${B:-build}
-SAN=$(command -v compute-sanitizer)
-for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
-	"${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer/compute-sanitizer"; do
-	[ -n "$SAN" ] || { [ -x "$c" ] && SAN=$c; }
-done
-status=""
-T0=$(date +%s)
-DEADLINE=${DEADLINE:-530}
-
-note() { status="$status\n  $1"; echo "=== $1 ($(( $(date +%s) - T0 )) s)"; }
-# limit CAP RESERVE: at most CAP seconds, leaving RESERVE for the steps after this one
-limit() {
-	l=$((DEADLINE - ($(date +%s) - T0) - $2))
-	[ "$l" -gt "$1" ] && l=$1
-	[ "$l" -lt 5 ] && l=5
-	echo "$l"
-}
+# shellcheck source=bench/device_lib.sh
+. bench/device_lib.sh
 
 {
 	nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
@@ -46,15 +30,7 @@ cat "$OUT/probe.txt"
 # ---- 1. build ----------------------------------------------------------------------------------
 MODS=$(for f in bench/dags/kernels/*.cu; do n=$(basename "$f" .cu); echo "$B/dags/$n.fatbin"; done)
 # shellcheck disable=SC2086
-if timeout "$(limit 300 200)" make -j"$J" O=$B $B/skip $B/tests/test_runtime $B/tests/test_gpu $MODS \
-	$B/dags/dagbench > "$OUT/build.log" 2>&1; then
-	note "build: ok"
-else
-	tail -40 "$OUT/build.log"
-	note "build: FAILED (build.log)"
-	printf "%b\n" "$status"
-	exit 1
-fi
+build 300 200 $B/skip $B/tests/test_runtime $B/tests/test_gpu $MODS $B/dags/dagbench
 
 # ---- 2. tests ----------------------------------------------------------------------------------
 {

@@ -358,13 +358,40 @@ Test(runtime_workload, integer_arguments_out_of_their_type_are_rejected)
 	cr_assert_eq(*(const int64_t *)t->args[2].value, -9007199254740992LL);
 }
 
+/* A bf16 buffer: two bytes an element, compared as floats with the bf16 defaults unless the
+ * file gives a tolerance. */
+Test(runtime_workload, bf16_buffers_have_two_byte_elements)
+{
+	const char *path = write_file(
+	    "bf.json", HEAD "\"params\": {\"N\": 96}, \"buffers\": ["
+			    "{\"name\": \"a\", \"type\": \"bf16\", \"count\": \"N\", \"init\": "
+			    "{\"random\": {\"seed\": 5, \"min\": -0.5, \"max\": 0.5}}},"
+			    "{\"name\": \"b\", \"type\": \"bf16\", \"count\": 3, \"tolerance\": "
+			    "{\"rtol\": 0.05, \"atol\": 0.01}}], " TASK(""));
+	struct skip_graph *g;
+	int err;
+
+	w = skip_workload_load(path, NULL, NULL, 0, NULL, &err);
+	cr_assert_not_null(w, "%s", skip_errmsg());
+	g = skip_workload_graph(w);
+	cr_assert_eq(skip_graph_buffer_size(g, 0), 192);
+	cr_assert_eq(skip_graph_buffer_size(g, 1), 6);
+	cr_assert_eq(g->bufs[0].dtype, SKIP_DT_BF16);
+	cr_assert_float_eq(g->bufs[0].rtol, 1e-2, 1e-15);
+	cr_assert_float_eq(g->bufs[0].atol, 1e-3, 1e-15);
+	cr_assert_float_eq(g->bufs[0].init.lo, -0.5, 1e-15);
+	cr_assert_float_eq(g->bufs[1].rtol, 0.05, 1e-15);
+	cr_assert_float_eq(g->bufs[1].atol, 0.01, 1e-15);
+}
+
 Test(runtime_workload, buffer_mistakes_are_named)
 {
 	rejects(HEAD "\"buffers\": [{\"type\": \"f32\", \"count\": 4}], " TASK(""),
 		"buffers[0]: \"name\" (a string) is missing");
 	rejects(HEAD
 		"\"buffers\": [{\"name\": \"x\", \"type\": \"float\", \"count\": 4}], " TASK(""),
-		"buffers[0] (\"x\"): \"type\": one of u8, i32, u32, i64, u64, f32, f64 expected");
+		"buffers[0] (\"x\"): \"type\": one of u8, i32, u32, i64, u64, f32, f64, bf16 "
+		"expected");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4, \"size\": 4}], " TASK(""),
 		"give either \"count\" (elements) or \"size\" (bytes)");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 0}], " TASK(""),
@@ -377,6 +404,8 @@ Test(runtime_workload, buffer_mistakes_are_named)
 		"random: min 2 must be below max 1");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"type\": \"f64\", \"size\": 12}], " TASK(""),
 		"12 bytes is not a whole number of 8-byte elements");
+	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"type\": \"bf16\", \"size\": 7}], " TASK(""),
+		"7 bytes is not a whole number of 2-byte elements");
 	rejects(HEAD "\"buffers\": [{\"name\": \"x\", \"count\": 4}, {\"name\": \"x\", \"count\": "
 		     "4}], " TASK(""),
 		"buffers[1] (\"x\"): buffer 'x' defined twice");
@@ -517,5 +546,47 @@ Test(runtime_workload, the_dag_suite_files_have_the_papers_shapes)
 			skip_workload_free(w);
 			w = NULL;
 		}
+	}
+}
+
+/* The GEMM pair of bench/gemm_pair (the kernel-boundary file; mlp.json differs only in its
+ * tile edges): 128 x 128 tiles, so gemm1 has T/128 * 2816/128 = T/128 * 22 tiles and gemm2
+ * T/128 * 8192/128 = T/128 * 64, none a multiple of the H100's 132 SMs; bf16 buffers. */
+Test(runtime_workload, the_gemm_pair_has_cusync_shapes)
+{
+	static const struct {
+		const char *size;
+		unsigned tiles1, tiles2;
+		size_t x_bytes;
+	} sizes[] = {
+	    {"t128", 22, 64, 128 * 8192 * 2},	     {"t256", 44, 128, 256 * 8192 * 2},
+	    {"t512", 88, 256, 512 * 8192 * 2},	     {"t1024", 176, 512, 1024 * 8192 * 2},
+	    {"t2048", 352, 1024, 2048UL * 8192 * 2}, {"check", 2 * 3, 2 * 4, 256 * 512 * 2},
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const struct skip_graph *g;
+		const int *preds;
+		int err;
+
+		w = skip_workload_load("bench/gemm_pair/mlp_full.json", sizes[i].size, NULL, 0,
+				       NULL, &err);
+		cr_assert_not_null(w, "%s", skip_errmsg());
+		g = skip_workload_graph(w);
+		cr_assert_eq(skip_graph_ntasks(g), 2);
+		cr_assert_eq(skip_graph_preds(g, 1, &preds), 1,
+			     "gemm2 reads c1, which gemm1 writes");
+		cr_assert_eq(preds[0], 0);
+		cr_assert_eq(g->tasks[0].grid[0], sizes[i].tiles1, "%s", sizes[i].size);
+		cr_assert_eq(g->tasks[1].grid[0], sizes[i].tiles2, "%s", sizes[i].size);
+		cr_assert_neq(sizes[i].tiles1 % 132, 0);
+		cr_assert_neq(sizes[i].tiles2 % 132, 0);
+		cr_assert_eq(g->tasks[0].block[0], 256);
+		cr_assert_eq(g->tasks[1].shared_bytes, 75904);
+		cr_assert_eq(skip_graph_buffer_size(g, skip_graph_find_buffer(g, "x")),
+			     sizes[i].x_bytes);
+		cr_assert_eq(g->bufs[skip_graph_find_buffer(g, "c1")].dtype, SKIP_DT_BF16);
+		skip_workload_free(w);
+		w = NULL;
 	}
 }

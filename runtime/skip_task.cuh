@@ -46,6 +46,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The worker kernel's __launch_bounds__ minimum of resident workers per SM. The default, 0,
+ * leaves the registers to the compiler, which keeps a worker small (more workers fit per SM) but
+ * may spill a register-hungry body, called through the task table; a module of such bodies (a
+ * tensor-core GEMM) defines 1 before including this header: a worker per SM, with the registers
+ * its bodies need. */
+#ifndef SKIP_TASK_MIN_WORKERS_PER_SM
+#define SKIP_TASK_MIN_WORKERS_PER_SM 0
+#endif
 #ifndef SKIP_TASK_MAX_THREADS
 #define SKIP_TASK_MAX_THREADS 256
 #endif
@@ -255,7 +263,8 @@ static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t 
  * threads wait for those calls and leave on task -1. @first_epoch and @niters are this launch's.
  * @rt is in device memory and not written (its shared words are behind rt->sw).
  */
-extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS)
+extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS,
+					    SKIP_TASK_MIN_WORKERS_PER_SM)
     skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters, int dispatcher)
 {
 	/* The state and the plan the protocol reads, copied to shared memory once: the shared

@@ -26,7 +26,7 @@
 		name, field, offsetof(struct skip_plan_opts, f), offsetof(struct skip_plan, f),    \
 		    lo, hi, dflt, metavar, names, help                                             \
 	}
-const char *const skip_persist_modes[] = {"aot", "jit", NULL};
+const char *const skip_persist_modes[] = {"aot", "jit", "copilot", NULL};
 const struct skip_plan_option skip_plan_options[] = {
     OPT(nstreams, "streams", SKIP_PLAN_STREAMS, 1, SK_MAX_STREAMS, 0, "N", NULL,
 	"streams for %s (default: the DAG width, at most 16)"),
@@ -34,9 +34,9 @@ const struct skip_plan_option skip_plan_options[] = {
 	"window size for %s, 1-64 (default 32)"),
     OPT(pdl, "pdl", SKIP_PLAN_PDL, 0, 1, 0, NULL, NULL,
 	"programmatic dependent launch between tasks marked \"pdl\" (%s)"),
-    OPT(mode, "mode", SKIP_PLAN_PERSIST, 1, 2, 1, "MODE", skip_persist_modes,
-	"scheduling of %s: aot (per-worker queues, the default) or jit (a ready queue on the "
-	"GPU)"),
+    OPT(mode, "mode", SKIP_PLAN_PERSIST, 1, 3, 1, "MODE", skip_persist_modes,
+	"scheduling of %s: aot (per-worker queues), jit (a ready queue on the GPU) or copilot (a "
+	"CPU thread feeds the GPU through a host-mapped ring)"),
     OPT(workers, "workers", SKIP_PLAN_PERSIST, 1, 1024, 0, "N", NULL,
 	"worker CTAs of %s (default: one per SM; at most as many as fit co-resident)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL},

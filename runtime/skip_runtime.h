@@ -254,7 +254,7 @@ struct skip_plan {
 	int events_step_b;		/* after pruning step b; -1 when unknown */
 	int pdl;     /* graph, serial: programmatic edges where both tasks allow */
 	int window;  /* window: W pending launches (1..64) */
-	int mode;    /* persistent: 1 aot, 2 jit (skip_persist_modes[mode - 1]) */
+	int mode;    /* persistent: 1 aot, 2 jit, 3 copilot (skip_persist_modes[mode - 1]) */
 	int workers; /* persistent: worker CTAs; 0 one per SM (as far as they fit) */
 };
 
@@ -286,9 +286,9 @@ struct skip_plan_option {
 };
 SKIP_API extern const struct skip_plan_option skip_plan_options[];
 /* A named option's value for @text (names[v - 1]) into *@out; or SKIP_E_INVAL naming the
- * choices: "unknown mode 'x' (aot, jit)". */
+ * choices: "unknown mode 'x' (aot, jit, copilot)". */
 SKIP_API int skip_plan_option_value(const struct skip_plan_option *r, const char *text, int *out);
-/* The persistent executor's modes, by plan value - 1: "aot", "jit"; NULL-terminated. */
+/* The persistent executor's modes, by plan value - 1: "aot", "jit", "copilot"; NULL-terminated. */
 SKIP_API extern const char *const skip_persist_modes[];
 
 /*

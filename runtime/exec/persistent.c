@@ -58,7 +58,9 @@ static int make_plan(struct persistent *x, int nworkers)
 		for (int i = 0; i < t->npreds; i++)
 			edges[dag.nedges++] = (struct sk_persist_edge){t->preds[i], v, 0};
 	}
-	o.mode = x->r.p->mode == 2 ? SK_PERSIST_JIT : SK_PERSIST_AOT;
+	o.mode = x->r.p->mode == 3   ? SK_PERSIST_COPILOT
+		 : x->r.p->mode == 2 ? SK_PERSIST_JIT
+				     : SK_PERSIST_AOT;
 	o.nworkers = nworkers;
 	if (!err && !(x->plan = sk_persist_plan_new(&dag, &o, &err)))
 		err = err ? err : SKIP_E_NOMEM;

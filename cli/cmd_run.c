@@ -486,9 +486,9 @@ static int pick_mode(const struct run_opts *o, const struct skip_graph *g, struc
 static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 		      const struct result *res, int nres)
 {
-	const char *inputs[] = {o->workload, o->plan_file, o->module};
+	const char *inputs[] = {o->workload, o->plan_file, o->module, o->calibration};
 	struct skip_outfile out;
-	int err = skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 3);
+	int err = skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 4);
 
 	if (err)
 		return cli_output_error("run", err);

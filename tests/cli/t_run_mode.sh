@@ -72,6 +72,9 @@ expect_exit 0 "$SKIP" run wide.json --executor persistent --workers 4 --mode cop
 expect_out "persistent mode copilot, chosen by the plan;"
 expect_out "jit           5.40 us  (0.10 us a task)  fastest"
 grep -q '"mode":	"copilot"' p.json || fail "the emitted plan's mode: $(cat p.json)"
+expect_exit 2 "$SKIP" run wide.json --executor persistent --dry-run --calibration fast_jit.cal.json \
+	--emit-plan fast_jit.cal.json
+expect_out "fast_jit.cal.json is also an input"
 expect_exit 0 "$SKIP" run wide.json --executor persistent --mode auto --dry-run \
 	--calibration fast_jit.cal.json
 expect_out "persistent mode jit, predicted fastest"

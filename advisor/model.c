@@ -66,6 +66,9 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->persist_aot_task_ns = 1500;	   /* AOT: 1.50 us a task */
 	c->persist_jit_task_ns = 6590;	   /* JIT: 6.59 us a task */
 	c->persist_copilot_task_ns = 3400; /* CPU co-pilot over PCIe: 3.1-3.7 us, the middle */
+	c->persist_counter_wait_ns = 0;	   /* per hop: not measured (informational) */
+	c->persist_queue_pop_ns = 0;
+	c->persist_ring_rtt_ns = 0;
 }
 
 const char *skip_persist_mode_name(int mode)
@@ -125,6 +128,9 @@ const struct skip_calibration_key skip_calibration_keys[] = {
     K(persist_aot_task_ns, "persistent", NS_MAX, "ns"),
     K(persist_jit_task_ns, "persistent", NS_MAX, "ns"),
     K(persist_copilot_task_ns, "persistent", NS_MAX, "ns"),
+    K(persist_counter_wait_ns, "persistent", NS_MAX, "ns"),
+    K(persist_queue_pop_ns, "persistent", NS_MAX, "ns"),
+    K(persist_ring_rtt_ns, "persistent", NS_MAX, "ns"),
     {NULL, 0, NULL, 0, 0, NULL},
 #undef K
 };

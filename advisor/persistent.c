@@ -2,8 +2,8 @@
  * persistent.c: skip_predict_persistent(): one iteration of a workload's task DAG under the
  * persistent executor (E5), predicted by the runtime's own AOT list scheduling
  * (runtime/persist.h, sk_persist_plan_new()) with the calibration's per-task, launch and epoch
- * costs (skip_advisor.h describes the model). Uses the public API and the runtime's CPU half
- * only.
+ * costs (skip_advisor.h describes the model), and skip_persist_choose(): the mode whose
+ * prediction is fastest. Uses the public API and the runtime's CPU half only.
  */
 #define SK_LOG_DOMAIN "advisor"
 #include <math.h>
@@ -92,5 +92,27 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 	out->launch_ns = cal->persist_launch_ns;
 	out->epoch_ns = cal->persist_epoch_ns;
 	out->iteration_ns = out->launch_ns + out->makespan_ns + out->epoch_ns;
+	return 0;
+}
+
+int skip_persist_choose(const struct skip_graph *g, const double *task_ns, int nworkers,
+			const struct skip_calibration *cal, int nmodes,
+			struct skip_persist_choice *out)
+{
+	*out = (struct skip_persist_choice){.mode = -1};
+	if (nmodes < 1 || nmodes > SKIP_PERSIST_NMODES)
+		return sk_fail(SKIP_E_INVAL, "persistent choice: %d modes (1..%d)", nmodes,
+			       SKIP_PERSIST_NMODES);
+	for (int m = 0; m < nmodes; m++) {
+		int err = skip_predict_persistent(g, task_ns, nworkers, cal, m, &out->pred[m]);
+
+		if (err) {
+			*out = (struct skip_persist_choice){.mode = -1};
+			return err;
+		}
+		if (!m || out->pred[m].iteration_ns < out->pred[out->mode].iteration_ns)
+			out->mode = m;
+	}
+	out->nmodes = nmodes;
 	return 0;
 }

@@ -100,6 +100,14 @@ struct skip_calibration {
 	double persist_jit_task_ns;	/* the same, JIT (a device-side ready queue) */
 	double persist_copilot_task_ns; /* the same, CPU co-pilot (a host thread feeds a ring over
 					   PCIe, the host on the dependency path) */
+	/* persistent, per hop: what the per-task costs are made of, measured with them
+	   (bench/persist/calibrate.sh) and printed by skip run; no model reads them, and the
+	   built-in values are 0 (not measured) */
+	double persist_counter_wait_ns; /* a counter wait: AOT's per-task cost */
+	double persist_queue_pop_ns;	/* a pop of JIT's ready queue: JIT's per-task cost less
+					   AOT's */
+	double persist_ring_rtt_ns;	/* the co-pilot ring's round trip (GPU to host to GPU): its
+					   per-task cost on a chain, no lookahead */
 };
 /* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-model.md
  * "Calibration: what each figure is and how it is derived" says. */
@@ -313,6 +321,22 @@ struct skip_graph;
 SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
 				     int nworkers, const struct skip_calibration *cal, int mode,
 				     struct skip_persist_prediction *out);
+
+/*
+ * The persistent executor's mode for a workload (what `skip run` does with mode auto): each of
+ * the first @nmodes modes (enum skip_persist_mode order, 1..SKIP_PERSIST_NMODES: the modes the
+ * runtime runs) predicted by skip_predict_persistent() with the same arguments, and the one
+ * whose iteration is shortest; a tie goes to the earlier mode. Returns 0 and *@out, or
+ * skip_predict_persistent()'s errors (SKIP_E_INVAL also for @nmodes out of range). Thread-safe.
+ */
+struct skip_persist_choice {
+	int mode;   /* the fastest (enum skip_persist_mode) */
+	int nmodes; /* pred[0..nmodes) are filled */
+	struct skip_persist_prediction pred[SKIP_PERSIST_NMODES];
+};
+SKIP_API int skip_persist_choose(const struct skip_graph *g, const double *task_ns, int nworkers,
+				 const struct skip_calibration *cal, int nmodes,
+				 struct skip_persist_choice *out);
 
 /* ---- skip report's sweep table (advisor/sweep.c) ----------------------------------------- */
 

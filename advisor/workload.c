@@ -858,34 +858,31 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m, cons
 
 /*
  * The persistent item: the workload as one resident kernel (E5), in each mode E5 runs (aot,
- * jit), predicted by skip_predict_persistent() from the tasks' recorded durations, with a
+ * jit), predicted by skip_persist_choose() from the tasks' recorded durations, with a
  * worker per SM (E5's default); the faster mode's plan. The host waits as for a graph.
  */
 static void persistent_item(struct skip_advice_report *r, const struct wmodel *m, double base,
 			    const char *wname)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	int workers = m->c->tl->sm_count > 0 ? m->c->tl->sm_count : 132, best = -1;
-	struct skip_persist_prediction pp[SKIP_PERSIST_NMODES];
+	int workers = m->c->tl->sm_count > 0 ? m->c->tl->sm_count : 132, best, err;
+	struct skip_persist_choice ch;
 	struct skip_plan_opts po = {.executor = SKIP_EXEC_PERSISTENT};
 	double *dur = sk_xcalloc((size_t)m->n + 1, sizeof(double)), pred[SKIP_PERSIST_NMODES];
+	const struct skip_persist_prediction *pp = ch.pred;
 	struct skip_plan *plan = NULL;
 	struct skip_advice *a;
 	char *kernels;
 
 	for (int v = 0; v < m->n; v++)
 		dur[v] = m->ts[v].dur;
-	for (int md = SKIP_PERSIST_AOT; md <= SKIP_PERSIST_JIT; md++) {
-		pred[md] = -1;
-		if (skip_predict_persistent(m->g, dur, workers, cal, md, &pp[md]))
-			continue;
-		pred[md] = pp[md].iteration_ns + (double)m->c->lat.sync_ret;
-		if (best < 0 || pred[md] < pred[best])
-			best = md;
-	}
+	err = skip_persist_choose(m->g, dur, workers, cal, SKIP_PERSIST_JIT + 1, &ch);
 	free(dur);
+	best = ch.mode;
+	for (int md = SKIP_PERSIST_AOT; md <= SKIP_PERSIST_JIT; md++)
+		pred[md] = err ? -1 : pp[md].iteration_ns + (double)m->c->lat.sync_ret;
 	po.mode = best + 1; /* the plan's modes count from 1: aot, jit */
-	if (base <= 0 || best < 0 || skip_plan_compute(m->g, &po, &plan))
+	if (base <= 0 || err || skip_plan_compute(m->g, &po, &plan))
 		return;
 	a = sk_item_push(r);
 	kernels = kernel_words(m);

@@ -79,6 +79,12 @@ int cli_output_error(const char *cmd, int err);
  * file size. Returns 0 or a negative code. */
 int cli_print_summary(FILE *out, sqlite3 *db, const char *path);
 
+/* A calibration file (`--calibration FILE` of advise and run; docs/skip-advise.md
+ * "Calibration"; at most 1 MiB) into @cal, members it lacks at their built-in values: 0, or a
+ * negative code with skip_errmsg() naming the file (and the member at fault). */
+struct skip_calibration;
+int cli_load_calibration(const char *path, struct skip_calibration *cal);
+
 /* "12,345" into @buf. */
 const char *cli_group(char *buf, size_t n, long long v);
 /* "1.8 MB", "512 B" into @buf. */

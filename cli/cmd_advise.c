@@ -185,22 +185,6 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	return 0;
 }
 
-/* ---- calibration file ------------------------------------------------------------------------ */
-
-#define CALIBRATION_MAX_BYTES (1 << 20) /* a calibration file is a few hundred bytes */
-
-static int load_calibration(const char *path, struct skip_calibration *cal)
-{
-	char *text;
-	int err = skip_read_file(path, CALIBRATION_MAX_BYTES, &text, NULL);
-
-	if (err)
-		return err;
-	err = skip_calibration_parse(text, path, cal);
-	free(text);
-	return err;
-}
-
 /* --starts: skip run --probe-starts --json's "workload" and "start_costs" (task,
  * start_cost_ns) into @o's arrays. */
 static int load_starts(const char *path, struct advise_opts *o)
@@ -419,7 +403,7 @@ int cmd_advise(int argc, char **argv)
 		if (err)
 			return cli_output_error("advise", err);
 	}
-	if ((o.calibration && (err = load_calibration(o.calibration, &o.a.cal))) ||
+	if ((o.calibration && (err = cli_load_calibration(o.calibration, &o.a.cal))) ||
 	    (o.starts && (err = load_starts(o.starts, &o)))) {
 		fprintf(stderr, "skip advise: error: %s\n", skip_errmsg());
 		free_starts(&o);

@@ -6,6 +6,9 @@
  * executor's results are compared with the serial executor's on the same initial contents.
  * The executors, their plan options and what the plan line says of each come from the
  * runtime's tables (skip_executor_info(), skip_plan_options[]), here as in the help text.
+ * The persistent executor's mode "auto" (the default) is resolved here, before the executor
+ * prepares, so that the runtime only sees a mode it runs: each mode is predicted with the
+ * advisor's model and a calibration (skip_persist_choose()), and the fastest is taken.
  * docs/skip-run.md describes the options, the file formats and the output.
  */
 #include <assert.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "skip_advisor.h"
 #include "skip_runtime.h"
 
 #define MAX_SETS 32
@@ -35,7 +39,11 @@ static const char help_middle[] =
     "      --verify          compare every executor's results with the serial executor's\n"
     "      --json            print the results as JSON\n"
     "  -s, --size NAME       use the workload's size preset NAME (its \"sizes\")\n"
-    "  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n";
+    "  -D, --set NAME=VALUE  override a workload parameter (repeatable)\n"
+    "      --calibration FILE\n"
+    "                        costs measured on this machine, for persistent's mode auto\n"
+    "                        (skip advise's calibration file; default: the built-in values,\n"
+    "                        measured on an H100)\n";
 /* then the plan options (skip_plan_options[]) */
 static const char help_tail[] =
     "  -m, --module FILE     load this CUDA module instead of the workload's\n"
@@ -57,6 +65,7 @@ static const char help_tail[] =
     "  skip run bench/dags/vec.json --size small --executor all --verify\n"
     "  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
     "  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n"
+    "  skip run bench/dags/m1.json --executor persistent --calibration machine.cal.json\n"
     "  skip run bench/dags/ml.json --size small --probe-starts --json > ml.starts.json\n";
 
 #define HELP_INDENT 24 /* where the options' descriptions start */
@@ -103,7 +112,7 @@ static void print_help(void)
 {
 	struct sk_strbuf sb = {0}, list = {0};
 	const struct skip_executor_info *e;
-	char left[64], who[128], text[256];
+	char left[64], who[128], text[384];
 
 	sk_strbuf_printf(&sb, "%s", help_head);
 	for (int i = 0; (e = skip_executor_info(i)); i++)
@@ -117,6 +126,10 @@ static void print_help(void)
 			 r->metavar ? r->metavar : "");
 		owners(who, sizeof(who), r->field);
 		snprintf(text, sizeof(text), r->help, who);
+		if (r->names == skip_persist_modes)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "; auto (the default) takes the mode predicted fastest from the "
+				 "calibration");
 		help_option(&sb, left, text);
 	}
 	sk_strbuf_printf(&sb, "%s", help_tail);
@@ -127,18 +140,30 @@ static void print_help(void)
 
 struct run_opts {
 	const char *workload, *plan_file, *size, *module, *emit;
-	int executor; /* -1: all */
+	const char *calibration; /* --calibration FILE; NULL: the built-in values */
+	int executor;		 /* -1: all */
 	int iterations, warmup, verify, json, dry_run, device;
 	int probe, have_n; /* --probe-starts; -n given */
+	int mode_given;	   /* --mode aot|jit|copilot: the plan chose (not auto) */
 	struct skip_plan_opts popts;
+	struct skip_calibration cal; /* what auto predicts with */
 	struct skip_param sets[MAX_SETS];
 	int nsets;
+};
+
+/* The persistent executor's mode: each mode predicted, and who chose the one run. */
+struct mode_pick {
+	int predicted; /* choice is filled (a persistent plan whose DAG the model takes) */
+	int by_plan;   /* --mode or the plan file's "mode" chose; else auto, the fastest */
+	int workers;   /* the workers predicted for */
+	struct skip_persist_choice choice;
 };
 
 /* One executor's outcome. */
 struct result {
 	struct skip_plan *plan;
-	double *ms; /* [iterations] */
+	struct mode_pick pick; /* persistent only */
+	double *ms;	       /* [iterations] */
 	double median, min, max;
 	int verified; /* -1 not checked, 0 differs, 1 matches */
 	char verify_msg[512];
@@ -188,7 +213,7 @@ static int parse_executor(struct run_opts *o, const char *name)
 }
 
 /* Long options without a short form; the plan options (skip_plan_options[]) follow O_PLAN. */
-enum { O_VERIFY = 256, O_JSON, O_DRY, O_WARMUP, O_EMIT, O_PROBE, O_PLAN };
+enum { O_VERIFY = 256, O_JSON, O_DRY, O_WARMUP, O_EMIT, O_PROBE, O_CALIB, O_PLAN };
 
 static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 {
@@ -200,6 +225,22 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 			*v = 1;
 			return 0;
 		}
+		if (r->names == skip_persist_modes && !strcmp(arg, "auto")) {
+			o->mode_given = 0;
+			*v = 0;
+			return 0;
+		}
+		if (r->names == skip_persist_modes && skip_plan_option_value(r, arg, v)) {
+			char list[128];
+			size_t at = 0;
+
+			for (int i = 0; r->names[i] && at < sizeof(list); i++)
+				at += (size_t)snprintf(list + at, sizeof(list) - at, ", %s",
+						       r->names[i]);
+			return cli_usage_error("run", "unknown mode '%s' (auto%s)", arg, list);
+		}
+		if (r->names == skip_persist_modes)
+			o->mode_given = 1;
 		if (r->names)
 			return skip_plan_option_value(r, arg, v)
 				   ? cli_usage_error("run", "%s", skip_errmsg())
@@ -222,6 +263,9 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 		return 0;
 	case O_PROBE:
 		o->probe = 1;
+		return 0;
+	case O_CALIB:
+		o->calibration = arg;
 		return 0;
 	case 'e':
 		return parse_executor(o, arg);
@@ -268,6 +312,7 @@ static void make_options(struct option *opts)
 	    {"emit-plan", required_argument, NULL, O_EMIT},
 	    {"dry-run", no_argument, NULL, O_DRY},
 	    {"probe-starts", no_argument, NULL, O_PROBE},
+	    {"calibration", required_argument, NULL, O_CALIB},
 	    {"device", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	};
@@ -329,11 +374,42 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 
 /* ---- plans ----------------------------------------------------------------------------------- */
 
-/* Fill res[0..*nres) with the plans to run. Returns 0 or an exit code. */
+/* Whether the plan @text leaves the persistent executor's mode to skip run: a persistent plan
+ * with no "mode", or "mode": "auto" (taken out of @text here, since the runtime knows only the
+ * modes it runs). Text that is not a JSON object is left to skip_plan_from_json() to refuse. */
+static int plan_mode_auto(char **text)
+{
+	cJSON *root = cJSON_Parse(*text);
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "executor");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "mode");
+	int is_auto = 0;
+
+	if (cJSON_IsString(e) && skip_executor_parse(e->valuestring) == SKIP_EXEC_PERSISTENT) {
+		is_auto = !m;
+		if (cJSON_IsString(m) && !strcmp(m->valuestring, "auto")) {
+			char *s;
+
+			cJSON_DeleteItemFromObjectCaseSensitive(root, "mode");
+			s = cJSON_PrintUnformatted(root);
+			if (s) {
+				free(*text);
+				*text = sk_xstrdup(s);
+				cJSON_free(s);
+				is_auto = 1;
+			}
+		}
+	}
+	cJSON_Delete(root);
+	return is_auto;
+}
+
+/* Fill res[0..*nres) with the plans to run; *@auto_mode: a persistent plan's mode is skip
+ * run's to choose. Returns 0 or an exit code. */
 static int make_plans(const struct run_opts *o, const struct skip_graph *g, struct result *res,
-		      int *nres)
+		      int *nres, int *auto_mode)
 {
 	*nres = 0;
+	*auto_mode = !o->mode_given;
 	if (o->plan_file) {
 		char *text;
 		int err = skip_read_file(o->plan_file, SIZE_MAX, &text, NULL);
@@ -342,6 +418,7 @@ static int make_plans(const struct run_opts *o, const struct skip_graph *g, stru
 			fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
 			return EXIT_USAGE;
 		}
+		*auto_mode = plan_mode_auto(&text);
 		err = skip_plan_from_json(g, text, &res[0].plan);
 		free(text);
 		if (err) {
@@ -367,12 +444,55 @@ static int make_plans(const struct run_opts *o, const struct skip_graph *g, stru
 	return 0;
 }
 
+/* The modes the runtime runs: skip_persist_modes' names, as far as the model knows them. */
+static int runtime_modes(void)
+{
+	int n = 0;
+
+	while (skip_persist_modes[n] && n < SKIP_PERSIST_NMODES)
+		n++;
+	return n;
+}
+
+#define PREDICT_WORKERS 132 /* without the plan's "workers": one per SM of the H100 */
+
+/*
+ * The persistent plan's mode: each mode the runtime runs predicted for the DAG with empty task
+ * bodies (the workload gives no durations) on the plan's workers, and with @auto_mode the
+ * fastest set in the plan, before anything prepares it. Without @auto_mode a prediction that
+ * fails only leaves the predictions out. Returns 0 or an exit code.
+ */
+static int pick_mode(const struct run_opts *o, const struct skip_graph *g, struct result *r,
+		     int auto_mode)
+{
+	struct mode_pick *k = &r->pick;
+	double *empty = sk_xcalloc((size_t)skip_graph_ntasks(g) + 1, sizeof(double));
+	int err;
+
+	k->by_plan = !auto_mode;
+	k->workers = r->plan->workers ? r->plan->workers : PREDICT_WORKERS;
+	err = skip_persist_choose(g, empty, k->workers, &o->cal, runtime_modes(), &k->choice);
+	free(empty);
+	k->predicted = !err;
+	if (err && auto_mode) {
+		fprintf(
+		    stderr,
+		    "skip run: error: choosing the persistent mode: %s (give --mode aot, jit or "
+		    "copilot)\n",
+		    skip_errmsg());
+		return EXIT_USAGE;
+	}
+	if (auto_mode)
+		r->plan->mode = k->choice.mode + 1; /* the plan's modes count from 1 */
+	return 0;
+}
+
 static int emit_plans(const struct run_opts *o, const struct skip_graph *g,
 		      const struct result *res, int nres)
 {
-	const char *inputs[] = {o->workload, o->plan_file, o->module};
+	const char *inputs[] = {o->workload, o->plan_file, o->module, o->calibration};
 	struct skip_outfile out;
-	int err = skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 3);
+	int err = skip_outfile_open(&out, o->emit, SKIP_OUT_PLAN, 1, inputs, 4);
 
 	if (err)
 		return cli_output_error("run", err);
@@ -487,6 +607,67 @@ static double graph_bytes(const struct skip_graph *g)
 	return b;
 }
 
+/* A plan's persistent mode by name ("?" for none the runtime has). */
+static const char *mode_name(int mode)
+{
+	return mode >= 1 && mode <= runtime_modes() ? skip_persist_modes[mode - 1] : "?";
+}
+
+/* The persistent mode, who chose it, each mode's predicted iteration and the calibration:
+ *   persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on 132 workers:
+ *     aot       17.30 us  (1.50 us a task)
+ *     ...
+ *     calibration: built-in (measured on an H100): launch 11.80 us, barrier 1.00 us */
+static void print_pick(const struct run_opts *o, const struct result *r)
+{
+	const struct mode_pick *k = &r->pick;
+	const struct skip_calibration *c = &o->cal;
+
+	printf("\n  persistent mode %s, %s", mode_name(r->plan->mode),
+	       k->by_plan ? "chosen by the plan" : "predicted fastest");
+	if (!k->predicted) {
+		printf(" (not predicted: the model does not take this DAG)\n");
+		return;
+	}
+	printf("; an iteration of the DAG's empty tasks on %d workers:\n", k->workers);
+	for (int m = 0; m < k->choice.nmodes; m++)
+		printf("    %-8s %9.2f us  (%.2f us a task)%s\n", skip_persist_mode_name(m),
+		       k->choice.pred[m].iteration_ns / 1e3, skip_persist_task_ns(c, m) / 1e3,
+		       m == k->choice.mode ? "  fastest" : "");
+	printf("    calibration: %s: launch %.2f us, barrier %.2f us\n",
+	       o->calibration ? o->calibration : "built-in (measured on an H100)",
+	       c->persist_launch_ns / 1e3, c->persist_epoch_ns / 1e3);
+	if (c->persist_counter_wait_ns || c->persist_queue_pop_ns || c->persist_ring_rtt_ns)
+		printf("    per hop: counter wait %.2f us, queue pop %.2f us, ring round trip %.2f "
+		       "us (0: not measured)\n",
+		       c->persist_counter_wait_ns / 1e3, c->persist_queue_pop_ns / 1e3,
+		       c->persist_ring_rtt_ns / 1e3);
+}
+
+/* The same as JSON: "persistent_mode". */
+static cJSON *pick_json(const struct run_opts *o, const struct result *r)
+{
+	const struct mode_pick *k = &r->pick;
+	cJSON *j = cJSON_CreateObject(), *pred, *cal;
+
+	cJSON_AddStringToObject(j, "mode", mode_name(r->plan->mode));
+	cJSON_AddStringToObject(j, "chosen_by", k->by_plan ? "plan" : "prediction");
+	if (!k->predicted)
+		return j;
+	cJSON_AddNumberToObject(j, "workers", k->workers);
+	pred = cJSON_AddObjectToObject(j, "predicted_iteration_ns");
+	for (int m = 0; m < k->choice.nmodes; m++)
+		cJSON_AddNumberToObject(pred, skip_persist_mode_name(m),
+					k->choice.pred[m].iteration_ns);
+	cJSON_AddStringToObject(j, "calibration", o->calibration ? o->calibration : "built-in");
+	cal = cJSON_AddObjectToObject(j, "calibration_values");
+	for (const struct skip_calibration_key *c = skip_calibration_keys; c->name; c++)
+		if (!strcmp(c->part, "persistent"))
+			cJSON_AddNumberToObject(
+			    cal, c->name, *(const double *)((const char *)&o->cal + c->offset));
+	return j;
+}
+
 /* "streams  2 streams, 3 events (...)": what the plan sets of the members its executor owns. */
 static void plan_line(FILE *out, const struct skip_plan *p)
 {
@@ -508,7 +689,7 @@ static void plan_line(FILE *out, const struct skip_plan *p)
 	if ((f & SKIP_PLAN_PDL) && p->pdl)
 		fprintf(out, ", PDL edges");
 	if (f & SKIP_PLAN_PERSIST) {
-		fprintf(out, ", mode %s, ", skip_persist_modes[p->mode > 1 ? p->mode - 1 : 0]);
+		fprintf(out, ", mode %s, ", mode_name(p->mode));
 		if (p->mode == 3)
 			fprintf(out, "lookahead %d, ", p->lookahead);
 		if (p->workers)
@@ -548,6 +729,9 @@ static void print_text(const struct run_opts *o, const struct skip_workload *w,
 		printf("  plan ");
 		plan_line(stdout, res[i].plan);
 	}
+	for (int i = 0; i < nres; i++)
+		if (res[i].plan->executor == SKIP_EXEC_PERSISTENT)
+			print_pick(o, &res[i]);
 	if (o->dry_run)
 		return;
 	printf("\n  %-8s %10s %10s %10s  %s\n", "executor", "median ms", "min ms", "max ms",
@@ -587,8 +771,7 @@ static cJSON *result_json(const struct run_opts *o, const struct result *r)
 	if (f & SKIP_PLAN_WINDOW)
 		cJSON_AddNumberToObject(j, "window", p->window);
 	if (f & SKIP_PLAN_PERSIST)
-		cJSON_AddStringToObject(j, "mode",
-					skip_persist_modes[p->mode > 1 ? p->mode - 1 : 0]);
+		cJSON_AddStringToObject(j, "mode", mode_name(p->mode));
 	cJSON_AddBoolToObject(j, "pdl", p->pdl);
 	if (r->failed) {
 		cJSON_AddStringToObject(j, r->skipped ? "not_run" : "error", r->fail_msg);
@@ -645,6 +828,9 @@ static void print_json(const struct run_opts *o, const struct skip_workload *w,
 		cJSON_AddStringToObject(root, "device", dev);
 	cJSON_AddNumberToObject(root, "iterations", o->iterations);
 	cJSON_AddNumberToObject(root, "warmup", o->warmup);
+	for (int i = 0; i < nres; i++)
+		if (res[i].plan->executor == SKIP_EXEC_PERSISTENT)
+			cJSON_AddItemToObject(root, "persistent_mode", pick_json(o, &res[i]));
 	arr = cJSON_AddArrayToObject(root, o->dry_run ? "plans" : "results");
 	for (int i = 0; i < nres; i++) {
 		char *plan = o->dry_run ? skip_plan_to_json(g, res[i].plan) : NULL;
@@ -793,10 +979,15 @@ int cmd_run(int argc, char **argv)
 	struct skip_workload *w;
 	struct skip_graph *g;
 	char dev[256];
-	int rc, err, nres = 0, have_dev = 0;
+	int rc, err, nres = 0, have_dev = 0, auto_mode = 0;
 
 	if ((rc = parse_args(argc, argv, &o)))
 		return rc < 0 ? EXIT_OK : rc;
+	skip_calibration_default(&o.cal);
+	if (o.calibration && cli_load_calibration(o.calibration, &o.cal)) {
+		fprintf(stderr, "skip run: error: %s\n", skip_errmsg());
+		return EXIT_USAGE;
+	}
 	memset(res, 0, sizeof(res));
 	w = skip_workload_load(o.workload, o.size, o.sets, o.nsets, o.module, &err);
 	/* The module and init files are checked here, so a dry run fails as a run would. */
@@ -809,7 +1000,10 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	g = skip_workload_graph(w);
-	rc = make_plans(&o, g, res, &nres);
+	rc = make_plans(&o, g, res, &nres, &auto_mode);
+	for (int i = 0; !rc && i < nres; i++)
+		if (res[i].plan->executor == SKIP_EXEC_PERSISTENT)
+			rc = pick_mode(&o, g, &res[i], auto_mode);
 	if (!rc && o.emit)
 		rc = emit_plans(&o, g, res, nres);
 	if (!rc && !o.dry_run) {

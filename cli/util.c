@@ -1,10 +1,14 @@
 /*
- * util.c: small helpers shared by the subcommands: usage errors, number formatting.
+ * util.c: small helpers shared by the subcommands: usage errors, number formatting, output
+ * errors, calibration files.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cmd.h"
+#include "skip_advisor.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -54,4 +58,18 @@ int cli_output_error(const char *cmd, int err)
 {
 	fprintf(stderr, "skip %s: error: %s\n", cmd, skip_errmsg());
 	return err == SKIP_E_EXISTS || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
+}
+
+#define CALIBRATION_MAX_BYTES (1 << 20) /* a calibration file is a few hundred bytes */
+
+int cli_load_calibration(const char *path, struct skip_calibration *cal)
+{
+	char *text;
+	int err = skip_read_file(path, CALIBRATION_MAX_BYTES, &text, NULL);
+
+	if (err)
+		return err;
+	err = skip_calibration_parse(text, path, cal);
+	free(text);
+	return err;
 }

@@ -1,6 +1,6 @@
 /*
  * fuzz_calib.c: calibration files (`skip advise --calibration FILE`: the reader in
- * cli/cmd_advise.c fills struct skip_calibration through skip_calibration_keys, advisor/
+ * cli/util.c fills struct skip_calibration through skip_calibration_keys, advisor/
  * model.c) and what the advisor's models do with the values read. The input is the file's
  * text. Each input runs `skip advise` itself (cmd_advise()) on two hand-built traces: a
  * whole-run model (tests/fixtures/hand/advise_model.sql, as text) and a workload run

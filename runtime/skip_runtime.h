@@ -326,7 +326,7 @@ struct skip_plan_option {
 };
 SKIP_API extern const struct skip_plan_option skip_plan_options[];
 /* A named option's value for @text (names[v - 1]) into *@out; or SKIP_E_INVAL naming the
- * choices: "unknown mode 'x' (aot, jit)". */
+ * choices: "unknown mode 'x' (aot, jit, copilot)". */
 SKIP_API int skip_plan_option_value(const struct skip_plan_option *r, const char *text, int *out);
 /* The persistent executor's modes, by plan value - 1: "aot", "jit", "copilot";
  * NULL-terminated. */

@@ -1,7 +1,8 @@
 /*
  * test_persistent.c: skip_predict_persistent() (advisor/persistent.c) on hand-built task DAGs
  * (a chain, a fork-join, a diamond with a grid larger than the workers), every answer computed
- * by hand from the list schedule, and its errors.
+ * by hand from the list schedule, and its errors; skip_persist_choose() (the mode skip run's
+ * auto takes) on a wide DAG and a chain of empty tasks, as skip run predicts them.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -25,7 +26,7 @@ TestSuite(persistent, .fini = fini);
 /* A task of @grid blocks that reads buffer @in (NULL: none) and writes buffer @out. */
 static void task(const char *name, unsigned grid, const char *in, const char *out)
 {
-	struct skip_access acc[3];
+	struct skip_access acc[8];
 	struct skip_task_desc d = {.name = name, .access = acc};
 	const char *bufs[2] = {in, out};
 
@@ -150,4 +151,88 @@ Test(persistent, errors)
 		     skip_errmsg());
 	cr_expect_float_eq(p.iteration_ns, 11800 + 2 * (1 + 1500) + 1000, 1e-6,
 			   "the built-in calibration");
+}
+
+/* r -> b1..b4 (2 blocks each) -> j, empty tasks (skip run's auto: no durations) on 4 workers:
+ * r's tile, b's 8 tiles in two rounds of 4, then j: 4 tiles one after another, each the mode's
+ * per-task cost c; an iteration is 4000 + 4c + 1000. With JIT's c 100 (AOT 1500, co-pilot
+ * 3400): aot 4000 + 6000 + 1000 = 11000, jit 4000 + 400 + 1000 = 5400, copilot 4000 + 13600
+ * + 1000 = 18600: jit. */
+Test(persistent, a_tiny_jit_cost_picks_jit_on_a_wide_dag)
+{
+	static const double ns[6] = {0};
+	struct skip_calibration c;
+	struct skip_persist_choice ch;
+
+	task("r", 1, NULL, "R");
+	task("b1", 2, "R", "B1");
+	task("b2", 2, "R", "B2");
+	task("b3", 2, "R", "B3");
+	task("b4", 2, "R", "B4");
+	task("j", 1, "B1 B2 B3 B4", "J");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cal(&c);
+	c.persist_aot_task_ns = 1500;
+	c.persist_jit_task_ns = 100;
+	c.persist_copilot_task_ns = 3400;
+	cr_assert_eq(skip_persist_choose(g, ns, 4, &c, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.mode, SKIP_PERSIST_JIT);
+	cr_expect_eq(ch.nmodes, 3);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 11000, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 5400, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 18600, 1e-6);
+	cr_expect_eq(ch.pred[SKIP_PERSIST_JIT].tiles, 10);
+	/* on 8 workers b's tiles take one round: 4000 + 3 x 100 + 1000 */
+	cr_assert_eq(skip_persist_choose(g, ns, 8, &c, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 5300, 1e-6);
+	cr_expect_eq(ch.mode, SKIP_PERSIST_JIT);
+}
+
+/* a -> b -> c, empty, with the built-in calibration (launch 11800, barrier 1000; a task: AOT
+ * 1500, JIT 6590, co-pilot 3400): aot 11800 + 4500 + 1000 = 17300, jit 11800 + 19770 + 1000 =
+ * 32570, copilot 11800 + 10200 + 1000 = 23000: aot, of two modes or three. */
+Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
+{
+	static const double ns[3] = {0};
+	struct skip_persist_choice ch;
+
+	task("a", 1, NULL, "A");
+	task("b", 1, "A", "B");
+	task("c", 1, "B", "C");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 17300, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 32570, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 23000, 1e-6);
+	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 2, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
+	cr_expect_eq(ch.nmodes, 2);
+}
+
+/* Only the modes asked for compete, and a tie goes to the earlier mode. */
+Test(persistent, the_choice_takes_the_first_modes_and_the_earlier_of_a_tie)
+{
+	static const double ns[2] = {2000, 2000};
+	struct skip_calibration c;
+	struct skip_persist_choice ch;
+
+	task("a", 1, NULL, "A");
+	task("b", 1, "A", "B");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cal(&c);
+	c.persist_copilot_task_ns = 10; /* the fastest, but not one of the first two */
+	cr_assert_eq(skip_persist_choose(g, ns, 4, &c, 2, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT, "600 against 1300 a task");
+	cr_assert_eq(skip_persist_choose(g, ns, 4, &c, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.mode, SKIP_PERSIST_COPILOT);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 4000 + 2 * 2010 + 1000,
+			   1e-6);
+	c.persist_jit_task_ns = c.persist_aot_task_ns;
+	cr_assert_eq(skip_persist_choose(g, ns, 4, &c, 2, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT, "a tie");
+	cr_expect_eq(skip_persist_choose(g, ns, 4, &c, 0, &ch), SKIP_E_INVAL);
+	cr_expect_eq(skip_persist_choose(g, ns, 4, &c, SKIP_PERSIST_NMODES + 1, &ch), SKIP_E_INVAL);
+	cr_expect_eq(ch.mode, -1);
+	cr_expect_eq(skip_persist_choose(g, ns, 0, &c, 2, &ch), SKIP_E_INVAL, "no workers");
 }

@@ -1,0 +1,51 @@
+# bench/persist/calibrate.sh without a GPU: a stand-in for skip gives every chain run a time of
+# its own (aot 20 us + N x 1.5 us, 1 us less on one worker; jit 25 us + N x 6 us; the co-pilot
+# fails; graph 8 us + N x 0.95 us), and the calibration it writes is checked against the
+# method's formulas worked by hand: the per-task costs are the slopes, the barrier is the
+# one-task chain's cost on a worker per SM over one worker (1000), and the launch is the
+# one-task iteration less a task, the barrier and BASE's sync_return_ns (21500 - 1500 - 1000 -
+# 3000 = 16000). The file is then read by the real skip, which picks aot with it.
+. "$(dirname "$0")/lib.sh"
+command -v python3 > /dev/null || skip_test "needs python3"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TMPDIR" || exit 1
+mkdir dags && : > dags/chain.fatbin
+cat > fake_skip <<EOF2
+#!/bin/sh
+for a in "\$@"; do [ "\$a" = --dry-run ] && exec "$SKIP" "\$@"; done
+exec python3 - "\$@" <<'PY'
+import json, re, sys
+a = sys.argv[1:]
+opt = lambda k, d=None: a[a.index(k) + 1] if k in a else d
+n = int(re.search(r"chain(\d+)\.json", a[1]).group(1))
+ex, mode, workers = opt("--executor"), opt("--mode"), opt("--workers")
+if ex == "graph":
+    ns = 8000 + n * 950
+elif mode == "aot":
+    ns = 20000 + n * 1500 - (1000 if workers == "1" else 0)
+elif mode == "jit":
+    ns = 25000 + n * 6000
+else:
+    sys.exit("skip run: error: the persistent executor: no co-pilot on the GPU")
+print(json.dumps({"results": [{"median_ms": ns / 1e6}]}))
+PY
+EOF2
+chmod +x fake_skip
+echo '{"graph_launch_ns": 1900, "sync_return_ns": 3000}' > base.cal.json
+SKIP="$TMPDIR/fake_skip" MODULES=dags N1=10 N2=110 ROUNDS=2 ITERS=1 \
+	sh "$SRC/bench/persist/calibrate.sh" cal base.cal.json > "$TMPDIR/out" 2>&1 ||
+	{ cat "$TMPDIR/out"; fail "calibrate.sh failed"; }
+python3 - cal/persist.cal.json <<'PY' || fail "the calibration: $(cat cal/persist.cal.json)"
+import json, sys
+c = json.load(open(sys.argv[1]))
+want = {"graph_launch_ns": 1900, "sync_return_ns": 3000, "persist_aot_task_ns": 1500,
+        "persist_epoch_ns": 1000, "persist_launch_ns": 16000, "persist_counter_wait_ns": 1500,
+        "persist_jit_task_ns": 6000, "persist_queue_pop_ns": 4500}
+assert c == want, c
+PY
+expect_out "copilot     not measured (a run failed: failed.txt)"
+expect_out "E3 (graph), for reference: 950.0 ns a task"
+expect_out "persistent mode aot, predicted fastest"
+expect_out "calibration: cal/persist.cal.json: launch 16.00 us, barrier 1.00 us"
+grep -q "copilot_n1 round 1: exit 1" cal/failed.txt || fail "failed.txt: $(cat cal/failed.txt)"
+exit 0

@@ -155,10 +155,22 @@ struct sk_persist_step {
 	int nwait;	   /* counters to wait on */
 	int wait_off;	   /* the ones after the first SK_STEP_WAITS: step_wait[wait_off ..] */
 	int ctr[SK_STEP_WAITS], per_epoch[SK_STEP_WAITS];
+	unsigned flags;		       /* SK_STEP_* */
 	struct sk_persist_gpu_task gt; /* GPU: the task's entry; zero on the CPU */
 };
+/*
+ * A wait is *local* when every producer tile it reads comes earlier in the same worker's queue:
+ * program order (on the GPU, the CTA barriers between tiles) already orders it, so the worker
+ * skips it. A tile publishes its tile_done and its task's counter only where some other
+ * worker's tile waits on them (SK_STEP_PUB_*); on the GPU a tile that publishes neither adds
+ * itself to the epoch's count later, with the worker's next fence.
+ */
+#define SK_STEP_LOCAL(i) (1u << (i)) /* inline wait i is local */
+#define SK_STEP_PUB_TILE (1u << 8)   /* another worker waits on tile_done[g] */
+#define SK_STEP_PUB_CTR	 (1u << 9)   /* another worker waits on ctr[task].done */
 struct sk_persist_wait {
 	int ctr, per_epoch;
+	int local; /* as SK_STEP_LOCAL */
 };
 
 /*
@@ -187,7 +199,10 @@ struct sk_persist_plan {
 	struct sk_persist_step *step;	   /* [total_tiles] q's entries, flattened (q_off too) */
 	struct sk_persist_wait *step_wait; /* [nstep_wait] their waits past the first two */
 	int nstep_wait;
-	int *dispatch;	    /* [total_tiles] */
+	int *tile_worker, *task_worker; /* host: where each tile runs; a task's one worker or -1 */
+	int *task_last;			/* host: a task's last tile in dispatch order */
+	unsigned char *tile_pub, *task_pub; /* host: another worker waits on the tile, the task */
+	int *dispatch;			    /* [total_tiles] */
 	double *start_us;   /* [total_tiles] predicted start, from the list scheduling */
 	double makespan_us; /* predicted length of one epoch */
 	int jit_cap;	    /* JIT ring entries: a power of two >= total_tiles */
@@ -321,16 +336,23 @@ static __device__ inline int sk_cas_relaxed(sk_au64 *a, uint64_t *expect, uint64
 	return cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).compare_exchange_weak(
 	    *expect, v, cuda::memory_order_relaxed, cuda::memory_order_relaxed);
 }
-/* GPU only: publish a tile with one release fence, then *@a = @v and *@b += 1, *@c += 1 as
- * relaxed writes that return nothing (st and red: the thread does not wait for them). Same
- * ordering as a release store and two release adds: what came before the fence is visible to
- * whoever acquires any of the three. */
-static __device__ inline void sk_publish3(sk_au64 *a, uint64_t v, sk_au64 *b, sk_au64 *c)
+/* GPU only: publish AOT tiles with one release fence, then *@a = @v (when @a), *@b += 1 (when
+ * @b) and *@c += @n as relaxed writes that return nothing (st and red: the thread does not wait
+ * for them). Same ordering as a release store and release adds: what came before the fence is
+ * visible to whoever acquires any of them. */
+static __device__ inline void sk_publish(sk_au64 *a, uint64_t v, sk_au64 *b, sk_au64 *c, uint64_t n)
 {
 	cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-	asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
-	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(b) : "memory");
-	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(c) : "memory");
+	if (a)
+		asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
+	if (b)
+		asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(b) : "memory");
+	asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(c), "l"(n) : "memory");
+}
+/* GPU only: *@a += 1, relaxed, not waited for (a count that orders nothing). */
+static __device__ inline void sk_red_relaxed(sk_au64 *a)
+{
+	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(a) : "memory");
 }
 #else
 typedef _Atomic uint64_t sk_au64;
@@ -439,7 +461,10 @@ struct sk_persist_started {
  * later read of the state would otherwise be a trip to L2. */
 struct sk_persist_words {
 	SK_ALIGNED(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
-	SK_ALIGNED(128) sk_au64 abort;	    /* 0, or minus the error that stops every thread */
+	SK_ALIGNED(128)
+	sk_au64 progress;	       /* GPU, AOT: tiles not yet in tiles_done (the
+					* watchdog's; relaxed, orders nothing) */
+	SK_ALIGNED(128) sk_au64 abort; /* 0, or minus the error that stops every thread */
 	SK_ALIGNED(128) sk_au64 jit_head, jit_tail; /* the rings' (struct sk_persist_ring) */
 	SK_ALIGNED(128) sk_au64 feed_head;
 	SK_ALIGNED(128) sk_au64 feed_copied; /* COPILOT on the GPU: entries the dispatcher copied */

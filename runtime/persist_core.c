@@ -212,9 +212,17 @@ static SK_PFN int stall(struct sk_persist *rt, int worker)
 	return sk_persist_stop(rt, -ETIMEDOUT, &why);
 }
 
+/* Tiles finished, as the watchdog counts them: the epoch's count and the tiles an AOT worker on
+ * the GPU has not added to it yet. */
+static inline SK_PFN uint64_t finished(struct sk_persist *rt)
+{
+	return sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV) +
+	       sk_ld_relaxed(&rt->sw->progress, SK_DEV);
+}
+
 SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt)
 {
-	wt->seen = sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV);
+	wt->seen = finished(rt);
 	wt->since_ns = 0;
 	wt->spins = 0;
 }
@@ -230,7 +238,7 @@ SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch 
 	if (wt->spins < 4)
 		return 0;
 	now = now_ns();
-	cur = sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV);
+	cur = finished(rt);
 	if (!wt->since_ns || cur != wt->seen) {
 		if (cur != wt->seen)
 			wt->spins = 0;
@@ -417,20 +425,10 @@ static SK_PFN int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, i
 	return 0;
 }
 
-/*
- * Run tile @k of @t in epoch @e and publish it: tile_done[g] = e (release: rule 1's producer
- * side; on the GPU after __syncthreads(), by one thread), then the task's and the epoch's
- * counters with acq_rel read-modify-writes: release to publish this tile, acquire so that the
- * tile that completes a task (or an epoch) has seen every other tile's writes before it makes
- * successors ready, and passes them on. Sets *@task_end and *@epoch_end when this tile was the
- * task's or the epoch's last; AOT passes NULL for both (on the GPU that publishes the tile with
- * one release fence and relaxed writes whose results it does not wait for).
- */
-static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
-			      const struct sk_persist_gpu_task *gt, int *task_end, int *epoch_end)
+/* Run tile @k of @t (plan tile @g) in epoch @e: 0, or the error that stops the run. */
+static SK_PFN int run_body(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
+			   const struct sk_persist_gpu_task *gt)
 {
-	const struct sk_persist_plan *p = rt->p;
-	uint64_t old;
 	int err;
 
 #ifdef SK_PERSIST_GPU
@@ -438,6 +436,7 @@ static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g,
 	if (g % 32 == 0 && (err = stopped(rt)))
 		return err;
 #else
+	(void)g;
 	if ((err = stopped(rt)))
 		return err;
 #endif
@@ -452,10 +451,33 @@ static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g,
 		why.worker = w;
 		return sk_persist_stop(rt, err, &why);
 	}
+	return 0;
+}
+
+/*
+ * Run tile @k of @t in epoch @e and publish it: tile_done[g] = e (release: rule 1's producer
+ * side; on the GPU after __syncthreads(), by one thread), then the task's and the epoch's
+ * counters with acq_rel read-modify-writes: release to publish this tile, acquire so that the
+ * tile that completes a task (or an epoch) has seen every other tile's writes before it makes
+ * successors ready, and passes them on. Sets *@task_end and *@epoch_end when this tile was the
+ * task's or the epoch's last; AOT on the CPU passes NULL for both (on the GPU, AOT publishes
+ * in run_step()).
+ */
+static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
+			      const struct sk_persist_gpu_task *gt, int *task_end, int *epoch_end)
+{
+	const struct sk_persist_plan *p = rt->p;
+	uint64_t old;
+	int err = run_body(rt, w, t, k, g, e, gt);
+
+	if (err)
+		return err;
 #ifdef SK_PERSIST_GPU
-	if (!task_end) { /* AOT: nobody needs the counts back. One fence, then three writes the
-			    worker does not wait for (red: fire and forget) */
-		sk_publish3(&rt->tile_done[g], e, &rt->ctr[t].done, &rt->sw->tiles_done);
+	/* The co-pilot counts epochs itself (tiles_done is the watchdog's here), and a task of
+	 * one tile ends with it: one release fence and writes the worker does not wait for. */
+	if (p->o.mode == SK_PERSIST_COPILOT && p->ntiles[t] == 1) {
+		sk_publish(&rt->tile_done[g], e, &rt->ctr[t].done, &rt->sw->tiles_done, 1);
+		*task_end = 1;
 		return 0;
 	}
 #endif
@@ -481,27 +503,63 @@ static SK_PFN int run_tile(struct sk_persist *rt, int w, int t, int k, uint64_t 
 				 epoch_end);
 }
 
-/* AOT: step @s in epoch @e, its waits read from the step itself. */
+/* GPU, AOT: add the worker's @pending tiles to the epoch's count, after a release fence. */
+static SK_PFN void flush_pending(struct sk_persist *rt, uint64_t *pending)
+{
+#ifdef SK_PERSIST_GPU
+	if (*pending)
+		sk_publish(NULL, 0, NULL, &rt->sw->tiles_done, *pending);
+#else
+	(void)rt;
+#endif
+	*pending = 0;
+}
+
+/*
+ * AOT: step @s in epoch @e, its waits read from the step itself; the local ones (producer
+ * tiles earlier in this worker's queue) are skipped. On the GPU the tile publishes only what
+ * another worker waits on, with one release fence, together with the tiles before it that
+ * published nothing (*@pending); those only count for the watchdog (progress) until then.
+ */
 static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist_step *s,
-			   uint64_t e)
+			   uint64_t e, uint64_t *pending)
 {
 	const struct sk_persist_plan *p = rt->p;
+	int err;
 
 	jitter(rt, w, SK_AT_WAIT);
 	for (int i = 0; i < s->nwait; i++) {
-		struct sk_persist_wait x = {0, 0};
+		struct sk_persist_wait x = {0, 0, 0};
 		sk_au64 *a;
-		int err;
 
 		if (i < SK_STEP_WAITS)
-			x = (struct sk_persist_wait){s->ctr[i], s->per_epoch[i]};
+			x = (struct sk_persist_wait){s->ctr[i], s->per_epoch[i],
+						     (s->flags & SK_STEP_LOCAL(i)) != 0};
 		else
 			x = p->step_wait[s->wait_off + i - SK_STEP_WAITS];
+		if (x.local)
+			continue;
 		a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
 		if ((err = wait_ge(rt, a, (uint64_t)x.per_epoch * e, w)))
 			return err;
 	}
+#ifdef SK_PERSIST_GPU
+	if ((err = run_body(rt, w, s->task, s->tile, s->g, e, &s->gt)))
+		return err;
+	if (!(s->flags & (SK_STEP_PUB_TILE | SK_STEP_PUB_CTR))) {
+		++*pending;
+		sk_red_relaxed(&rt->sw->progress);
+		return 0;
+	}
+	sk_publish(s->flags & SK_STEP_PUB_TILE ? &rt->tile_done[s->g] : NULL, e,
+		   s->flags & SK_STEP_PUB_CTR ? &rt->ctr[s->task].done : NULL, &rt->sw->tiles_done,
+		   1 + *pending);
+	*pending = 0;
+	return 0;
+#else
+	(void)pending;
 	return finish_tile(rt, w, s->task, s->tile, s->g, e, &s->gt, NULL, NULL);
+#endif
 }
 
 /* ---- JIT: readiness by arrivals -------------------------------------------------------------- */
@@ -600,6 +658,8 @@ static SK_PFN void work_aot(struct sk_persist *rt, int w)
 {
 	const struct sk_persist_plan *p = rt->p;
 
+	uint64_t pending = 0;
+
 	for (uint64_t e = rt->first_epoch; e <= rt->last_epoch; e++) {
 		int i = p->q_off[w], end = p->q_off[w + 1];
 		struct sk_persist_step cur, next;
@@ -610,9 +670,10 @@ static SK_PFN void work_aot(struct sk_persist *rt, int w)
 			cur = p->step[i];
 		for (; i < end; i++, cur = next) {
 			next = p->step[i + 1 < end ? i + 1 : i];
-			if (run_step(rt, w, &cur, e))
+			if (run_step(rt, w, &cur, e, &pending))
 				return;
 		}
+		flush_pending(rt, &pending); /* before the barrier that waits for them */
 		if (e < rt->last_epoch &&
 		    wait_ge(rt, &rt->sw->tiles_done, (uint64_t)p->total_tiles * e, w))
 			return;

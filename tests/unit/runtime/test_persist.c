@@ -242,6 +242,60 @@ Test(persist_plan, list_scheduling_balances_and_starts_the_critical_path_first)
 	pc_dag_free(&d);
 }
 
+/* The step of task @t's tile @k in @p. */
+static const struct sk_persist_step *step_of(const struct sk_persist_plan *p, int t, int k)
+{
+	for (int i = 0; i < p->total_tiles; i++)
+		if (p->step[i].task == t && p->step[i].tile == k)
+			return &p->step[i];
+	cr_assert_fail("no step for task %d tile %d", t, k);
+	return NULL;
+}
+
+Test(persist_plan, a_wait_on_an_earlier_tile_of_the_same_worker_is_skipped)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_plan *p;
+	struct pc_dag d;
+
+	/* A diamond r -> x, y -> j of 1 us tiles on two workers. List scheduling: r on worker 0
+	 * (0-1 us); x and y both can start at 1 us, x (the lower number) on worker 0, y on worker
+	 * 1; j starts at 2 us on either, worker 0 (the lower). So x's wait on r and j's on x are
+	 * local (skipped), y's on r and j's on y are not: r and y publish their task counter, x and
+	 * j publish nothing. */
+	pc_dag_init(&d, 4);
+	pc_edge(&d, 0, 1, 0);
+	pc_edge(&d, 0, 2, 0);
+	pc_edge(&d, 1, 3, 0);
+	pc_edge(&d, 2, 3, 0);
+	o.nworkers = 2;
+	p = plan_of(&d, o);
+	cr_assert_eq(p->q_off[1], 3, "worker 0 runs r, x, j");
+	cr_assert_eq(step_of(p, 1, 0)->flags, SK_STEP_LOCAL(0), "x waits on r locally");
+	cr_assert_eq(step_of(p, 2, 0)->flags, SK_STEP_PUB_CTR, "y waits on r across workers");
+	cr_assert_eq(step_of(p, 3, 0)->nwait, 2);
+	cr_assert_eq(step_of(p, 3, 0)->ctr[0], 1);
+	cr_assert_eq(step_of(p, 3, 0)->flags, SK_STEP_LOCAL(0), "j: x local, y not");
+	cr_assert_eq(step_of(p, 0, 0)->flags, SK_STEP_PUB_CTR, "r: y waits on it");
+	check_queues(p, &d);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+
+	/* a chain of three tiles on one worker: nothing to wait on, nothing to publish */
+	pc_dag_init(&d, 3);
+	pc_edge(&d, 0, 1, SK_PERSIST_EDGE_TILE);
+	pc_edge(&d, 1, 2, 0);
+	o.nworkers = 1;
+	p = plan_of(&d, o);
+	for (int t = 0; t < 3; t++)
+		cr_assert_eq(step_of(p, t, 0)->flags & ~(SK_STEP_LOCAL(0) | SK_STEP_LOCAL(1)), 0u,
+			     "task %d publishes nothing", t);
+	cr_assert_eq(step_of(p, 1, 0)->flags, SK_STEP_LOCAL(0));
+	cr_assert_eq(step_of(p, 2, 0)->flags, SK_STEP_LOCAL(0));
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
+}
+
 /* Two tasks of @tiles tiles of 1 us on @workers: the predicted epoch with a full edge, and with
  * the edge made @flags (@rows); each queue checked. */
 static void assert_makespans(int tiles, int workers, unsigned flags, int rows, double full_us,

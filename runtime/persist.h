@@ -349,6 +349,17 @@ static __device__ inline void sk_publish(sk_au64 *a, uint64_t v, sk_au64 *b, sk_
 		asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(b) : "memory");
 	asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(c), "l"(n) : "memory");
 }
+/* A wait's first look, for several at once: GPU, relaxed loads that do not order each other,
+ * then one sk_fence_acquire() once all were met (acquire by fence: the loads read the
+ * release stores, the fence after them synchronizes with those). */
+static __device__ inline uint64_t sk_ld_scan(sk_au64 *a)
+{
+	return sk_ld_relaxed(a, SK_DEV);
+}
+static __device__ inline void sk_fence_acquire(void)
+{
+	cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+}
 /* GPU only: *@a += 1, relaxed, not waited for (a count that orders nothing). */
 static __device__ inline void sk_red_relaxed(sk_au64 *a)
 {
@@ -385,6 +396,14 @@ static inline int sk_cas_relaxed(sk_au64 *a, uint64_t *expect, uint64_t v)
 	return atomic_compare_exchange_weak_explicit(a, expect, v, memory_order_relaxed,
 						     memory_order_relaxed);
 }
+/* The CPU's: acquire loads and no fence (ThreadSanitizer does not model fences). */
+static inline uint64_t sk_ld_scan(sk_au64 *a)
+{
+	return sk_ld_acquire(a, SK_DEV);
+}
+static inline void sk_fence_acquire(void)
+{
+}
 #endif
 
 /* ---- the run-time state: persist_core.c and persist_host.c only ------------------------------ */
@@ -399,7 +418,7 @@ struct sk_persist_ctr {
 /* A ring of task ids. A slot holds one word, seq << 24 | task, seq 40 bits (compared modulo
  * 2^40, so positions may wrap): seq == pos + 1 means "entry for position pos". */
 #define SK_RING_TASK_BITS 24
-#define SK_RING_STOP	  ((1u << SK_RING_TASK_BITS) - 1) /* COPILOT: "this worker stops" */
+#define SK_RING_STOP	  ((1u << SK_RING_TASK_BITS) - 1) /* COPILOT: "the run is over" */
 struct sk_persist_ring {
 	sk_au64 *slot; /* [mask + 1] */
 	uint64_t mask; /* capacity - 1 */
@@ -467,6 +486,7 @@ struct sk_persist_words {
 	SK_ALIGNED(128) sk_au64 abort; /* 0, or minus the error that stops every thread */
 	SK_ALIGNED(128) sk_au64 jit_head, jit_tail; /* the rings' (struct sk_persist_ring) */
 	SK_ALIGNED(128) sk_au64 feed_head;
+	SK_ALIGNED(128) sk_au64 leavers; /* COPILOT: workers that saw the stop entry, all runs */
 	SK_ALIGNED(128) sk_au64 feed_copied; /* COPILOT on the GPU: entries the dispatcher copied */
 	SK_ALIGNED(128) sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
@@ -518,8 +538,8 @@ struct sk_persist *sk_persist_copilot_new(const struct sk_persist_plan *p, sk_au
 					  int (*idle)(void *ctx), void *ctx, int *err);
 /*
  * Feed epochs @first .. @first + @niters - 1 to the GPU's workers and read their reports, then
- * one stop entry per worker. Returns 0 once every task of every epoch was reported, or the
- * error of @idle (stop entries are still fed, so that workers waiting on the ring leave).
+ * the stop entry. Returns 0 once every task of every epoch was reported, or the error of @idle
+ * (the stop entry is still fed, so that workers waiting on the ring leave).
  */
 int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
 
@@ -527,7 +547,7 @@ int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
  * COPILOT on the GPU: the dispatcher (thread 0 of one more CTA) copies the host's feed ring
  * (hfeed) into the device ring the workers claim from (feed), so that one thread reads host
  * memory across PCIe and the workers poll L2 (research/runtime.md section 7.2). It leaves
- * once it has copied a stop entry for each worker, or the run stops.
+ * once it has copied the stop entry, or the run stops.
  */
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt);
 /* Worker @w's whole run in the plan's mode (a CTA's kernel body on the GPU). */

@@ -282,6 +282,9 @@ SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_s
 		int64_t d = seq_diff(w >> SK_RING_TASK_BITS, pos + 1);
 
 		if (d == 0) {
+			/* COPILOT's stop entry stays: every worker sees it (work_ring()) */
+			if ((w & SK_RING_STOP) == SK_RING_STOP)
+				return (int)SK_RING_STOP;
 			if (!sk_cas_relaxed(r->head, &pos, pos + 1))
 				continue; /* pos now holds the head */
 			/* JIT: free the slot for position pos + capacity (release: the read above
@@ -414,10 +417,18 @@ static SK_PFN int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, i
 				continue;
 			err = wait_ge(rt, &rt->ctr[q].done, (uint64_t)p->ntiles[q] * e, w);
 		} else {
+			sk_au64 *done = &rt->tile_done[p->tile_base[q]];
+			int met = 1;
+
 			sk_persist_tile_range(p->pred_tile[i], k, p->ntiles[t], p->ntiles[q], &lo,
 					      &hi);
-			for (int j = lo; j < hi && !err; j++)
-				err = wait_ge(rt, &rt->tile_done[p->tile_base[q] + j], e, w);
+			/* a row of producer tiles: look at all of them at once first */
+			for (int j = lo; j < hi; j++)
+				met &= sk_ld_scan(&done[j]) >= e;
+			if (met)
+				sk_fence_acquire();
+			for (int j = lo; j < hi && !err && !met; j++)
+				err = wait_ge(rt, &done[j], e, w);
 		}
 		if (err)
 			return err;
@@ -528,20 +539,33 @@ static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist
 	int err;
 
 	jitter(rt, w, SK_AT_WAIT);
-	for (int i = 0; i < s->nwait; i++) {
-		struct sk_persist_wait x = {0, 0, 0};
-		sk_au64 *a;
+	/* every wait at once first (a row of producer tiles is many); then one by one */
+	for (int pass = 0; pass < 2; pass++) {
+		int met = 1;
 
-		if (i < SK_STEP_WAITS)
-			x = (struct sk_persist_wait){s->ctr[i], s->per_epoch[i],
-						     (s->flags & SK_STEP_LOCAL(i)) != 0};
-		else
-			x = p->step_wait[s->wait_off + i - SK_STEP_WAITS];
-		if (x.local)
-			continue;
-		a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
-		if ((err = wait_ge(rt, a, (uint64_t)x.per_epoch * e, w)))
-			return err;
+		for (int i = 0; i < s->nwait; i++) {
+			struct sk_persist_wait x = {0, 0, 0};
+			sk_au64 *a;
+			uint64_t target;
+
+			if (i < SK_STEP_WAITS)
+				x = (struct sk_persist_wait){s->ctr[i], s->per_epoch[i],
+							     (s->flags & SK_STEP_LOCAL(i)) != 0};
+			else
+				x = p->step_wait[s->wait_off + i - SK_STEP_WAITS];
+			if (x.local)
+				continue;
+			a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
+			target = (uint64_t)x.per_epoch * e;
+			if (!pass)
+				met &= sk_ld_scan(a) >= target;
+			else if ((err = wait_ge(rt, a, target, w)))
+				return err;
+		}
+		if (!pass && met) {
+			sk_fence_acquire();
+			break;
+		}
 	}
 #ifdef SK_PERSIST_GPU
 	if ((err = run_body(rt, w, s->task, s->tile, s->g, e, &s->gt)))
@@ -690,19 +714,26 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
 
 	sk_persist_watch_init(rt, &wt);
 	while (!stopped(rt)) {
-		int t = sk_persist_ring_pop(r, !copilot, copilot ? SK_SYS : SK_DEV);
+		int t = sk_persist_ring_pop(r, !copilot, SK_DEV);
 
 		if (t < 0) {
 			flush_reports(rt, w);
-			/* JIT ends when the last epoch has; the co-pilot sends stop entries */
+			/* JIT ends when the last epoch has; the co-pilot sends a stop entry */
 			if (!copilot && sk_ld_acquire(&rt->sw->tiles_done, SK_DEV) >= end)
 				break;
 			if (sk_persist_watch_step(rt, &wt, w))
 				break;
 			continue;
 		}
-		if (t == (int)SK_RING_STOP)
+		if (t == (int)SK_RING_STOP) {
+			/* one entry stops every worker; the last to see it moves the head past it,
+			 * for the next run (which starts after this one's workers have stopped) */
+			if ((sk_fetch_add_relaxed(&rt->sw->leavers, 1) + 1) %
+				(uint64_t)rt->p->o.nworkers ==
+			    0)
+				sk_fetch_add_relaxed(r->head, 1);
 			break;
+		}
 		jitter(rt, w, SK_AT_CLAIM);
 		if (claim_and_run(rt, w, t))
 			break;
@@ -722,15 +753,15 @@ SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV);
 	struct sk_persist_watch wt;
 	unsigned idle = 0;
-	int stops = 0;
+	int stop = 0;
 
 	sk_persist_watch_init(rt, &wt);
-	while (stops < rt->p->o.nworkers) {
+	while (!stop) {
 		uint64_t v = sk_ld_acquire(&rt->hfeed.slot[pos & rt->hfeed.mask], SK_SYS);
 
 		if (seq_diff(v >> SK_RING_TASK_BITS, pos + 1) == 0) {
 			sk_st_release(&rt->feed.slot[pos & rt->feed.mask], v, SK_DEV);
-			stops += (v & SK_RING_STOP) == SK_RING_STOP;
+			stop = (v & SK_RING_STOP) == SK_RING_STOP;
 			pos++;
 			idle = 0;
 			continue;

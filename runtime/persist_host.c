@@ -18,7 +18,7 @@
  *     which is what keeps the host from overwriting an entry not yet claimed (entries are
  *     claimed in order, and every completed tile claimed one);
  *   - an epoch ends when every task was reported; then the next one starts; after the last,
- *     one stop entry per worker.
+ *     one stop entry, which every worker sees (it is not claimed).
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <assert.h>
@@ -370,11 +370,10 @@ static int copilot(struct sk_persist *rt)
 		err = copilot_epoch(rt);
 	if (err && !h->gpu)
 		return err; /* the threads see the abort */
-	/* everything reported: the ring is empty, and holds a stop entry for each worker (on
-	 * the GPU also after an error: workers waiting on the ring leave; entries not claimed
-	 * may be overwritten, the run is over) */
-	for (int w = 0; w < rt->p->o.nworkers; w++)
-		sk_persist_ring_put(&rt->feed, h->feed_pos++, SK_RING_STOP);
+	/* everything reported: the ring is empty, and holds the stop entry, which every worker
+	 * sees and none claims (on the GPU also after an error, so that workers waiting on the
+	 * ring leave; an entry not claimed may be overwritten, the run is over) */
+	sk_persist_ring_put(&rt->feed, h->feed_pos++, SK_RING_STOP);
 	return err;
 }
 

@@ -360,6 +360,21 @@ static __device__ inline void sk_fence_acquire(void)
 {
 	cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
 }
+/* The co-pilot's dispatcher (GPU): a batch of host slots read relaxed, one acquire fence at
+ * system scope, then one release fence and relaxed stores into the device ring. */
+static __device__ inline void sk_fence_acquire_sys(void)
+{
+	cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
+}
+static __device__ inline void sk_fence_release(void)
+{
+	cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+}
+static __device__ inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
+{
+	cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).store(v,
+									cuda::memory_order_relaxed);
+}
 /* GPU only: *@a += 1, relaxed, not waited for (a count that orders nothing). */
 static __device__ inline void sk_red_relaxed(sk_au64 *a)
 {
@@ -403,6 +418,19 @@ static inline uint64_t sk_ld_scan(sk_au64 *a)
 }
 static inline void sk_fence_acquire(void)
 {
+}
+/* The dispatcher's (it runs on the GPU only; these keep the CPU build of it correct). */
+static inline void sk_fence_acquire_sys(void)
+{
+	atomic_thread_fence(memory_order_acquire);
+}
+static inline void sk_fence_release(void)
+{
+	atomic_thread_fence(memory_order_release);
+}
+static inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
+{
+	atomic_store_explicit(a, v, memory_order_relaxed);
 }
 #endif
 

@@ -541,7 +541,7 @@ static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist
 	jitter(rt, w, SK_AT_WAIT);
 	/* every wait at once first (a row of producer tiles is many); then one by one */
 	for (int pass = 0; pass < 2; pass++) {
-		int met = 1;
+		int met = 1, looked = 0;
 
 		for (int i = 0; i < s->nwait; i++) {
 			struct sk_persist_wait x = {0, 0, 0};
@@ -557,13 +557,16 @@ static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist
 				continue;
 			a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
 			target = (uint64_t)x.per_epoch * e;
-			if (!pass)
+			if (!pass) {
 				met &= sk_ld_scan(a) >= target;
-			else if ((err = wait_ge(rt, a, target, w)))
+				looked = 1;
+			} else if ((err = wait_ge(rt, a, target, w))) {
 				return err;
+			}
 		}
 		if (!pass && met) {
-			sk_fence_acquire();
+			if (looked)
+				sk_fence_acquire();
 			break;
 		}
 	}
@@ -748,21 +751,35 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
  * the host has fed its next lap, which it does only on credit: after reports of tiles that
  * claimed the entries before it.
  */
+#define SK_DISPATCH_BATCH 16
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 {
-	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV);
+	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV), v[SK_DISPATCH_BATCH];
+	/* a task's tiles are as many entries: a batch of reads that do not wait for each other
+	 * costs about one PCIe round trip, where one entry at a time costs one each */
+	int batch =
+	    rt->hfeed.mask + 1 < SK_DISPATCH_BATCH ? (int)rt->hfeed.mask + 1 : SK_DISPATCH_BATCH;
 	struct sk_persist_watch wt;
 	unsigned idle = 0;
 	int stop = 0;
 
 	sk_persist_watch_init(rt, &wt);
 	while (!stop) {
-		uint64_t v = sk_ld_acquire(&rt->hfeed.slot[pos & rt->hfeed.mask], SK_SYS);
+		int n = 0;
 
-		if (seq_diff(v >> SK_RING_TASK_BITS, pos + 1) == 0) {
-			sk_st_release(&rt->feed.slot[pos & rt->feed.mask], v, SK_DEV);
-			stop = (v & SK_RING_STOP) == SK_RING_STOP;
-			pos++;
+		for (int i = 0; i < batch; i++)
+			v[i] = sk_ld_relaxed(&rt->hfeed.slot[(pos + (uint64_t)i) & rt->hfeed.mask],
+					     SK_SYS);
+		while (n < batch && !stop &&
+		       seq_diff(v[n] >> SK_RING_TASK_BITS, pos + (uint64_t)n + 1) == 0)
+			stop = (v[n++] & SK_RING_STOP) == SK_RING_STOP;
+		if (n) {
+			sk_fence_acquire_sys(); /* the host's releases of those n entries */
+			sk_fence_release();	/* ... before the workers acquire them */
+			for (int i = 0; i < n; i++)
+				sk_st_relaxed(&rt->feed.slot[(pos + (uint64_t)i) & rt->feed.mask],
+					      v[i]);
+			pos += (uint64_t)n;
 			idle = 0;
 			continue;
 		}

@@ -370,6 +370,16 @@ static __device__ inline void sk_fence_release(void)
 {
 	cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
 }
+/* The dispatcher's read-ahead in host memory: a load that is not cached (.cv: fetch again)
+ * and, unlike a strong .sys load, does not wait for the one before it, so a batch costs about
+ * one PCIe round trip. The acquire fence after it orders what it read. */
+static __device__ inline uint64_t sk_ld_peek_sys(sk_au64 *a)
+{
+	uint64_t v;
+
+	asm volatile("ld.global.cv.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+	return v;
+}
 static __device__ inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
 {
 	cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).store(v,
@@ -427,6 +437,10 @@ static inline void sk_fence_acquire_sys(void)
 static inline void sk_fence_release(void)
 {
 	atomic_thread_fence(memory_order_release);
+}
+static inline uint64_t sk_ld_peek_sys(sk_au64 *a)
+{
+	return atomic_load_explicit(a, memory_order_relaxed);
 }
 static inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
 {

@@ -360,31 +360,6 @@ static __device__ inline void sk_fence_acquire(void)
 {
 	cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
 }
-/* The co-pilot's dispatcher (GPU): a batch of host slots read relaxed, one acquire fence at
- * system scope, then one release fence and relaxed stores into the device ring. */
-static __device__ inline void sk_fence_acquire_sys(void)
-{
-	cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_system);
-}
-static __device__ inline void sk_fence_release(void)
-{
-	cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-}
-/* The dispatcher's read-ahead in host memory: a load that is not cached (.cv: fetch again)
- * and, unlike a strong .sys load, does not wait for the one before it, so a batch costs about
- * one PCIe round trip. The acquire fence after it orders what it read. */
-static __device__ inline uint64_t sk_ld_peek_sys(sk_au64 *a)
-{
-	uint64_t v;
-
-	asm volatile("ld.global.cv.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
-	return v;
-}
-static __device__ inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
-{
-	cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*a).store(v,
-									cuda::memory_order_relaxed);
-}
 /* GPU only: *@a += 1, relaxed, not waited for (a count that orders nothing). */
 static __device__ inline void sk_red_relaxed(sk_au64 *a)
 {
@@ -428,23 +403,6 @@ static inline uint64_t sk_ld_scan(sk_au64 *a)
 }
 static inline void sk_fence_acquire(void)
 {
-}
-/* The dispatcher's (it runs on the GPU only; these keep the CPU build of it correct). */
-static inline void sk_fence_acquire_sys(void)
-{
-	atomic_thread_fence(memory_order_acquire);
-}
-static inline void sk_fence_release(void)
-{
-	atomic_thread_fence(memory_order_release);
-}
-static inline uint64_t sk_ld_peek_sys(sk_au64 *a)
-{
-	return atomic_load_explicit(a, memory_order_relaxed);
-}
-static inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
-{
-	atomic_store_explicit(a, v, memory_order_relaxed);
 }
 #endif
 
@@ -529,7 +487,10 @@ struct sk_persist_words {
 	SK_ALIGNED(128) sk_au64 jit_head, jit_tail; /* the rings' (struct sk_persist_ring) */
 	SK_ALIGNED(128) sk_au64 feed_head;
 	SK_ALIGNED(128) sk_au64 leavers; /* COPILOT: workers that saw the stop entry, all runs */
-	SK_ALIGNED(128) sk_au64 feed_copied; /* COPILOT on the GPU: entries the dispatcher copied */
+	SK_ALIGNED(128)
+	sk_au64 feed_copied; /* COPILOT on the GPU: host entries (tasks) the
+			      * dispatcher read, and */
+	sk_au64 feed_made;   /* the device entries (tiles) it made of them */
 	SK_ALIGNED(128) sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
 };
@@ -586,10 +547,11 @@ struct sk_persist *sk_persist_copilot_new(const struct sk_persist_plan *p, sk_au
 int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
 
 /*
- * COPILOT on the GPU: the dispatcher (thread 0 of one more CTA) copies the host's feed ring
- * (hfeed) into the device ring the workers claim from (feed), so that one thread reads host
- * memory across PCIe and the workers poll L2 (research/runtime.md section 7.2). It leaves
- * once it has copied the stop entry, or the run stops.
+ * COPILOT on the GPU: the dispatcher (thread 0 of one more CTA) reads the host's feed ring
+ * (hfeed: one entry a task) and makes an entry for each of the task's tiles in the device ring
+ * the workers claim from (feed), so that one thread reads host memory across PCIe, once a task,
+ * and the workers poll L2 (research/runtime.md section 7.2). It leaves once it has passed the
+ * stop entry on, or the run stops.
  */
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt);
 /* Worker @w's whole run in the plan's mode (a CTA's kernel body on the GPU). */

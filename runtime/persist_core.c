@@ -746,45 +746,35 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
 }
 
 /*
- * The host's release of an entry, the dispatcher's acquire of it (.sys), its release into the
- * device ring and a worker's acquire (.gpu): one chain. A device slot is overwritten only once
- * the host has fed its next lap, which it does only on credit: after reports of tiles that
- * claimed the entries before it.
+ * The host's release of an entry, the dispatcher's acquire of it (.sys), its release of the
+ * tiles' entries into the device ring and a worker's acquire (.gpu): one chain. The host feeds
+ * a task only when the tiles in flight leave room for all of its tiles (credit, counted in
+ * tiles), so a device slot is overwritten only once the tile that claimed its last entry has
+ * been reported done. One strong load of host memory a task: such loads from one thread are
+ * not overlapped, and reading ahead (16 slots a poll, or 15 more behind an entry) made a
+ * dependent chain's task 2-4 times slower than this.
  */
-#define SK_DISPATCH_BATCH 16
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 {
-	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV), v[SK_DISPATCH_BATCH];
-	/* Idle, it polls the next slot alone. Once that holds an entry, it reads up to 15 more in
-	 * one go (a task's tiles are as many entries, fed together): reads that do not wait for
-	 * each other cost about one PCIe round trip, where one entry at a time costs one each
-	 * (strong loads of host memory from one thread are not overlapped: 16 of them made a
-	 * dependent chain's task 4 times slower). */
-	int batch =
-	    rt->hfeed.mask + 1 < SK_DISPATCH_BATCH ? (int)rt->hfeed.mask + 1 : SK_DISPATCH_BATCH;
+	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV);
+	uint64_t made = sk_ld_relaxed(&rt->sw->feed_made, SK_DEV);
 	struct sk_persist_watch wt;
 	unsigned idle = 0;
 	int stop = 0;
 
 	sk_persist_watch_init(rt, &wt);
 	while (!stop) {
-		int n = 0;
+		uint64_t v = sk_ld_acquire(&rt->hfeed.slot[pos & rt->hfeed.mask], SK_SYS);
+		uint32_t t = (uint32_t)(v & SK_RING_STOP);
 
-		v[0] = sk_ld_relaxed(&rt->hfeed.slot[pos & rt->hfeed.mask], SK_SYS);
-		if (seq_diff(v[0] >> SK_RING_TASK_BITS, pos + 1) == 0)
-			for (int i = 1; i < batch; i++)
-				v[i] = sk_ld_peek_sys(
-				    &rt->hfeed.slot[(pos + (uint64_t)i) & rt->hfeed.mask]);
-		while (n < batch && !stop &&
-		       seq_diff(v[n] >> SK_RING_TASK_BITS, pos + (uint64_t)n + 1) == 0)
-			stop = (v[n++] & SK_RING_STOP) == SK_RING_STOP;
-		if (n) {
-			sk_fence_acquire_sys(); /* the host's releases of those n entries */
-			sk_fence_release();	/* ... before the workers acquire them */
-			for (int i = 0; i < n; i++)
-				sk_st_relaxed(&rt->feed.slot[(pos + (uint64_t)i) & rt->feed.mask],
-					      v[i]);
-			pos += (uint64_t)n;
+		if (seq_diff(v >> SK_RING_TASK_BITS, pos + 1) == 0) {
+			int n = t == SK_RING_STOP ? 1 : rt->p->ntiles[t];
+
+			stop = t == SK_RING_STOP;
+			for (int i = 0; i < n; i++, made++)
+				sk_st_release(&rt->feed.slot[made & rt->feed.mask],
+					      ring_word(made + 1, t), SK_DEV);
+			pos++;
 			idle = 0;
 			continue;
 		}
@@ -792,7 +782,9 @@ SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 		if (++idle % 256 == 0 && sk_persist_watch_step(rt, &wt, -1))
 			break;
 	}
-	sk_st_release(&rt->sw->feed_copied, pos, SK_DEV); /* where the next launch starts */
+	/* where the next launch starts */
+	sk_st_release(&rt->sw->feed_copied, pos, SK_DEV);
+	sk_st_release(&rt->sw->feed_made, made, SK_DEV);
 }
 
 SK_PFN void sk_persist_work(struct sk_persist *rt, int w)

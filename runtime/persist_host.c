@@ -304,6 +304,18 @@ static int feed(struct sk_persist *rt)
 			h->cur_left = rt->p->ntiles[h->cur];
 			h->state[h->cur] = FEEDING;
 		}
+		if (h->gpu) { /* one entry a task: the dispatcher makes its tiles' entries */
+			uint64_t nt = (uint64_t)h->cur_left;
+
+			if (h->run_fed + nt - h->run_completed > cap)
+				break; /* out of credit until reports come back */
+			sk_persist_ring_put(&rt->feed, h->feed_pos++, (uint32_t)h->cur);
+			h->run_fed += nt;
+			h->cur_left = 0;
+			n++;
+			if (h->run_fed - h->run_completed > h->max_inflight)
+				h->max_inflight = h->run_fed - h->run_completed;
+		}
 		while (h->cur_left && h->run_fed - h->run_completed < cap) {
 			if (rt->h.jitter)
 				rt->h.jitter(rt->h.ctx, -1, SK_AT_FEED);

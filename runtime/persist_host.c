@@ -259,8 +259,17 @@ static int next_task(struct sk_persist *rt)
 			return t;
 	}
 	while (h->cand.n && h->spec_out < rt->p->o.lookahead) {
-		int t = fifo_pop(&h->cand, n);
+		int t = h->cand.v[h->cand.head];
 
+		/* On the GPU, speculative tiles go only to workers that would idle: a worker that
+		 * claims one waits on its producer, and the ready tasks fed after it wait behind
+		 * it in the ring (on the large ML DAG, two branches of 64-tile tasks ran one after
+		 * the other). */
+		if (h->gpu && h->state[t] == CANDIDATE &&
+		    h->run_fed - h->run_completed + (uint64_t)rt->p->ntiles[t] >
+			(uint64_t)rt->p->o.nworkers)
+			break;
+		fifo_pop(&h->cand, n);
 		if (h->state[t] != CANDIDATE) /* became ready meanwhile: fed from there */
 			continue;
 		h->spec[t] = 1;

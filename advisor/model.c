@@ -56,19 +56,18 @@ void skip_calibration_default(struct skip_calibration *c)
 	/* placement */
 	c->remote_read_cost = 0.60; /* fork-join copies: the join's add 30% slower */
 	c->sm_share_rate = 0.69;    /* math_k beside an older math_k: 20.2 us -> 29.3 us */
-	/* persistent: E5 on the H100 (bench/dags chain, docs/BENCHMARKS.md "Runtime: cost per
-	 * task on a dependent chain"): a task of a 10,000-task chain, and an iteration of a
-	 * one-task chain (14.8 us beyond its task) split into the launch, the barrier and the
-	 * synchronize's return (sync_return_ns). The co-pilot is not built in E5: its cost is
-	 * shared/research/runtime.md section 0's. */
-	c->persist_launch_ns = 11800;	   /* the cooperative launch, to the first task */
-	c->persist_epoch_ns = 1000;	   /* a monotone-counter barrier of 132 CTAs: 1.00 us */
-	c->persist_aot_task_ns = 1500;	   /* AOT: 1.50 us a task */
-	c->persist_jit_task_ns = 6590;	   /* JIT: 6.59 us a task */
-	c->persist_copilot_task_ns = 3400; /* CPU co-pilot over PCIe: 3.1-3.7 us, the middle */
-	c->persist_counter_wait_ns = 0;	   /* per hop: not measured (informational) */
-	c->persist_queue_pop_ns = 0;
-	c->persist_ring_rtt_ns = 0;
+	/* persistent: E5 on the H100, measured by bench/persist/calibrate.sh (docs/BENCHMARKS.md
+	 * "Runtime: cost per task on a dependent chain"): the slope between chains of 1,000 and
+	 * 10,000 empty tasks in each mode, and the one-task chain split into the launch, the
+	 * barrier and the synchronize's return (sync_return_ns). */
+	c->persist_launch_ns = 11413;	   /* the cooperative launch, to the first task */
+	c->persist_epoch_ns = 0;	   /* the barrier: below the one-task chain's noise */
+	c->persist_aot_task_ns = 1144;	   /* AOT: 1.14 us a task */
+	c->persist_jit_task_ns = 7121;	   /* JIT: 7.12 us a task */
+	c->persist_copilot_task_ns = 2201; /* CPU co-pilot, lookahead 8: 2.20 us a task */
+	c->persist_counter_wait_ns = 1144; /* per hop (informational): AOT's task */
+	c->persist_queue_pop_ns = 5977;	   /* JIT - AOT */
+	c->persist_ring_rtt_ns = 9175;	   /* the co-pilot without lookahead */
 }
 
 const char *skip_persist_mode_name(int mode)

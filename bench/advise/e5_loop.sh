@@ -8,7 +8,7 @@
 # advise pools), skip advise --workload --json (the persistent item: its mode and predicted
 # iteration; the graph item beside it), then measure E5 in that mode and E3, each a fresh
 # `skip run` process of timed iterations (50 at the small size, 5 at the large), and print
-# predicted against measured.
+# predicted against measured. CAL: a calibration file for skip advise (default: its built-in).
 set -u
 out=${1:?usage: e5_loop.sh OUTDIR [SIZES]}
 sizes=${2:-small large}
@@ -25,7 +25,9 @@ for size in $sizes; do
 		"$B/skip" record -q -f --repeat 3 -o "$p.db" -- "$B/skip" run "$w" --size "$size" \
 			--executor serial -n "$n" --warmup 2 > "$p.rec.txt" 2>&1 ||
 			{ echo "$d $size: record failed"; continue; }
-		"$B/skip" advise "$p.db" --workload "$w" --size "$size" --json > "$p.advice.json" \
+		# shellcheck disable=SC2086
+		"$B/skip" advise "$p.db" --workload "$w" --size "$size" ${CAL:+--calibration "$CAL"} \
+			--json > "$p.advice.json" \
 			2> "$p.advise.err" || { echo "$d $size: advise failed"; continue; }
 		mode=$(python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print(next((x['mode'] for x in a['advice'] if x['kind']=='persistent'), 'aot'))" "$p.advice.json")
 		"$B/skip" run "$w" --size "$size" --executor persistent --mode "$mode" -n "$n" \

@@ -7,13 +7,17 @@
 #
 # After `make all bench` (build/skip, build/dags/chain.fatbin). Runs the dependent chain of N
 # empty tasks (bench/dags/kernels/chain.cu's chain_empty, grid 1 x 32, as dagbench's chain)
-# under E5 in each mode at two lengths (N1, N2), the one-task chain in AOT on a worker per SM and
-# on one worker, and E3 at both lengths for reference: each a fresh `skip run --json` process,
-# in ROUNDS interleaved rounds; a variant's time is the median over rounds of each process's
-# median iteration. Then, in ns:
-#   persist_<mode>_task_ns  = (T_mode(N2) - T_mode(N1)) / (N2 - N1)
+# under E5 in each mode at two lengths (N1, N2), in AOT also the chain of two-block tasks (whose
+# tiles run on two workers, so that each task waits across workers: a chain of one-block tasks
+# runs on one worker, where AOT skips its waits), the one-task chain in AOT on a worker per SM
+# and on one worker, and E3 at both lengths for reference: each a fresh `skip run --json`
+# process, in ROUNDS interleaved rounds; a variant's time is the median over rounds of each
+# process's median iteration. Then, in ns:
+#   persist_<mode>_task_ns  = (T_mode(N2) - T_mode(N1)) / (N2 - N1); aot's from the two-block
+#                             chain
 #   persist_epoch_ns        = T_aot(1) - T_aot(1, one worker)      (at least 0)
-#   persist_launch_ns       = T_aot(1) - persist_aot_task_ns - persist_epoch_ns - sync_return_ns
+#   persist_launch_ns       = T_aot(1) - the one-block chain's aot slope - persist_epoch_ns -
+#                             sync_return_ns
 #   persist_counter_wait_ns = persist_aot_task_ns
 #   persist_queue_pop_ns    = persist_jit_task_ns - persist_aot_task_ns      (at least 0)
 #   persist_ring_rtt_ns     = the co-pilot's per-task cost, run with COPILOT_NAIVE_OPTS (the
@@ -40,20 +44,26 @@ mkdir -p "$out/runs" || exit 1
 [ -z "$base" ] || [ -r "$base" ] || { echo "calibrate.sh: cannot read $base" >&2; exit 2; }
 MODULES=$(cd "$MODULES" 2>/dev/null && pwd) || { echo "calibrate.sh: no $MODULES (make bench)" >&2; exit 2; }
 
-# chain N: the workload of N dependent empty tasks
+# chainN: the workload of N dependent empty tasks of one block; chain2_N of two blocks, whose
+# tiles AOT places on two workers, so that each task waits on a tile of another worker
 for n in 1 "$N1" "$N2"; do
-	python3 - "$n" "$MODULES/chain.fatbin" > "$out/chain$n.json" <<'PY' || exit 1
+	for grid in 1 2; do
+		name=chain$n
+		[ "$grid" = 2 ] && name=chain2_$n
+		python3 - "$n" "$MODULES/chain.fatbin" "$grid" > "$out/$name.json" <<'PY' || exit 1
 import json, sys
-n, mod = int(sys.argv[1]), sys.argv[2]
-tasks = [{"name": "t%d" % i, "kernel": "chain_empty", "grid": 1, "block": 32, "args": [],
+n, mod, grid = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+tasks = [{"name": "t%d" % i, "kernel": "chain_empty", "grid": grid, "block": 32, "args": [],
           "reads": [], "writes": [], **({"after": ["t%d" % (i - 1)]} if i else {})}
          for i in range(n)]
 print(json.dumps({"skip_workload": 1, "name": "chain%d" % n, "module": mod,
                   "buffers": [{"name": "unused", "count": 4}], "tasks": tasks}))
 PY
+	done
 done
 
-# variant NAME N ITERS OPTIONS...: one process, its JSON in runs/NAME.ROUND.json
+# variant NAME N ITERS OPTIONS...: one process, its JSON in runs/NAME.ROUND.json (N: 1000, or
+# 2_1000 for the two-block chain)
 variant() {
 	name=$1 n=$2 it=$3
 	shift 3
@@ -72,6 +82,8 @@ while [ "$round" -le "$ROUNDS" ]; do
 		variant "${m}_n1" "$N1" "$ITERS" --executor persistent --mode "$m"
 		variant "${m}_n2" "$N2" "$ITERS" --executor persistent --mode "$m"
 	done
+	variant aot2_n1 "2_$N1" "$ITERS" --executor persistent --mode aot
+	variant aot2_n2 "2_$N2" "$ITERS" --executor persistent --mode aot
 	if [ -n "$NAIVE" ]; then
 		# shellcheck disable=SC2086
 		variant naive_n1 "$N1" "$ITERS" --executor persistent --mode copilot $NAIVE
@@ -115,7 +127,7 @@ def slope(name):
 say("chain of %d and %d empty tasks, %s rounds; ns" % (n1, n2, rounds))
 say("%-10s %14s %14s %12s %14s" % ("variant", "T(N1)", "T(N2)", "per task", "intercept"))
 per = {}
-for name in ("aot", "jit", "copilot", "naive", "e3"):
+for name in ("aot", "aot2", "jit", "copilot", "naive", "e3"):
     c, i = slope(name)
     if c is None:
         if name != "naive" or naive:
@@ -132,13 +144,16 @@ if "aot" not in per or t1 is None or t1w1 is None:
     sys.exit(1)
 r = lambda x: round(max(0.0, x))
 epoch = r(t1 - t1w1)
-cal["persist_aot_task_ns"] = r(per["aot"])
+# a task's dispatch across workers (the two-block chain; one block runs on one worker, where
+# AOT skips its waits: aot's slope is that cost)
+hop = per.get("aot2", per["aot"])
+cal["persist_aot_task_ns"] = r(hop)
 cal["persist_epoch_ns"] = epoch
 cal["persist_launch_ns"] = r(t1 - per["aot"] - epoch - sync_ret)
-cal["persist_counter_wait_ns"] = r(per["aot"])
+cal["persist_counter_wait_ns"] = r(hop)
 if "jit" in per:
     cal["persist_jit_task_ns"] = r(per["jit"])
-    cal["persist_queue_pop_ns"] = r(per["jit"] - per["aot"])
+    cal["persist_queue_pop_ns"] = r(per["jit"] - hop)
 if "copilot" in per:
     cal["persist_copilot_task_ns"] = r(per["copilot"])
     cal["persist_ring_rtt_ns"] = r(per["naive"] if "naive" in per else per["copilot"])

@@ -58,16 +58,17 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->sm_share_rate = 0.69;    /* math_k beside an older math_k: 20.2 us -> 29.3 us */
 	/* persistent: E5 on the H100, measured by bench/persist/calibrate.sh (docs/BENCHMARKS.md
 	 * "Runtime: cost per task on a dependent chain"): the slope between chains of 1,000 and
-	 * 10,000 empty tasks in each mode, and the one-task chain split into the launch, the
-	 * barrier and the synchronize's return (sync_return_ns). */
-	c->persist_launch_ns = 11413;	   /* the cooperative launch, to the first task */
+	 * 10,000 empty tasks in each mode (AOT's of two-block tasks, whose waits cross workers),
+	 * and the one-task chain split into the launch, the barrier and the synchronize's return
+	 * (sync_return_ns). */
+	c->persist_launch_ns = 10053;	   /* the cooperative launch, to the first task */
 	c->persist_epoch_ns = 0;	   /* the barrier: below the one-task chain's noise */
-	c->persist_aot_task_ns = 1144;	   /* AOT: 1.14 us a task */
-	c->persist_jit_task_ns = 7121;	   /* JIT: 7.12 us a task */
+	c->persist_aot_task_ns = 2107;	   /* AOT: 2.11 us a task, across workers */
+	c->persist_jit_task_ns = 7119;	   /* JIT: 7.12 us a task */
 	c->persist_copilot_task_ns = 2201; /* CPU co-pilot, lookahead 8: 2.20 us a task */
-	c->persist_counter_wait_ns = 1144; /* per hop (informational): AOT's task */
-	c->persist_queue_pop_ns = 5977;	   /* JIT - AOT */
-	c->persist_ring_rtt_ns = 9175;	   /* the co-pilot without lookahead */
+	c->persist_counter_wait_ns = 2107; /* per hop (informational): AOT's task */
+	c->persist_queue_pop_ns = 5013;	   /* JIT - AOT */
+	c->persist_ring_rtt_ns = 9321;	   /* the co-pilot without lookahead */
 }
 
 const char *skip_persist_mode_name(int mode)

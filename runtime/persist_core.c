@@ -684,8 +684,7 @@ static SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t)
 static SK_PFN void work_aot(struct sk_persist *rt, int w)
 {
 	const struct sk_persist_plan *p = rt->p;
-
-	uint64_t pending = 0;
+	uint64_t pending = 0; /* GPU: tiles run and not yet in tiles_done */
 
 	for (uint64_t e = rt->first_epoch; e <= rt->last_epoch; e++) {
 		int i = p->q_off[w], end = p->q_off[w + 1];

@@ -2,12 +2,14 @@
  * gemmbench.cu: the GEMM pair's driver (bench/gemm_pair, cuSync's MLP: C1 = GeLU(X * W1),
  * Y = C1 * W2, bf16). For each size (token count T) it loads mlp_full.json (gemm2 after all
  * of gemm1) and mlp.json (gemm2's row blocks after gemm1's same row block: tile edges), and
- * runs five variants:
+ * runs seven variants:
  *   E1           serial, mlp_full (the reference)
  *   E3           graph, mlp_full
  *   E5 aot full  persistent AOT, mlp_full (a kernel boundary inside the resident kernel)
  *   E5 aot row   persistent AOT, mlp (row tile edges)
  *   E5 jit row   persistent JIT, mlp (row tile edges)
+ *   E5 cop full  persistent co-pilot, mlp_full
+ *   E5 cop row   persistent co-pilot, mlp (row tile edges)
  * 1. Reference check: each variant runs once from the initial contents and its C1 and Y are
  *    checked against the CPU (double sums of the same bf16 inputs; Y from the GPU's C1, so
  *    that one rounding does not carry into the other): every element at size "check", else
@@ -16,9 +18,9 @@
  * 2. Verification: each variant's buffers against the serial run of its workload
  *    (skip_graph_compare, the buffers' tolerances), as skip run --verify does.
  * 3. Timing, as dagbench: after one warm-up each, interleaved rounds (E1, E3, E5 aot full,
- *    E5 aot row, E5 jit row, E1, ...), each round the median of its iterations (host wall
- *    time from the first launch to the end of the work); the table shows the median over
- *    rounds and TFLOP/s = 4 T H D / time.
+ *    E5 aot row, E5 jit row, E5 cop full, E5 cop row, E1, ...), each round the median of its
+ *    iterations (host wall time from the first launch to the end of the work); the table
+ *    shows the median over rounds and TFLOP/s = 4 T H D / time.
  * mlp.json's tile edges need the runtime's tile-edge support; where it cannot be loaded, the
  * row variants say why and the rest still runs.
  *
@@ -38,15 +40,17 @@ extern "C" {
 }
 #include "bf16.h"
 
-#define NV 5
+#define NV 7
 
-static const char *const vnames[NV] = {"E1", "E3", "E5 aot full", "E5 aot row", "E5 jit row"};
-static const char *const vkeys[NV] = {"e1", "e3", "e5_aot_full", "e5_aot_row", "e5_jit_row"};
-static const enum skip_executor vexec[NV] = {SKIP_EXEC_SERIAL, SKIP_EXEC_GRAPH,
-					     SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT,
-					     SKIP_EXEC_PERSISTENT};
-static const int vmode[NV] = {0, 0, 1, 1, 2}; /* persistent: 1 aot, 2 jit */
-static const int vwl[NV] = {0, 0, 0, 1, 1};   /* 0: mlp_full.json, 1: mlp.json */
+static const char *const vnames[NV] = {"E1",	     "E3",	    "E5 aot full", "E5 aot row",
+				       "E5 jit row", "E5 cop full", "E5 cop row"};
+static const char *const vkeys[NV] = {"e1",	    "e3",	   "e5_aot_full", "e5_aot_row",
+				      "e5_jit_row", "e5_cop_full", "e5_cop_row"};
+static const enum skip_executor vexec[NV] = {
+    SKIP_EXEC_SERIAL,	  SKIP_EXEC_GRAPH,	SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT,
+    SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT, SKIP_EXEC_PERSISTENT};
+static const int vmode[NV] = {0, 0, 1, 1, 2, 3, 3}; /* persistent: 1 aot, 2 jit, 3 copilot */
+static const int vwl[NV] = {0, 0, 0, 1, 1, 0, 1};   /* 0: mlp_full.json, 1: mlp.json */
 
 struct opts {
 	std::string dir = "bench/gemm_pair", modules;
@@ -499,8 +503,9 @@ int main(int argc, char **argv)
 		if (!o.check)
 			time_rounds(&b, o, &r);
 		printf("  %-6s T %5ld  E1 %9.3f ms  E3 %9.3f  E5 aot full %9.3f  aot row %9.3f  "
-		       "jit row %9.3f\n",
-		       r.size.c_str(), r.T, r.ms[0], r.ms[1], r.ms[2], r.ms[3], r.ms[4]);
+		       "jit row %9.3f  cop full %9.3f  cop row %9.3f\n",
+		       r.size.c_str(), r.T, r.ms[0], r.ms[1], r.ms[2], r.ms[3], r.ms[4], r.ms[5],
+		       r.ms[6]);
 		fflush(stdout);
 		rows.push_back(r);
 		teardown(&b);

@@ -511,7 +511,6 @@ struct sk_persist {
 	struct sk_persist_reporter *own;  /* [nworkers] COPILOT, each worker's own */
 	uint64_t first_epoch, last_epoch; /* of the current run: set before the workers start */
 	uint64_t timeout_ns;		  /* the watchdog */
-	char diag[512];			  /* the message: the host's, from sw->why */
 	struct sk_persist_host *host;
 	int spent; /* a run failed: the counters are mid-epoch */
 	/* the GPU's (NULL on the CPU) */
@@ -519,6 +518,8 @@ struct sk_persist {
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
 	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */
 	const char *const *names;		 /* host: [ntasks] for messages, or NULL */
+	/* last: a GPU worker copies what comes before it (skip_task.cuh) */
+	char diag[512]; /* the message: the host's, from sw->why */
 };
 
 /* A thread's watchdog while it waits: the progress it last saw and since when. */

@@ -257,6 +257,16 @@ static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t 
 	return err;
 }
 
+static_assert(offsetof(struct sk_persist, diag) % 8 == 0 && sizeof(struct sk_persist_plan) % 8 == 0,
+	      "the worker copies the state in 8-byte words");
+
+/* @n bytes (a multiple of 8) from @src to @dst, a share for each thread of the CTA. */
+static __device__ __forceinline__ void sk_gpu_copy(void *dst, const void *src, size_t n)
+{
+	for (size_t i = threadIdx.x; i < n / 8; i += blockDim.x)
+		((uint64_t *)dst)[i] = ((const uint64_t *)src)[i];
+}
+
 /*
  * One CTA per worker, all co-resident (a cooperative launch). Thread 0 runs the protocol
  * (persist_core.c) and, at each tile, calls the whole CTA in through sk_gpu_body(); the other
@@ -275,10 +285,16 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 
 	if ((int)blockIdx.x == dispatcher && threadIdx.x)
 		return; /* the co-pilot's dispatcher: thread 0 alone */
-	if (threadIdx.x == 0) {
-		sk_cmd_err = 0;
+	if ((int)blockIdx.x == dispatcher) {
 		srt = *rt;
 		sp = *rt->p;
+	} else { /* a worker: every thread copies a share (not the host's message) */
+		sk_gpu_copy(&srt, rt, offsetof(struct sk_persist, diag));
+		sk_gpu_copy(&sp, rt->p, sizeof(sp));
+		__syncthreads();
+	}
+	if (threadIdx.x == 0) {
+		sk_cmd_err = 0;
 		srt.p = &sp;
 		srt.first_epoch = first_epoch;
 		srt.last_epoch = first_epoch + (uint64_t)niters - 1;

@@ -171,7 +171,9 @@ Test(gpu_faults, a_full_disk_keeps_the_program_running_and_what_was_written_read
 	int nfiles = 0;
 	long long most;
 
-	mount_tmpfs("2m");
+	/* 8 MiB: a commit (100 ms of this program's records, about 15,000 kernels on the H100)
+	 * must fit, and 200,000 kernels must not */
+	mount_tmpfs("8m");
 	cr_expect_eq(sh("%s record -o %s/fs/full.skip.db -- %s/launch_chain --kernels 200000 "
 			"> %s/full.out 2> %s/full.err",
 			skip(), dir, apps(), dir, dir),

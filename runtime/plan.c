@@ -35,7 +35,7 @@ const struct skip_plan_option skip_plan_options[] = {
     OPT(pdl, "pdl", SKIP_PLAN_PDL, 0, 1, 0, NULL, NULL,
 	"programmatic dependent launch between tasks marked \"pdl\" (%s)"),
     OPT(mode, "mode", SKIP_PLAN_PERSIST, 1, 3, 1, "MODE", skip_persist_modes,
-	"scheduling of %s: aot (per-worker queues, the default), jit (a ready queue on the "
+	"scheduling of %s: aot (per-worker queues), jit (a ready queue on the "
 	"GPU) or copilot (a host thread feeds the GPU a ring)"),
     OPT(lookahead, "lookahead", SKIP_PLAN_PERSIST, 0, 1024, 8, "K", NULL,
 	"co-pilot of %s: tasks fed before their producers are reported done, at most K "

@@ -271,7 +271,8 @@ static __device__ __forceinline__ void sk_gpu_copy(void *dst, const void *src, s
  * One CTA per worker, all co-resident (a cooperative launch). Thread 0 runs the protocol
  * (persist_core.c) and, at each tile, calls the whole CTA in through sk_gpu_body(); the other
  * threads wait for those calls and leave on task -1. @first_epoch and @niters are this launch's.
- * @rt is in device memory and not written (its shared words are behind rt->sw).
+ * @dispatcher: the CTA that is the co-pilot's dispatcher (sk_persist_dispatch(), thread 0
+ * alone), or -1. @rt is in device memory and not written (its shared words are behind rt->sw).
  */
 extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS,
 					    SKIP_TASK_MIN_WORKERS_PER_SM)

@@ -75,6 +75,13 @@ static inline const char *cli_dur(char *buf, size_t n, double ns)
  * "skip CMD: error: " and skip_errmsg() first. */
 int cli_output_error(const char *cmd, int err);
 
+/* A new trace for `skip CMD -o @path`: skip_outfile_open() of @path (kind SKIP_OUT_TRACE, not
+ * over any of @inputs [@ninputs]) and an empty store in its temporary file, *@db. Returns 0, or
+ * the exit code after printing why (an existing file without @force: "use -f"); *@out is then
+ * aborted and *@db NULL. The caller commits or aborts *@out and closes *@db. */
+int cli_new_trace(const char *cmd, struct skip_outfile *out, const char *path, int force,
+		  const char *const *inputs, size_t ninputs, sqlite3 **db);
+
 /* The summary block `skip record` ends with and `skip info` prints. @path is shown with the
  * file size. Returns 0 or a negative code. */
 int cli_print_summary(FILE *out, sqlite3 *db, const char *path);

@@ -122,21 +122,9 @@ int cmd_import(int argc, char **argv)
 
 	if (err)
 		return err < 0 ? EXIT_OK : err;
-	err = skip_outfile_open(&out, o.output, SKIP_OUT_TRACE, o.force,
-				(const char *const *)o.inputs, (size_t)o.ninputs);
-	if (err == SKIP_E_EXISTS && !o.force) {
-		fprintf(stderr,
-			"skip import: error: %s exists; use -f to overwrite it or -o to choose "
-			"another file\n",
-			o.output);
-		return EXIT_USAGE;
-	}
-	if (!err)
-		err = skip_store_create(out.tmp, SKIP_STORE_OVERWRITE, &db);
-	if (err) {
-		skip_outfile_abort(&out);
-		return cli_output_error("import", err);
-	}
+	if ((err = cli_new_trace("import", &out, o.output, o.force, (const char *const *)o.inputs,
+				 (size_t)o.ninputs, &db)))
+		return err;
 	skip_store_meta_set(db, 0, 0, "skip_version", SKIP_VERSION);
 	skip_store_meta_set(db, 0, 0, "source", "torch.profiler");
 	err = import_all(&o, db);

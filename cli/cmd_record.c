@@ -679,20 +679,8 @@ int cmd_record(int argc, char **argv)
 		return EXIT_ERR;
 	if (o.torch_ops && find_python_shim(collector, o.python_dir, sizeof(o.python_dir)))
 		return EXIT_ERR;
-	err = skip_outfile_open(&out, o.output, SKIP_OUT_TRACE, o.force, NULL, 0);
-	if (err == SKIP_E_EXISTS && !o.force) {
-		fprintf(stderr,
-			"skip record: error: %s exists; use -f to overwrite it or -o to "
-			"choose another file\n",
-			o.output);
-		return EXIT_USAGE;
-	}
-	if (!err)
-		err = skip_store_create(out.tmp, SKIP_STORE_OVERWRITE, &db);
-	if (err) {
-		skip_outfile_abort(&out);
-		return cli_output_error("record", err);
-	}
+	if ((err = cli_new_trace("record", &out, o.output, o.force, NULL, 0, &db)))
+		return err;
 	snprintf(parts, sizeof(parts), "%s.parts", o.output);
 	if (mkdir(parts, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "skip record: error: cannot create %s: %s\n", parts,

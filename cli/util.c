@@ -60,6 +60,28 @@ int cli_output_error(const char *cmd, int err)
 	return err == SKIP_E_EXISTS || err == SKIP_E_INVAL ? EXIT_USAGE : EXIT_ERR;
 }
 
+int cli_new_trace(const char *cmd, struct skip_outfile *out, const char *path, int force,
+		  const char *const *inputs, size_t ninputs, sqlite3 **db)
+{
+	int err = skip_outfile_open(out, path, SKIP_OUT_TRACE, force, inputs, ninputs);
+
+	*db = NULL;
+	if (err == SKIP_E_EXISTS && !force) {
+		fprintf(stderr,
+			"skip %s: error: %s exists; use -f to overwrite it or -o to choose another "
+			"file\n",
+			cmd, path);
+		return EXIT_USAGE;
+	}
+	if (!err)
+		err = skip_store_create(out->tmp, SKIP_STORE_OVERWRITE, db);
+	if (err) {
+		skip_outfile_abort(out);
+		return cli_output_error(cmd, err);
+	}
+	return 0;
+}
+
 #define CALIBRATION_MAX_BYTES (1 << 20) /* a calibration file is a few hundred bytes */
 
 int cli_load_calibration(const char *path, struct skip_calibration *cal)

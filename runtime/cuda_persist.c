@@ -318,9 +318,7 @@ static uintptr_t put_plan(const struct sk_persist_plan *p, const struct sk_persi
 	}
 	memcpy(&d.step, &steps, sizeof(steps));
 	/* host-only: the device never reads them */
-	d.topo = d.dispatch = d.q = d.tile_worker = d.task_worker = NULL;
-	d.tile_pub = d.task_pub = NULL;
-	d.task_last = NULL;
+	d.topo = d.dispatch = d.q = NULL;
 	d.start_us = NULL;
 	return img_put(im, &d, sizeof(d), 128);
 }

@@ -45,11 +45,6 @@ void sk_persist_plan_free(struct sk_persist_plan *p)
 	free(p->q);
 	free(p->step);
 	free(p->step_wait);
-	free(p->tile_worker);
-	free(p->task_worker);
-	free(p->task_last);
-	free(p->tile_pub);
-	free(p->task_pub);
 	free(p->dispatch);
 	free(p->start_us);
 	free(p);
@@ -542,60 +537,65 @@ static int count_waits(const struct sk_persist_plan *p, int t)
 }
 
 /* The queues' entries as steps (AOT's worker loop reads nothing else of the plan). */
-/* Where each tile runs, the worker a task's tiles all run on (-1: several) and the last of its
- * tiles in dispatch order, and nothing
- * published yet (build_steps() marks what another worker waits on). */
-static int local_waits(struct sk_persist_plan *p)
+/* Plan time only: where each tile runs, the worker a task's tiles all run on (-1: several),
+ * a task's last tile in dispatch order, and what another worker waits on (build_steps()). */
+struct where {
+	int *tile_worker, *task_worker, *task_last;
+	unsigned char *tile_pub, *task_pub;
+};
+
+static void where_free(struct where *wh)
 {
-	free(p->tile_worker);
-	free(p->task_worker);
-	free(p->task_last);
-	free(p->tile_pub);
-	free(p->task_pub);
-	p->tile_worker = malloc(sizeof(int) * ((size_t)p->total_tiles + 1));
-	p->task_worker = malloc(sizeof(int) * ((size_t)p->ntasks + 1));
-	p->task_last = malloc(sizeof(int) * ((size_t)p->ntasks + 1));
-	p->tile_pub = calloc((size_t)p->total_tiles + 1, 1);
-	p->task_pub = calloc((size_t)p->ntasks + 1, 1);
-	if (!p->tile_worker || !p->task_worker || !p->task_last || !p->tile_pub || !p->task_pub)
+	free(wh->tile_worker);
+	free(wh->task_worker);
+	free(wh->task_last);
+	free(wh->tile_pub);
+	free(wh->task_pub);
+}
+
+static int where_new(const struct sk_persist_plan *p, struct where *wh)
+{
+	wh->tile_worker = malloc(sizeof(int) * ((size_t)p->total_tiles + 1));
+	wh->task_worker = malloc(sizeof(int) * ((size_t)p->ntasks + 1));
+	wh->task_last = malloc(sizeof(int) * ((size_t)p->ntasks + 1));
+	wh->tile_pub = calloc((size_t)p->total_tiles + 1, 1);
+	wh->task_pub = calloc((size_t)p->ntasks + 1, 1);
+	if (!wh->tile_worker || !wh->task_worker || !wh->task_last || !wh->tile_pub ||
+	    !wh->task_pub)
 		return SKIP_E_NOMEM;
 	for (int g = 0; g < p->total_tiles; g++)
-		p->tile_worker[g] = -1; /* a lost task's tiles run nowhere */
+		wh->tile_worker[g] = -1; /* a lost task's tiles run nowhere */
 	for (int w = 0; w < p->o.nworkers; w++)
 		for (int i = p->q_off[w]; i < p->q_off[w + 1]; i++)
-			p->tile_worker[p->q[i]] = w;
+			wh->tile_worker[p->q[i]] = w;
 	for (int t = 0; t < p->ntasks; t++) {
-		p->task_worker[t] = p->ntiles[t] ? p->tile_worker[p->tile_base[t]] : -1;
-		p->task_last[t] = -1;
+		wh->task_worker[t] = p->ntiles[t] ? wh->tile_worker[p->tile_base[t]] : -1;
+		wh->task_last[t] = -1;
 		for (int k = 0; k < p->ntiles[t]; k++) {
 			int g = p->tile_base[t] + k;
 
-			if (p->tile_worker[g] != p->task_worker[t])
-				p->task_worker[t] = -1;
-			if (p->dispatch[g] > p->task_last[t])
-				p->task_last[t] = p->dispatch[g];
+			if (wh->tile_worker[g] != wh->task_worker[t])
+				wh->task_worker[t] = -1;
+			if (p->dispatch[g] > wh->task_last[t])
+				wh->task_last[t] = p->dispatch[g];
 		}
 	}
 	return 0;
 }
 
-/* Tile @g, on worker @w, reads producer tiles [@lo, @hi) of @q: do they all run before it on
- * @w? (Always in a valid plan's queue order; a cycle that slipped past validation is why the
- * order is checked.) */
-static int reads_local(const struct sk_persist_plan *p, int w, int g, int q, int lo, int hi)
+/* Tile @g, on worker @w, reads producer tile @gp: does it run before it on @w? (Always, in a
+ * valid plan's queue order, when it runs on @w; a cycle that slipped past validation is why
+ * the order is checked.) */
+static int reads_local(const struct sk_persist_plan *p, const struct where *wh, int w, int g,
+		       int gp)
 {
-	for (int x = lo; x < hi; x++) {
-		int gp = p->tile_base[q] + x;
-
-		if (p->tile_worker[gp] != w || p->dispatch[gp] >= p->dispatch[g])
-			return 0;
-	}
-	return 1;
+	return wh->tile_worker[gp] == w && p->dispatch[gp] < p->dispatch[g];
 }
 
 static int build_steps(struct sk_persist_plan *p)
 {
 	size_t T = (size_t)p->total_tiles, extra = 0;
+	struct where wh = {0};
 
 	for (int t = 0; t < p->ntasks; t++) {
 		int n = count_waits(p, t);
@@ -616,8 +616,10 @@ static int build_steps(struct sk_persist_plan *p)
 	p->step = step;
 	p->step_wait = wait;
 	p->nstep_wait = 0;
-	if (local_waits(p))
+	if (where_new(p, &wh)) {
+		where_free(&wh);
 		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
 	for (int w = 0, i = 0; i < p->q_off[p->o.nworkers]; i++) {
 		struct sk_persist_step *s = &p->step[i];
 		int g = p->q[i], t = p->tile_task[g], k = g - p->tile_base[t];
@@ -627,21 +629,21 @@ static int build_steps(struct sk_persist_plan *p)
 		*s = (struct sk_persist_step){
 		    .task = t, .tile = k, .g = g, .wait_off = p->nstep_wait};
 		for (int j = p->pred_off[t]; j < p->pred_off[t + 1]; j++) {
-			int q = p->pred[j], lo = 0, hi = 1;
-
-			int full_local = 0;
+			int q = p->pred[j], lo = 0, hi = 1, full_local = 0;
 
 			if (p->pred_tile[j])
 				sk_persist_tile_range(p->pred_tile[j], k, p->ntiles[t],
 						      p->ntiles[q], &lo, &hi);
 			else
 				full_local =
-				    p->task_worker[q] == w && p->task_last[q] < p->dispatch[g];
+				    wh.task_worker[q] == w && wh.task_last[q] < p->dispatch[g];
 			for (int x = lo; x < hi; x++) {
 				int c = p->pred_tile[j] ? -(p->tile_base[q] + x) - 1 : q;
 				int per = p->pred_tile[j] ? 1 : p->ntiles[q];
-				int local = p->pred_tile[j] ? reads_local(p, w, g, q, x, x + 1)
-							    : full_local;
+				int local = p->pred_tile[j]
+						? reads_local(p, &wh, w, g, p->tile_base[q] + x)
+						: full_local;
+
 				if (s->nwait < SK_STEP_WAITS) {
 					s->ctr[s->nwait] = c;
 					s->per_epoch[s->nwait] = per;
@@ -652,18 +654,19 @@ static int build_steps(struct sk_persist_plan *p)
 				}
 				s->nwait++;
 				if (!local && c < 0)
-					p->tile_pub[-c - 1] = 1;
+					wh.tile_pub[-c - 1] = 1;
 				else if (!local)
-					p->task_pub[c] = 1;
+					wh.task_pub[c] = 1;
 			}
 		}
 	}
 	for (int i = 0; i < p->q_off[p->o.nworkers]; i++) {
 		struct sk_persist_step *s = &p->step[i];
 
-		s->flags |= (p->tile_pub[s->g] ? SK_STEP_PUB_TILE : 0) |
-			    (p->task_pub[s->task] ? SK_STEP_PUB_CTR : 0);
+		s->flags |= (wh.tile_pub[s->g] ? SK_STEP_PUB_TILE : 0) |
+			    (wh.task_pub[s->task] ? SK_STEP_PUB_CTR : 0);
 	}
+	where_free(&wh);
 	return 0;
 }
 

@@ -199,10 +199,7 @@ struct sk_persist_plan {
 	struct sk_persist_step *step;	   /* [total_tiles] q's entries, flattened (q_off too) */
 	struct sk_persist_wait *step_wait; /* [nstep_wait] their waits past the first two */
 	int nstep_wait;
-	int *tile_worker, *task_worker; /* host: where each tile runs; a task's one worker or -1 */
-	int *task_last;			/* host: a task's last tile in dispatch order */
-	unsigned char *tile_pub, *task_pub; /* host: another worker waits on the tile, the task */
-	int *dispatch;			    /* [total_tiles] */
+	int *dispatch;	    /* [total_tiles] */
 	double *start_us;   /* [total_tiles] predicted start, from the list scheduling */
 	double makespan_us; /* predicted length of one epoch */
 	int jit_cap;	    /* JIT ring entries: a power of two >= total_tiles */
@@ -573,9 +570,10 @@ SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch
  * after timeout_ns without progress. Returns 0 to keep waiting, or the error the run stops
  * with. */
 SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
-/* Claim the next entry of @r: the task id, or -1 when there is none yet. @release: give
- * the slot back for the next lap (JIT); COPILOT's host reuses slots by credit instead. */
-SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s);
+/* Claim the next entry of @r (its slots in the workers' memory): the task id, or -1 when there
+ * is none yet; SK_RING_STOP is not claimed. @release: give the slot back for the next lap
+ * (JIT); COPILOT's feeder reuses slots by credit instead. */
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release);
 /* COPILOT host: publish @task at position @pos of @r (the caller checked the slot is free). */
 SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
 /* An edge's tile rule in the plan (pred_tile, succ_tile): 0 full, SK_PERSIST_RULE_TILE

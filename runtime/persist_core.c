@@ -272,13 +272,13 @@ static inline SK_PFN int64_t seq_diff(uint64_t a, uint64_t b)
  * (not yet published: consumers never skip ahead, so entries are claimed in position order,
  * which the tile-ticket argument relies on), newer means the head moved on.
  */
-SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_scope s)
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release)
 {
 	uint64_t pos = sk_ld_relaxed(r->head, SK_DEV);
 
 	for (;;) {
 		sk_au64 *slot = &r->slot[pos & r->mask];
-		uint64_t w = sk_ld_acquire(slot, s);
+		uint64_t w = sk_ld_acquire(slot, SK_DEV);
 		int64_t d = seq_diff(w >> SK_RING_TASK_BITS, pos + 1);
 
 		if (d == 0) {
@@ -290,7 +290,7 @@ SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release, enum sk_s
 			/* JIT: free the slot for position pos + capacity (release: the read above
 			 * happens before the next producer's write) */
 			if (release)
-				sk_st_release(slot, ring_word(pos + r->mask + 1, 0), s);
+				sk_st_release(slot, ring_word(pos + r->mask + 1, 0), SK_DEV);
 			return (int)(w & SK_RING_STOP);
 		}
 		if (d < 0)
@@ -716,7 +716,7 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
 
 	sk_persist_watch_init(rt, &wt);
 	while (!stopped(rt)) {
-		int t = sk_persist_ring_pop(r, !copilot, SK_DEV);
+		int t = sk_persist_ring_pop(r, !copilot);
 
 		if (t < 0) {
 			flush_reports(rt, w);

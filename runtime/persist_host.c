@@ -409,11 +409,7 @@ struct sk_persist *sk_persist_copilot_new(const struct sk_persist_plan *p, sk_au
 		rt->p = p;
 	if (!rt || !(rt->sw = zalloc128(sizeof(*rt->sw))) ||
 	    !(rt->own = calloc((size_t)p->o.nworkers, sizeof(*rt->own))) || alloc_host(rt)) {
-		if (rt && rt->host)
-			rt->host->gpu = 1; /* the rings are not ours to free */
-		else if (rt)
-			rt->rep = NULL, rt->feed.slot = NULL;
-		sk_persist_free(rt);
+		sk_persist_free(rt); /* nothing of the caller's is in it yet */
 		*err = sk_fail(SKIP_E_NOMEM, "out of memory");
 		return NULL;
 	}

@@ -61,6 +61,11 @@ static const char help[] =
     "                           of kind 'baseline'; skip report --region shows what the\n"
     "                           recording cost, skip advise takes the unprofiled time there\n"
     "  -l, --label TEXT         a label stored with every run\n"
+    "  -c, --capture-range MODE cudaProfilerApi: record CUDA activity only between the\n"
+    "                           program's cudaProfilerStart and cudaProfilerStop calls\n"
+    "                           (torch.cuda.profiler.start/stop; every such range, into\n"
+    "                           the same run); outside them kernels cost next to nothing.\n"
+    "                           none (default): the whole program\n"
     "      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
     "                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
     "                           change), so kernels get their operators; it slows small-op\n"
@@ -97,6 +102,7 @@ struct record_opts {
 	int quiet;
 	int torch_ops;
 	int baseline;	       /* --baseline: a baseline run after each full run */
+	int capture;	       /* --capture-range cudaProfilerApi */
 	char python_dir[4096]; /* the --torch-ops shim (sitecustomize.py) */
 	char **argv;	       /* the program and its arguments */
 	int argc;
@@ -153,6 +159,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	    {"label", required_argument, NULL, 'l'},
 	    {"torch-ops", no_argument, NULL, OPT_TORCH_OPS},
 	    {"baseline", no_argument, NULL, 'b'},
+	    {"capture-range", required_argument, NULL, 'c'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -163,7 +170,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	    .output = "trace.skip.db", .repeat = 1, .trace = SKIP_TRACE_DEFAULT};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:ft:r:s:l:bqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:ft:r:s:l:bc:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -199,6 +206,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'b':
 			o->baseline = 1;
 			break;
+		case 'c':
+			if (strcmp(optarg, "cudaProfilerApi") && strcmp(optarg, "none"))
+				return cli_usage_error("record",
+						       "--capture-range takes cudaProfilerApi or "
+						       "none; got '%s'",
+						       optarg);
+			o->capture = !strcmp(optarg, "cudaProfilerApi");
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -222,6 +237,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		    "--baseline with --trace %s: the full runs would record what "
 		    "the baseline runs record (NVTX only); record cuda with them",
 		    o->trace_spec);
+	if (o->capture &&
+	    !(o->trace & ((SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX) | SKIP_TRACE_ALL_APIS)))
+		return cli_usage_error("record",
+				       "--capture-range with --trace %s: NVTX alone is recorded "
+				       "all along; record cuda with it",
+				       o->trace_spec);
 	if (optind >= argc)
 		return cli_usage_error("record", "no program given (skip record [options] -- "
 						 "PROGRAM [ARGS...])");
@@ -459,6 +480,10 @@ static void set_child_env(const struct record_opts *o, const struct point *pt,
 	setenv("SKIP_RUN_ID", buf, 1);
 	/* A baseline run records NVTX only: the collector then never enables CUPTI. */
 	setenv("SKIP_TRACE", pt->baseline ? "nvtx" : o->trace_spec, 1);
+	if (o->capture)
+		setenv("SKIP_CAPTURE", "cudaProfilerApi", 1);
+	else
+		unsetenv("SKIP_CAPTURE");
 	unsetenv("SKIP_OUTPUT");
 	if (o->torch_ops) {
 		const char *pp = getenv("PYTHONPATH");
@@ -700,6 +725,8 @@ int cmd_record(int argc, char **argv)
 			skip_store_meta_set(db, 0, 0, "baseline", "nvtx");
 		if (o.torch_ops)
 			skip_store_meta_set(db, 0, 0, "torch_ops", "on");
+		if (o.capture)
+			skip_store_meta_set(db, 0, 0, "capture_range", "cudaProfilerApi");
 	}
 
 	sa.sa_handler = on_parent_signal;

@@ -8,6 +8,12 @@
  * (that would override the selection): PyTorch makes ~8 runtime calls per kernel, and
  * recording them all is where a collector's cost goes (shared/research/h100-cupti-probes.md).
  * `--trace=all-apis` records every call.
+ *
+ * A capture range (cudaProfilerStart/Stop) switches the kinds on and off mid-process
+ * (sk_activity_capture). The selection is made the other way round there: each start enables
+ * the RUNTIME and DRIVER kinds, then turns off by id every call outside the selection (in that
+ * order: a kind enabled later overrides the ids), and each stop disables both kinds. The same
+ * calls are recorded as without a range (tests/gpu/test_record.c checks the count).
  */
 #define SK_LOG_DOMAIN "collector"
 #include <string.h>
@@ -30,8 +36,17 @@ static int matches(const char *name, const char *const *words)
 	return 0;
 }
 
-/* Enable the calls of @domain whose names match the categories in @trace; returns how many. */
-static int select_apis(CUpti_CallbackDomain domain, unsigned trace)
+/* Whether the call @name of the categories in @trace is one the default selection records. */
+static int wanted(const char *name, unsigned trace)
+{
+	return !matches(name, never_words) &&
+	       (((trace & SKIP_TRACE_CUDA) && matches(name, launch_words)) ||
+		((trace & SKIP_TRACE_SYNC) && matches(name, sync_words)));
+}
+
+/* Enable (@on 1) the calls of @domain that wanted() selects, or disable (@on 0) the calls it
+ * does not; returns how many were set. */
+static int select_apis(CUpti_CallbackDomain domain, unsigned trace, int on)
 {
 	int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
 	uint32_t size = driver ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
@@ -40,15 +55,11 @@ static int select_apis(CUpti_CallbackDomain domain, unsigned trace)
 	for (uint32_t cbid = 1; cbid < size; cbid++) {
 		const char *name = NULL;
 
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
+		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
+		    wanted(name, trace) != on)
 			continue;
-		if (matches(name, never_words))
-			continue;
-		if (!((trace & SKIP_TRACE_CUDA) && matches(name, launch_words)) &&
-		    !((trace & SKIP_TRACE_SYNC) && matches(name, sync_words)))
-			continue;
-		if ((driver ? cuptiActivityEnableDriverApi(cbid, 1)
-			    : cuptiActivityEnableRuntimeApi(cbid, 1)) == CUPTI_SUCCESS)
+		if ((driver ? cuptiActivityEnableDriverApi(cbid, (uint8_t)on)
+			    : cuptiActivityEnableRuntimeApi(cbid, (uint8_t)on)) == CUPTI_SUCCESS)
 			n++;
 	}
 	return n;
@@ -59,39 +70,67 @@ int sk_trace_needs_cupti(unsigned trace)
 	return (trace & (SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX)) || (trace & SKIP_TRACE_ALL_APIS);
 }
 
-int sk_activity_enable(unsigned trace)
+int sk_activity_enable(unsigned trace, int capture)
 {
-	int napis = 0;
+	int err;
 
 	if (trace & SKIP_TRACE_LATENCY)
 		SK_CUPTI_CHECK(cuptiActivityEnableLatencyTimestamps(1));
+	/* One record per device and context, needed to place every kernel: always on. */
 	SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
 	SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));
+	if (capture)
+		return 0;
+	err = sk_activity_capture(trace, 0, 1);
+	if (!err && !(trace & SKIP_TRACE_ALL_APIS) &&
+	    (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC))) {
+		int n = select_apis(CUPTI_CB_DOMAIN_RUNTIME_API, trace, 1) +
+			select_apis(CUPTI_CB_DOMAIN_DRIVER_API, trace, 1);
+
+		sk_dbg(1, "recording %d runtime/driver API calls", n);
+	}
+	return err;
+}
+
+/* cuptiActivityEnable or cuptiActivityDisable. */
+static CUptiResult set_kind(CUpti_ActivityKind kind, int on)
+{
+	return on ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind);
+}
+
+int sk_activity_capture(unsigned trace, int capture, int on)
+{
 	if (trace & SKIP_TRACE_CUDA) {
 		/* CONCURRENT_KERNEL, never KERNEL: KERNEL serializes every kernel. */
-		if (SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) !=
+		if (SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, on)) !=
 		    CUPTI_SUCCESS)
-			return sk_fail(SKIP_E_CUPTI, "cannot enable kernel tracing");
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+			return sk_fail(SKIP_E_CUPTI, "cannot %s kernel tracing",
+				       on ? "enable" : "disable");
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MEMCPY, on));
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MEMSET, on));
 		if (trace & SKIP_TRACE_GRAPH_LEVEL)
-			SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+			SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, on));
 	}
 	if (trace & SKIP_TRACE_SYNC)
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, on));
 	if (trace & SKIP_TRACE_NVTX) {
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER));
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER_DATA));
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MARKER, on));
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MARKER_DATA, on));
 	}
 	if (trace & SKIP_TRACE_OVERHEAD)
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_OVERHEAD));
-	if (trace & SKIP_TRACE_ALL_APIS) {
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME));
-		SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
-	} else if (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC)) {
-		napis = select_apis(CUPTI_CB_DOMAIN_RUNTIME_API, trace) +
-			select_apis(CUPTI_CB_DOMAIN_DRIVER_API, trace);
-		sk_dbg(1, "recording %d runtime/driver API calls", napis);
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_OVERHEAD, on));
+	/* every call: --trace all-apis, and a capture range's way to the selected calls */
+	if ((trace & SKIP_TRACE_ALL_APIS) ||
+	    (capture && (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC)))) {
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_RUNTIME, on));
+		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_DRIVER, on));
+	}
+	if (capture && on && !(trace & SKIP_TRACE_ALL_APIS) &&
+	    (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC))) {
+		int n = select_apis(CUPTI_CB_DOMAIN_RUNTIME_API, trace, 0) +
+			select_apis(CUPTI_CB_DOMAIN_DRIVER_API, trace, 0);
+
+		sk_dbg(1, "not recording %d runtime/driver API calls", n);
 	}
 	return 0;
 }

@@ -11,7 +11,9 @@
  * own libcupti, and only this way do its ranges reach the copy that records
  * (shared/research/h100-cupti-probes.md). With NVTX alone asked for (the baseline mode), the
  * collector never enables CUPTI: the NVTX entry installs the collector's own handlers (nvtx.c)
- * instead, and no activity buffer is allocated.
+ * instead, and no activity buffer is allocated. With a capture range (SKIP_CAPTURE), the kinds
+ * are enabled at each cudaProfilerStart and disabled at each cudaProfilerStop (device and
+ * context records stay on), seen through the same CUPTI subscriber as the flush points.
  *
  * Never harm the program: nothing on stdout, no exit or abort. If anything at start-up fails
  * the collector logs one line and stays out of the way.
@@ -226,6 +228,11 @@ static void write_end_meta(struct sk_sink *sink)
 	sk_sink_meta(sink, "buffers_grown", buf);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sink->nvtx_unmatched);
 	sk_sink_meta(sink, "nvtx_unmatched_ends", buf);
+	if (sk_g.capture) {
+		sk_sink_meta(sink, "capture_range", "cudaProfilerApi");
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sk_g.captures);
+		sk_sink_meta(sink, "captures", buf);
+	}
 	write_process(sink, 1);
 	write_anchor(sink, "end");
 	sk_sink_commit(sink);
@@ -252,14 +259,54 @@ static void flush_and_wait(int request, int timeout_s)
 		(void)!read(sk_g.done_fd[0], &byte, 1);
 }
 
+/* The capture range: cudaProfilerStart turns recording on (after the call), cudaProfilerStop
+ * off (before it). The runtime's calls go through the driver's, so each arrives twice: the
+ * state makes the second a no-op, as CUDA documents for a repeated start or stop. */
+static void capture_set(int on)
+{
+	pthread_mutex_lock(&sk_g.lock);
+	if (sk_g.active && !sk_g.finished && sk_g.capturing != on) {
+		if (sk_activity_capture(sk_g.trace, 1, on) == 0) {
+			sk_g.capturing = on;
+			sk_g.captures += (uint64_t)on;
+			sk_dbg(1, "capture range %llu %s", (unsigned long long)sk_g.captures,
+			       on ? "begins" : "ends");
+		} else {
+			sk_warn("%s", skip_errmsg());
+		}
+	}
+	pthread_mutex_unlock(&sk_g.lock);
+}
+
+static int is_profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, int *start)
+{
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)) {
+		*start = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000;
+		return 1;
+	}
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+	    (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart ||
+	     cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
+		*start = cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+		return 1;
+	}
+	return 0;
+}
+
 static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 			    const void *data)
 {
 	const CUpti_CallbackData *cb = data;
+	int start;
 
 	(void)userdata;
-	(void)domain;
-	(void)cbid;
+	if (is_profiler_call(domain, cbid, &start)) {
+		if (cb->callbackSite == (start ? CUPTI_API_EXIT : CUPTI_API_ENTER))
+			capture_set(start);
+		return;
+	}
 	/* cudaDeviceReset / context destruction: the records of that context are written and
 	 * committed before it goes away (programs often _exit right after a reset). */
 	if (cb->callbackSite != CUPTI_API_ENTER || !sk_g.active || sk_g.finished)
@@ -269,12 +316,12 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	flush_and_wait(SK_FLUSH_DRAIN, SKIP_COLLECTOR_SIGNAL_TIMEOUT_S);
 }
 
-static void subscribe_flush_points(void)
+/* Returns 0, or -1 when no subscriber could be had (another CUPTI subscriber is active). */
+static int subscribe(void)
 {
 	if (cuptiSubscribe(&sk_g.subscriber, on_api, NULL) != CUPTI_SUCCESS) {
-		sk_dbg(1, "another CUPTI subscriber is active; no flush on cudaDeviceReset");
 		sk_g.subscriber = NULL;
-		return;
+		return -1;
 	}
 	SK_CUPTI_CHECK(cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 					   CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
@@ -282,6 +329,19 @@ static void subscribe_flush_points(void)
 					   CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2));
 	SK_CUPTI_CHECK(cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
 					   CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2));
+	if (sk_g.capture) {
+		SK_CUPTI_CHECK(
+		    cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000));
+		SK_CUPTI_CHECK(
+		    cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+					CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000));
+		SK_CUPTI_CHECK(cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+						   CUPTI_DRIVER_TRACE_CBID_cuProfilerStart));
+		SK_CUPTI_CHECK(cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+						   CUPTI_DRIVER_TRACE_CBID_cuProfilerStop));
+	}
+	return 0;
 }
 
 /* The final flush: at exit, or from a fatal signal. Runs once. */
@@ -316,6 +376,14 @@ static void finish(void)
 		SK_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 	}
 	sk_writer_stop(&sk_g, SKIP_COLLECTOR_EXIT_TIMEOUT_S);
+	for (int k = 0; k < SK_K_COUNT; k++)
+		if (sk_g.sink.rows[k] || sk_g.sink.lost[k])
+			sk_dbg(1, "%s: %llu rows written, %llu lost", sk_kind_names[k],
+			       (unsigned long long)sk_g.sink.rows[k],
+			       (unsigned long long)sk_g.sink.lost[k]);
+	if (sk_g.capture && !sk_g.captures)
+		sk_warn("--capture-range cudaProfilerApi: the process never called "
+			"cudaProfilerStart; no CUDA activity was recorded");
 	write_end_meta(&sk_g.sink);
 	sk_sink_close(&sk_g.sink, sk_g.standalone);
 	/* The pool is not freed: CUPTI may still ask for buffers until the process is gone. */
@@ -372,6 +440,20 @@ static void after_fork_child(void)
 
 /* ---- start-up ------------------------------------------------------------------------------ */
 
+/* SKIP_CAPTURE: "cudaProfilerApi" records between cudaProfilerStart and cudaProfilerStop only
+ * (CUPTI's kinds are off outside); unset, empty or "none": the whole process. */
+static int capture_mode(void)
+{
+	const char *s = getenv("SKIP_CAPTURE");
+
+	if (!s || !*s || strcmp(s, "none") == 0)
+		return 0;
+	if (strcmp(s, "cudaProfilerApi") == 0)
+		return 1;
+	sk_warn("SKIP_CAPTURE=%s is not cudaProfilerApi or none; recording the whole process", s);
+	return 0;
+}
+
 static int start(void)
 {
 	char path[4096], prefix[32], *spec = getenv("SKIP_TRACE");
@@ -386,6 +468,7 @@ static int start(void)
 	}
 	sk_g.flush_ms = (int)env_long("SKIP_FLUSH_MS", SKIP_COLLECTOR_DEFAULT_FLUSH_MS, 1, 60000);
 	sk_g.cupti = sk_trace_needs_cupti(sk_g.trace);
+	sk_g.capture = sk_g.cupti && capture_mode();
 	err = !sk_g.cupti
 		  ? sk_pool_init_empty(&sk_g.pool)
 		  : sk_pool_init(
@@ -423,12 +506,20 @@ static int start(void)
 	if (SK_CUPTI_CHECK(cuptiActivityRegisterCallbacks(sk_buffer_requested,
 							  sk_buffer_completed)) != CUPTI_SUCCESS)
 		return SKIP_E_CUPTI;
-	err = sk_activity_enable(sk_g.trace);
+	/* A capture range needs the subscriber first, to see its start. */
+	if (sk_g.capture && subscribe() != 0) {
+		sk_warn(
+		    "another CUPTI subscriber is active: cudaProfilerStart/Stop cannot be seen; "
+		    "recording the whole process");
+		sk_g.capture = 0;
+	}
+	err = sk_activity_enable(sk_g.trace, sk_g.capture);
 	if (err) {
 		sk_err("%s; not recording this process", skip_errmsg());
 		return err;
 	}
-	subscribe_flush_points();
+	if (!sk_g.capture && !sk_g.subscriber && subscribe() != 0)
+		sk_dbg(1, "another CUPTI subscriber is active; no flush on cudaDeviceReset");
 started:
 	err = sk_writer_start(&sk_g);
 	if (err) {

@@ -226,6 +226,9 @@ struct sk_collector {
 	atomic_int flush_request; /* 0, or what a program thread asked the writer for */
 	CUpti_SubscriberHandle subscriber;
 	uint64_t start_ns; /* trace clock at init */
+	int capture;	   /* SKIP_CAPTURE=cudaProfilerApi: record between start and stop only */
+	int capturing;	   /* inside a capture range (guarded by lock) */
+	uint64_t captures; /* capture ranges begun (guarded by lock) */
 };
 extern struct sk_collector sk_g;
 
@@ -238,8 +241,14 @@ enum sk_flush_request {
  * draining everything queued. */
 int sk_writer_start(struct sk_collector *c);
 void sk_writer_stop(struct sk_collector *c, int timeout_s);
-/* Enable the activity kinds and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
-int sk_activity_enable(unsigned trace);
+/* Enable what is recorded all along (device and context records, the latency option) and,
+ * unless @capture (recording only between cudaProfilerStart and cudaProfilerStop), the kinds
+ * and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
+int sk_activity_enable(unsigned trace, int capture);
+/* Turn the kinds of @trace on (@on 1) or off (0): at start-up without a capture range, and at
+ * each start and stop of one (@capture 1: the selected API calls are switched too). Returns 0
+ * or SKIP_E_CUPTI. */
+int sk_activity_capture(unsigned trace, int capture, int on);
 /* Whether @trace needs CUPTI: any kind but NVTX, or every API call. Without it (NVTX only:
  * the baseline mode) the collector enables no CUPTI activity and records NVTX itself. */
 int sk_trace_needs_cupti(unsigned trace);

@@ -14,6 +14,9 @@
  *                    default "skip-<pid>.skip.db" in the working directory
  *   SKIP_RUN_ID      runId stored on every row (default 1)
  *   SKIP_TRACE       what to record, as `skip record --trace` takes it (skip_trace_opts_parse)
+ *   SKIP_CAPTURE     "cudaProfilerApi": record CUDA activity only between cudaProfilerStart
+ *                    and cudaProfilerStop (every such range, in the same file); unset or
+ *                    "none": the whole process
  *   SKIP_BUFFER_KB   size of one CUPTI activity buffer in KiB (default 4096)
  *   SKIP_BUFFERS     buffers allocated up front (default 8)
  *   SKIP_BUFFERS_MAX most buffers ever allocated (default 128); past it records are dropped

@@ -62,7 +62,7 @@ static void start(void)
 		cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 		cuptiActivityRegisterTimestampCallback(trace_clock);
 		cuptiActivityRegisterCallbacks(requested, completed);
-		sk_activity_enable(trace);
+		sk_activity_enable(trace, 0);
 		atexit(at_exit);
 	}
 	pthread_mutex_unlock(&lock);

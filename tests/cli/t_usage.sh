@@ -32,6 +32,10 @@ expect_exit 2 "$SKIP" record --sweep 'b-x=1' -- true
 expect_out "use letters, digits and _"
 expect_exit 2 "$SKIP" record --trace=cuda,bogus -- true
 expect_out "unknown --trace word 'bogus'"
+expect_exit 2 "$SKIP" record --capture-range=nvtx -- true
+expect_out "--capture-range takes cudaProfilerApi or none; got 'nvtx'"
+expect_exit 2 "$SKIP" record -c cudaProfilerApi --trace nvtx -- true
+expect_out "--capture-range with --trace nvtx: NVTX alone is recorded all along"
 expect_exit 2 "$SKIP" record -o
 expect_out "option '-o' needs a value"
 expect_exit 2 "$SKIP" record --frob -- true

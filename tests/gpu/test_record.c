@@ -230,6 +230,40 @@ Test(gpu_record, baseline_runs_have_the_nvtx_ranges_and_no_cuda_activity)
 	cr_expect_eq(system(cmd), 0, "%s", cmd);
 }
 
+Test(gpu_record, a_capture_range_records_only_between_profiler_start_and_stop)
+{
+	sqlite3 *db;
+	char path[512], cmd[1200];
+
+	/* 20 warm-up steps and 40 timed, 5 kernels a step; steps 10-19 and 30-39 inside
+	 * cudaProfilerStart/Stop, then one spin kernel still running when the last stop comes */
+	cr_assert_eq(record("capture", "--capture-range cudaProfilerApi",
+			    "launch_chain --chain 5 --steps 40 --capture-every 10"),
+		     0);
+	db = open_trace("capture");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON "
+			   "s.id = k.shortName WHERE s.value = 'add_one'"),
+		     2 * 10 * 5, "the kernels of the captured steps only");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON "
+			   "s.id = k.shortName WHERE s.value = 'spin'"),
+		     1, "a kernel launched in the range and running at the stop is kept");
+	cr_expect_eq(q(db, JOINED_KERNELS), 2 * 10 * 5 + 1, "each with its launch call");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"),
+		     2 * 10 * 5 + 1 + 2 * 10,
+		     "launch calls and each captured step's stream synchronize");
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'"), 2 * 10);
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'captures' AND value = "
+			   "'3'"),
+		     1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM TARGET_INFO_GPU"), 1, "the device is known");
+	assert_no_drops(db);
+	sqlite3_close(db);
+	snprintf(path, sizeof(path), "%s/capture.skip.db", tmpdir);
+	snprintf(cmd, sizeof(cmd), "%s report --region step %s > %s/capture.report 2>&1",
+		 getenv("SKIP"), path, tmpdir);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+}
+
 Test(gpu_record, nvtx_ranges_from_two_threads_nest_as_pushed)
 {
 	sqlite3 *db;

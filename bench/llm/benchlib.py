@@ -105,3 +105,52 @@ def model_list(s):
     if not v or bad:
         raise argparse.ArgumentTypeError(f"takes models from {', '.join(MODELS)}; got '{s}'")
     return v
+
+
+def ab_measure(run_one, pairs, per_block, start, stop):
+    """In-process A/B: PAIRS pairs of blocks, each of PER_BLOCK timed calls of RUN_ONE (which
+    returns its time), one block of a pair with recording off, the other inside START() ...
+    STOP() (untimed; torch.cuda.profiler.start/stop for `skip record --capture-range
+    cudaProfilerApi`, a torch.profiler for the profiler). The order within a pair alternates
+    (off on, on off, ...) so a steady drift cancels. Returns {off, on: medians of every call;
+    ratio: stats() of each pair's median on / median off}."""
+    off, on, ratios = [], [], []
+    for p in range(pairs):
+        got = {}
+        for recording in ((False, True) if p % 2 == 0 else (True, False)):
+            if recording:
+                start()
+            got[recording] = [run_one() for _ in range(per_block)]
+            if recording:
+                stop()
+        off += got[False]
+        on += got[True]
+        ratios.append(statistics.median(got[True]) / statistics.median(got[False]))
+    return {"off": statistics.median(off), "on": statistics.median(on), "ratio": stats(ratios)}
+
+
+def ab_switches(profiler):
+    """(start, stop) for ab_measure: a fresh torch.profiler.profile(CPU+CUDA) per block with
+    PROFILER, else torch.cuda.profiler.start/stop (cudaProfilerStart/Stop: what `skip record
+    --capture-range cudaProfilerApi` turns recording on and off with; nothing without it)."""
+    import torch
+    if not profiler:
+        return torch.cuda.profiler.start, torch.cuda.profiler.stop
+    acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    box = []
+
+    def start():
+        box.append(torch.profiler.profile(activities=acts))
+        box[-1].start()
+
+    def stop():
+        torch.cuda.synchronize()
+        box.pop().stop()
+    return start, stop
+
+
+def ab_line(res):
+    """The APP line's fields of an ab_measure() result."""
+    r = res["ratio"]
+    return (f"ab_off={res['off']:.3f} ab_on={res['on']:.3f} ab_ratio={r['median']:.4f} "
+            f"ab_ratio_min={r['min']:.4f} ab_ratio_max={r['max']:.4f} ab_pairs={r['n']}")

@@ -2,6 +2,7 @@
 
     python3 bench/llm/prefill.py [--model llama1b|gpt2|bert-base] [--batch B] [--seq S]
                                  [--passes N] [--warmup W] [--profiler]
+                                 [--ab PAIRS [--ab-block K]]
 
 Builds the model's architecture with random weights directly on the GPU in bf16 (nothing is
 downloaded), runs W warm-up passes, then N timed prefill passes, each inside the NVTX range
@@ -9,6 +10,12 @@ downloaded), runs W warm-up passes, then N timed prefill passes, each inside the
 run=... kind=..." (run: SKIP_RUN_ID, set by `skip record`, else -; kind: SKIP_TRACE, else -).
 With --profiler the timed passes run inside torch.profiler.profile(CPU+CUDA), the comparison
 point for skip's cost on the same program.
+With --ab PAIRS the program measures a recording's cost on itself: after the warm-up, PAIRS
+pairs of blocks of K passes (--ab-block, default 5), one block of each pair recording (inside
+torch.cuda.profiler.start/stop, which `skip record --capture-range cudaProfilerApi` records
+between, or inside a torch.profiler with --profiler), the other not; the APP line then also
+has ab_off= and ab_on= (median ms a pass) and ab_ratio= (median over pairs of on / off, with
+its min and max). Run bare, the ratio shows the method's own noise.
 A prefill pass is one forward over (batch, seq) token ids without a KV cache; for the causal
 models only the last position's logits are computed, as generation does.
 
@@ -23,7 +30,7 @@ import contextlib
 import os
 import time
 
-from benchlib import need_torch_gpu
+from benchlib import ab_line, ab_measure, ab_switches, need_torch_gpu
 
 try:
     import torch
@@ -74,7 +81,11 @@ def main():
     ap.add_argument("--passes", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--profiler", action="store_true")
+    ap.add_argument("--ab", type=int, default=0, metavar="PAIRS")
+    ap.add_argument("--ab-block", type=int, default=5, metavar="K")
     args = ap.parse_args()
+    if args.ab < 0 or args.ab_block < 1:
+        ap.error("--ab takes 0 or more pairs, --ab-block 1 or more passes")
 
     need_torch_gpu("prefill.py")
     torch.manual_seed(0)
@@ -82,7 +93,7 @@ def main():
     ids = torch.randint(0, vocab, (args.batch, args.seq), device="cuda")
     prefill = prefill_fn(args.model, model, ids)
     ctx = contextlib.nullcontext()
-    if args.profiler:
+    if args.profiler and not args.ab:
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         ctx = torch.profiler.profile(activities=acts)
 
@@ -99,12 +110,22 @@ def main():
                 torch.cuda.synchronize()
                 torch.cuda.nvtx.range_pop()
                 times.append((time.perf_counter() - t0) * 1e3)
+        ab = ""
+        if args.ab:
+            def one():
+                t0 = time.perf_counter()
+                torch.cuda.nvtx.range_push("prefill")
+                prefill()
+                torch.cuda.synchronize()
+                torch.cuda.nvtx.range_pop()
+                return (time.perf_counter() - t0) * 1e3
+            ab = " " + ab_line(ab_measure(one, args.ab, args.ab_block, *ab_switches(args.profiler)))
     times.sort()
     print(f"APP prefill model={args.model} batch={args.batch} seq={args.seq} "
           f"passes={args.passes} ms={times[len(times) // 2]:.3f} min_ms={times[0]:.3f} "
           f"param={os.environ.get('SKIP_PARAM_BATCH', '-')} "
-          f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}",
-          flush=True)
+          f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}"
+          f"{ab}", flush=True)
 
 
 if __name__ == "__main__":

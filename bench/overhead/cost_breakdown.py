@@ -3,7 +3,7 @@
     python3 bench/overhead/cost_breakdown.py [--programs prefill,torch_loop] [--model gpt2]
                                              [--batch 1] [--variants LIST] [--rounds 10]
                                              [--min-rounds 2] [--budget-s 100] [--until EPOCH]
-                                             [--json OUT] [--dry-run]
+                                             [--ab PAIRS] [--json OUT] [--dry-run]
 
 Runs each program bare and under each variant below, every run a fresh process, in interleaved
 rounds (the order rotates every round), and compares the program's own timed figure (its APP
@@ -30,7 +30,16 @@ Rounds: at least --min-rounds, at most --rounds, as many as fit in --budget-s pe
 the first round's time; with --until, no round starts that would end after that time (the
 previous round's time is the estimate; a first round's, 10 s per variant). Prints per program a table: each variant's figure and its ratio to bare
 as median [min, max] over the rounds, the whole process's ratio, and the records skip dropped.
---json OUT writes every run. Without PyTorch, a GPU or build/skip it exits with 1 and one line.
+--json OUT writes every run.
+
+With --ab PAIRS each process also measures its recording's cost on itself, in-process: the
+program alternates PAIRS pairs of blocks of passes with recording off and on (prefill.py's and
+torch_loop.py's --ab), skip's variants record with --capture-range cudaProfilerApi (recording
+only inside the on blocks) and torch.profiler runs inside the on blocks only. The table then
+also has the in-process ratio (on / off, the median over a process's pairs, then median [min,
+max] over processes): free of the process-to-process spread that the ratio to bare carries.
+bare's in-process ratio is the method's own noise; variants that cannot be switched in-process
+(nvtx, floor, torch-ops, baseline) show '-' there. Without PyTorch, a GPU or build/skip it exits with 1 and one line.
 """
 import argparse
 import json
@@ -57,20 +66,27 @@ DEFAULT = ["bare", "nvtx", "cuda", "cuda+nvtx+sync", "default", "floor", "torch-
            "torch.profiler", "baseline"]
 
 
+SWITCHABLE = {"bare", "cuda", "cuda+nvtx+sync", "default", "all-apis", "torch.profiler"}
+
+
 def programs(args):
     py = sys.executable
+    ab = ["--ab", str(args.ab)] if args.ab else []
     return {
         "prefill": ([py, os.path.join(ROOT, "bench", "llm", "prefill.py"), "--model", args.model,
                      "--batch", str(args.batch), "--warmup", str(args.warmup), "--passes",
-                     str(args.passes)], "ms", "ms"),
+                     str(args.passes)] + ab, "ms", "ms"),
         "torch_loop": ([py, os.path.join(ROOT, "bench", "overhead", "torch_loop.py"), "--steps",
-                        str(args.steps), "--ops", "20"], "us_per_step", "us/step"),
+                        str(args.steps), "--ops", "20"] + ab, "us_per_step", "us/step"),
     }
 
 
-def command(variant, argv, out, skip):
-    """(argv, extra environment) of one run of VARIANT."""
+def command(variant, argv, out, skip, ab=False):
+    """(argv, extra environment) of one run of VARIANT (with AB, switched in-process where
+    the variant can be)."""
     rec = [skip, "record", "-q", "-f", "-o", out]
+    if ab and variant in SWITCHABLE:
+        rec += ["--capture-range", "cudaProfilerApi"]
     if variant == "bare":
         return list(argv), {}
     if variant == "torch.profiler":
@@ -96,9 +112,10 @@ def baseline_runs(db_path):
     return ids
 
 
-def run(variant, argv, key, out, skip):
-    """One run: {figure, whole_s, dropped}, or {error} when it failed or printed no figure."""
-    cmd, extra = command(variant, argv, out, skip)
+def run(variant, argv, key, out, skip, ab=False):
+    """One run: {figure, whole_s, dropped[, ab]}, or {error} when it failed or printed no
+    figure (ab: the in-process on / off ratio, for a variant switched in-process)."""
+    cmd, extra = command(variant, argv, out, skip, ab)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SKIP_")}
     env.update(extra, PYTHONUNBUFFERED="1")
     t0 = time.perf_counter()
@@ -117,8 +134,12 @@ def run(variant, argv, key, out, skip):
             " of a baseline run" if variant == "baseline" else "")
         return {"error": f"{show(cmd)} failed ({what}):\n  {tail}"}
     m = re.search(r"dropped records\s+([\d,]+)", p.stdout + p.stderr)
-    return {"figure": float(apps[-1][key]), "whole_s": whole,
-            "dropped": int(m.group(1).replace(",", "")) if m else None}
+    res = {"figure": float(apps[-1][key]), "whole_s": whole,
+           "dropped": int(m.group(1).replace(",", "")) if m else None}
+    if ab and variant in SWITCHABLE and "ab_ratio" in apps[-1]:
+        res["ab"] = float(apps[-1]["ab_ratio"])
+        res["ab_off"] = float(apps[-1]["ab_off"])
+    return res
 
 
 def measure(name, argv, key, variants, args, tmp, notes):
@@ -138,7 +159,7 @@ def measure(name, argv, key, variants, args, tmp, notes):
         t0 = time.perf_counter()
         done = {}
         for v in order:
-            done[v] = run(v, argv, key, out, args.skip)
+            done[v] = run(v, argv, key, out, args.skip, args.ab > 0)
             if "error" in done[v]:
                 notes.append(f"{name} {v}: {done[v].pop('error')}")
                 print(f"cost_breakdown: {notes[-1]}", file=sys.stderr, flush=True)
@@ -168,17 +189,22 @@ def measure(name, argv, key, variants, args, tmp, notes):
             "vs_bare": stats([x[v]["figure"] / x["bare"]["figure"] for x in got]),
             "whole_vs_bare": stats([x[v]["whole_s"] / x["bare"]["whole_s"] for x in got]),
             "dropped": sum(x[v]["dropped"] or 0 for x in got)}
+        ab = [x[v]["ab"] for x in got if "ab" in x[v]]
+        if ab:
+            res["variants"][v]["in_process"] = stats(ab)
     return res
 
 
 def table(name, unit, res):
     n = len(res["rounds"])
     lines = [f"{name} ({res['argv']}), {n} rounds ({res['seconds']:.0f} s), median [min, max]:",
-             f"| variant | program's figure, {unit} | / bare | whole process / bare | dropped |",
-             "|---|---|---|---|---|"]
+             f"| variant | program's figure, {unit} | / bare | in-process on / off | "
+             "whole process / bare | dropped |",
+             "|---|---|---|---|---|---|"]
     for v, s in res["variants"].items():
         rec = v not in ("bare", "floor", "torch.profiler")
         lines.append(f"| {v} | {fmt_stats(s['figure'])} | {fmt_stats(s['vs_bare'])} | "
+                     f"{fmt_stats(s.get('in_process'))} | "
                      f"{fmt_stats(s['whole_vs_bare'], 2)} | {s['dropped'] if rec else '-'} |")
     return "\n".join(lines)
 
@@ -220,9 +246,13 @@ def parse_args(argv=None):
                     help="start no round that would end after this time (seconds since the "
                     "epoch, as date +%%s), whatever --min-rounds says")
     ap.add_argument("--skip", default=SKIP, help="the skip binary (default build/skip)")
+    ap.add_argument("--ab", type=int, default=0, metavar="PAIRS",
+                    help="also measure each variant in-process: PAIRS pairs of off/on blocks")
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     args = ap.parse_args(argv)
+    if args.ab < 0:
+        ap.error("--ab takes 0 or more pairs")
     if args.rounds < 1 or not 1 <= args.min_rounds <= args.rounds:
         ap.error("--rounds takes 1 or more, --min-rounds 1 to --rounds")
     return args
@@ -243,7 +273,7 @@ def main():
         for name in names:
             argv, key, _ = progs[name]
             for v in variants:
-                cmd, extra = command(v, argv, f"TMP/{name}.skip.db", args.skip)
+                cmd, extra = command(v, argv, f"TMP/{name}.skip.db", args.skip, args.ab > 0)
                 env = " ".join(f"{k}={val}" for k, val in extra.items())
                 print(f"{name} {v}: {env + ' ' if env else ''}{show(cmd)}")
         print(f"rounds: {args.min_rounds} to {args.rounds}, as many as fit {args.budget_s:.0f} s "

@@ -30,6 +30,12 @@ expect_out "torch_loop cuda+nvtx+sync: $SKIP record -q -f -o TMP/torch_loop.skip
 expect_out "torch_loop.py --steps 2000 --ops 20 --profiler"
 expect_exit 2 python3 "$SRC/bench/overhead/cost_breakdown.py" --dry-run --variants bare,kernels
 expect_out "unknown variant 'kernels'"
+# --ab: the switchable variants record inside the program's capture ranges, the others as before
+expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" --dry-run --skip "$SKIP" --ab 4 \
+	--variants default,torch-ops,torch.profiler --programs prefill
+expect_out "prefill default: $SKIP record -q -f -o TMP/prefill.skip.db --capture-range cudaProfilerApi -- $PY $SRC/bench/llm/prefill.py --model gpt2 --batch 1 --warmup 30 --passes 30 --ab 4"
+expect_out "prefill torch-ops: $SKIP record -q -f -o TMP/prefill.skip.db --torch-ops -- "
+expect_out "--passes 30 --ab 4 --profiler"
 
 # ---- arithmetic on hand-built inputs ----------------------------------------------------------
 cat > hand.py <<'PY'
@@ -110,9 +116,14 @@ cuda = types.SimpleNamespace(
     Stream=Stream, CUDAGraph=CUDAGraph, graph=_graph, current_stream=Stream,
     is_available=lambda: not os.environ.get("FAKE_NO_GPU"), stream=lambda s: contextlib.nullcontext(),
     synchronize=lambda: None, empty_cache=lambda: None, get_device_name=lambda: "stand-in",
-    nvtx=types.SimpleNamespace(range_push=lambda n: None, range_pop=lambda: None))
+    nvtx=types.SimpleNamespace(range_push=lambda n: None, range_pop=lambda: None),
+    profiler=types.SimpleNamespace(start=lambda: None, stop=lambda: None))
+class _Profile(contextlib.nullcontext):
+    def __init__(self, activities=None): super().__init__()
+    def start(self): pass
+    def stop(self): pass
 profiler = types.SimpleNamespace(ProfilerActivity=types.SimpleNamespace(CPU=1, CUDA=2),
-                                 profile=lambda activities=None: contextlib.nullcontext())
+                                 profile=_Profile)
 PY
 cat > fake/transformers/__init__.py <<'PY'
 import torch
@@ -174,6 +185,24 @@ expect_out "| model | batch | baseline runs | full runs | recorded IL |"
 { [ -s o/fidelity.json ] && [ -s o/graph_gain.json ]; } || fail "fidelity.py wrote no JSON"
 [ "$(ls o | wc -l)" = 2 ] || fail "fidelity.py left more than its two files in DIR: $(ls o)"
 
+# ab_measure: pairs alternate off-on, on-off; a run_one that takes 2.0 inside start/stop and
+# 1.0 outside gives off 1.0, on 2.0 and a ratio of 2 in every pair
+cat > ab.py <<'PY'
+import benchlib as B
+state, seq = [False], []
+def start(): state[0] = True
+def stop(): state[0] = False
+def one():
+    seq.append(state[0])
+    return 2.0 if state[0] else 1.0
+r = B.ab_measure(one, 3, 2, start, stop)
+assert (r["off"], r["on"]) == (1.0, 2.0), r
+assert r["ratio"]["median"] == 2.0 and r["ratio"]["min"] == 2.0 and r["ratio"]["n"] == 3, r
+assert seq == [False, False, True, True, True, True, False, False, False, False, True, True], seq
+assert B.ab_line(r).startswith("ab_off=1.000 ab_on=2.000 ab_ratio=2.0000 "), B.ab_line(r)
+PY
+PYTHONPATH="$LLM:$PYTHONPATH" expect_exit 0 python3 ab.py
+
 # cost_breakdown: two rounds of four variants on torch_loop
 PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" \
 	--skip "$SKIP" --programs torch_loop --steps 5 --variants bare,default,all-apis,torch.profiler \
@@ -186,6 +215,18 @@ import json
 p = json.load(open("cb.json"))["programs"]["torch_loop"]
 assert len(p["rounds"]) == 2 and set(p["variants"]) >= {"bare", "default", "torch.profiler"}
 assert p["variants"]["bare"]["vs_bare"]["median"] == 1.0
+PY
+expect_exit 0 python3 check.py
+# with --ab: every switchable variant has its in-process ratio, torch-ops none
+PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" \
+	--skip "$SKIP" --programs torch_loop --steps 5 --variants bare,default,torch-ops \
+	--rounds 1 --min-rounds 1 --ab 2 --json cb.json
+expect_out "| variant | program's figure, us/step | / bare | in-process on / off |"
+cat > check.py <<'PY'
+import json
+v = json.load(open("cb.json"))["programs"]["torch_loop"]["variants"]
+assert v["bare"]["in_process"]["n"] == 1 and v["default"]["in_process"]["n"] == 1, v
+assert "in_process" not in v["torch-ops"], v
 PY
 expect_exit 0 python3 check.py
 exit 0

@@ -693,12 +693,34 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 	}
 	if (r->nitems)
 		qsort(r->items, r->nitems, sizeof(*r->items), cmp_item);
-	for (size_t i = 0; i < r->nitems; i++) /* the plan: the fastest executable item */
-		if (r->items[i].plan_json &&
-		    (r->best_plan < 0 || r->items[i].speedup > r->items[r->best_plan].speedup))
-			r->best_plan = (int)i;
+	r->best_plan = sk_pick_plan(r->items, r->nitems, SK_PERSIST_PLAN_MARGIN, &r->plan_note);
 	*out = r;
 	return 0;
+}
+
+int sk_pick_plan(const struct skip_advice *items, size_t n, double margin, char **note)
+{
+	int other = -1, persist = -1;
+
+	*note = NULL;
+	for (size_t i = 0; i < n; i++) {
+		int *best = items[i].kind == SKIP_ADVICE_PERSIST ? &persist : &other;
+
+		if (items[i].plan_json && (*best < 0 || items[i].speedup > items[*best].speedup))
+			*best = (int)i;
+	}
+	if (persist < 0)
+		return other;
+	if (other < 0 || items[persist].speedup > items[other].speedup * (1 + margin))
+		return persist;
+	if (items[persist].speedup > items[other].speedup)
+		*note = sk_xasprintf(
+		    "the plan is %s (%.2fx), not persistent (%.2fx): a persistent plan is taken "
+		    "only when predicted more than %.0f%% faster than the best other plan (its "
+		    "model's error on small DAGs, docs/advise-model.md)",
+		    skip_advice_kind_name(items[other].kind), items[other].speedup,
+		    items[persist].speedup, margin * 100);
+	return other;
 }
 
 int skip_predict_graph(const struct skip_timeline *tl, const struct skip_calibration *cal,

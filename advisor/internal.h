@@ -227,6 +227,17 @@ struct sk_ctx {
  * report's calibration figures and adds the STREAMS and DAGGRAPH items with their plans. */
 int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 
+/*
+ * The plan -o writes: the item with a plan and the highest speedup, except that a persistent
+ * plan (E5) is taken only when its speedup exceeds the best other plan's by more than @margin
+ * (a fraction; SK_PERSIST_PLAN_MARGIN): E5's model under-predicts small DAGs by up to about
+ * 20% (docs/BENCHMARKS.md "the persistent item against E5"), where E3 wins in every case
+ * measured. Returns the item's index, -1 for none; *@note (the caller frees) says why a faster
+ * persistent item was not taken, else NULL.
+ */
+#define SK_PERSIST_PLAN_MARGIN 0.15
+int sk_pick_plan(const struct skip_advice *items, size_t n, double margin, char **note);
+
 /* For tests/unit/advisor/test_workload_models.c: the model of one iteration of a plan, built
  * from what its executor submits (skip_plan_launches()), every kernel taking the same time and
  * the calibration's defaults otherwise. */

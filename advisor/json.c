@@ -166,6 +166,8 @@ char *skip_advice_json(const struct skip_advice_report *r)
 		cJSON_AddItemToArray(items, item_json(r, &r->items[i], 1));
 	cJSON_AddItemToObject(root, "advice", items);
 	cJSON_AddNumberToObject(root, "best_plan", r->best_plan);
+	if (r->plan_note)
+		cJSON_AddStringToObject(root, "plan_note", r->plan_note);
 	return print(root);
 }
 

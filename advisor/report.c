@@ -50,5 +50,6 @@ void skip_advice_free(struct skip_advice_report *r)
 	free(r->region);
 	free(r->workload);
 	free(r->unprofiled_note);
+	free(r->plan_note);
 	free(r);
 }

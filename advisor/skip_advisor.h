@@ -224,7 +224,10 @@ struct skip_advice_report {
 	size_t nchains;
 	struct skip_advice *items; /* by total predicted saved time, best first */
 	size_t nitems;
-	int best_plan;		  /* the fastest item with a plan (written by -o), -1 none */
+	int best_plan;		  /* the fastest item with a plan (written by -o), -1 none; a
+				     persistent plan only when more than 15% faster than the
+				     best other (docs/advise-model.md "The plan written") */
+	char *plan_note;	  /* why a faster persistent item is not the plan, or NULL */
 	int profiled;		  /* predictions are for a profiled run */
 	char *workload;		  /* the workload's name (workload mode), else NULL */
 	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */

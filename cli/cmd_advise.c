@@ -328,6 +328,8 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 		       cli_dur(c, sizeof(c), it->saved_ns), it->title, 'a' + (int)(note % 26),
 		       (int)i == r->best_plan ? "  <- the plan" : "");
 	}
+	if (r->plan_note)
+		printf("note: %s\n", r->plan_note);
 	for (size_t i = 0; i < r->nitems; i++) {
 		size_t note = 0;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hand.h"
+#include "advisor/internal.h"
 #include "skip_advisor.h"
 #include "skip_runtime.h"
 
@@ -377,6 +378,36 @@ Test(advise, workload_executors)
 	cr_expect_eq(r->items[r->best_plan].kind, SKIP_ADVICE_DAGGRAPH);
 	skip_advice_free(r);
 	skip_trace_close(t);
+}
+
+Test(advise, a_persistent_plan_is_taken_only_when_more_than_the_margin_faster)
+{
+	char graph[] = "{}", e5[] = "{}";
+	struct skip_advice it[3] = {
+	    {.kind = SKIP_ADVICE_STREAMS, .speedup = 1.10, .plan_json = graph},
+	    {.kind = SKIP_ADVICE_DAGGRAPH, .speedup = 1.20, .plan_json = graph},
+	    {.kind = SKIP_ADVICE_PERSIST, .speedup = 1.30, .plan_json = e5},
+	};
+	char *note = NULL;
+
+	/* 1.30 < 1.20 x 1.15 = 1.38: the graph, with a note */
+	cr_expect_eq(sk_pick_plan(it, 3, 0.15, &note), 1);
+	cr_assert_not_null(note);
+	cr_expect(strstr(note, "the plan is dag-graph (1.20x), not persistent (1.30x)"), "%s",
+		  note);
+	free(note);
+	it[2].speedup = 1.40; /* > 1.38 */
+	cr_expect_eq(sk_pick_plan(it, 3, 0.15, &note), 2);
+	cr_expect_null(note);
+	it[2].speedup = 1.05; /* slower: the graph, nothing to say */
+	cr_expect_eq(sk_pick_plan(it, 3, 0.15, &note), 1);
+	cr_expect_null(note);
+	it[2].speedup = 1.30;
+	cr_expect_eq(sk_pick_plan(it, 3, 0, &note), 2, "no margin: the fastest");
+	cr_expect_eq(sk_pick_plan(it + 2, 1, 0.15, &note), 0, "persistent alone is the plan");
+	it[1].plan_json = NULL; /* an item without a plan is never the plan */
+	cr_expect_eq(sk_pick_plan(it, 2, 0.15, &note), 0);
+	cr_expect_eq(sk_pick_plan(it, 0, 0.15, &note), -1);
 }
 
 Test(advise, workload_runs_are_pooled)

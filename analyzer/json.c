@@ -335,6 +335,8 @@ char *skip_report_json(const struct skip_report *r)
 	num(o, "distinct_kernels", (double)r->distinct_kernels);
 	num(o, "kernels_with_operator", (double)r->kernels_with_operator);
 	cJSON_AddStringToObject(o, "torch_ops", r->torch_ops);
+	if (r->capture_range[0]) /* absent for a whole-program recording */
+		cJSON_AddStringToObject(o, "capture_range", r->capture_range);
 	if (r->source[0]) /* absent for skip record's traces */
 		cJSON_AddStringToObject(o, "source", r->source);
 	if (r->nunavailable)

@@ -519,6 +519,10 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 	if (r->torch_ops[0])
 		printf("operators: PyTorch's per-op NVTX ranges (recorded with --torch-ops, which "
 		       "slows launch-bound loops: docs/BENCHMARKS.md)\n");
+	if (r->capture_range[0])
+		printf("recorded: only between cudaProfilerStart and cudaProfilerStop "
+		       "(--capture-range %s): figures cover the capture ranges\n",
+		       r->capture_range);
 	if (r->sweep) {
 		print_sweep(r);
 		print_sweep_graph(o, r->sweep);

@@ -70,6 +70,13 @@ cp "$FIXTURES/h100_graph.skip.db" norun.skip.db
 sqlite3 norun.skip.db "INSERT INTO SKIP_RUNS(runId, commandLine, status) VALUES (2, 'x', 'ok')"
 expect_exit 2 "$SKIP" report norun.skip.db --run 2
 expect_out "run 2 has no kernels"
+# a capture-range recording says so, in text and JSON
+cp "$FIXTURES/h100_graph.skip.db" capture.skip.db
+sqlite3 capture.skip.db "INSERT INTO SKIP_METADATA(runId, globalPid, key, value) VALUES (0, 0, 'capture_range', 'cudaProfilerApi')"
+expect_exit 0 "$SKIP" report --no-color capture.skip.db
+expect_out "recorded: only between cudaProfilerStart and cudaProfilerStop (--capture-range cudaProfilerApi)"
+expect_exit 0 "$SKIP" report --json capture.skip.db
+expect_out '"capture_range":	"cudaProfilerApi"'
 expect_exit 2 "$SKIP" report "$FIXTURES/llama1b_sweep.skip.db" -p batch -r 1
 expect_out "--run 1 reads one run, so 'batch' has one value there"
 exit 0

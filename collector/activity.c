@@ -10,10 +10,11 @@
  * `--trace=all-apis` records every call.
  *
  * A capture range (cudaProfilerStart/Stop) switches the kinds on and off mid-process
- * (sk_activity_capture). The selection is made the other way round there: each start enables
- * the RUNTIME and DRIVER kinds, then turns off by id every call outside the selection (in that
- * order: a kind enabled later overrides the ids), and each stop disables both kinds. The same
- * calls are recorded as without a range (tests/gpu/test_record.c checks the count).
+ * (sk_activity_capture), all but NVTX, which stays on. The selection is made the other way round
+ * there: each start enables the RUNTIME and DRIVER kinds, then turns off by id every call outside
+ * the selection (in that order: a kind enabled later overrides the ids), and each stop disables
+ * both kinds. The same calls are recorded as without a range (tests/gpu/test_record.c checks the
+ * count).
  */
 #define SK_LOG_DOMAIN "collector"
 #include <string.h>
@@ -79,8 +80,15 @@ int sk_activity_enable(unsigned trace, int capture)
 	/* One record per device and context, needed to place every kernel: always on. */
 	SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
 	SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONTEXT));
-	if (capture)
+	if (capture) {
+		/* NVTX all along: a region outside the capture ranges keeps its wall interval,
+		 * the program's own unprofiled time (skip report, skip advise). */
+		if (trace & SKIP_TRACE_NVTX) {
+			SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER));
+			SK_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER_DATA));
+		}
 		return 0;
+	}
 	err = sk_activity_capture(trace, 0, 1);
 	if (!err && !(trace & SKIP_TRACE_ALL_APIS) &&
 	    (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC))) {
@@ -113,7 +121,7 @@ int sk_activity_capture(unsigned trace, int capture, int on)
 	}
 	if (trace & SKIP_TRACE_SYNC)
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, on));
-	if (trace & SKIP_TRACE_NVTX) {
+	if ((trace & SKIP_TRACE_NVTX) && !capture) {
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MARKER, on));
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MARKER_DATA, on));
 	}

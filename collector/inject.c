@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -262,11 +263,54 @@ static void flush_and_wait(int request, int timeout_s)
 /* The capture range: cudaProfilerStart turns recording on (after the call), cudaProfilerStop
  * off (before it). The runtime's calls go through the driver's, so each arrives twice: the
  * state makes the second a no-op, as CUDA documents for a repeated start or stop. */
+/* Note a capture range's start (@on) or end, now; lock held. A start that finds no memory is
+ * not noted (its activity is kept, the range is not written). */
+static void note_span(int on)
+{
+	uint64_t now = skip_clock_ns(SKIP_TRACE_CLOCK);
+
+	if (!on) {
+		if (sk_g.nspans && !sk_g.spans[sk_g.nspans - 1].end_ns)
+			sk_g.spans[sk_g.nspans - 1].end_ns = now;
+		return;
+	}
+	if (sk_g.nspans == sk_g.spans_cap) {
+		size_t cap = sk_g.spans_cap ? 2 * sk_g.spans_cap : 16;
+		struct sk_capture_span *v = realloc(sk_g.spans, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		sk_g.spans = v;
+		sk_g.spans_cap = cap;
+	}
+	sk_g.spans[sk_g.nspans++] =
+	    (struct sk_capture_span){.start_ns = now, .tid = (uint32_t)syscall(SYS_gettid)};
+}
+
+/* Write the capture ranges as NVTX ranges (SKIP_CAPTURE_RANGE_TEXT); one still open ends now.
+ * At the end, with the writer stopped. */
+static void write_spans(struct sk_sink *sink)
+{
+	uint64_t now = skip_clock_ns(SKIP_TRACE_CLOCK);
+
+	if (!sk_g.nspans || sink->failed)
+		return;
+	sk_sink_begin(sink);
+	for (size_t i = 0; i < sk_g.nspans; i++)
+		sk_sink_range(sink, SKIP_CAPTURE_RANGE_TEXT, sk_g.spans[i].start_ns,
+			      sk_g.spans[i].end_ns ? sk_g.spans[i].end_ns : now, sk_g.spans[i].tid);
+	sk_sink_commit(sink);
+}
+
 static void capture_set(int on)
 {
 	pthread_mutex_lock(&sk_g.lock);
 	if (sk_g.active && !sk_g.finished && sk_g.capturing != on) {
+		if (!on) /* the range ends before recording stops, begins once it has started */
+			note_span(0);
 		if (sk_activity_capture(sk_g.trace, 1, on) == 0) {
+			if (on)
+				note_span(1);
 			sk_g.capturing = on;
 			sk_g.captures += (uint64_t)on;
 			sk_dbg(1, "capture range %llu %s", (unsigned long long)sk_g.captures,
@@ -384,6 +428,7 @@ static void finish(void)
 	if (sk_g.capture && !sk_g.captures)
 		sk_warn("--capture-range cudaProfilerApi: the process never called "
 			"cudaProfilerStart; no CUDA activity was recorded");
+	write_spans(&sk_g.sink);
 	write_end_meta(&sk_g.sink);
 	sk_sink_close(&sk_g.sink, sk_g.standalone);
 	/* The pool is not freed: CUPTI may still ask for buffers until the process is gone. */

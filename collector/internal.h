@@ -140,6 +140,10 @@ int sk_sink_commit(struct sk_sink *sink);
 /* Store a drop count (replacing the previous value for the same kind and cause). */
 int sk_sink_set_drops(struct sk_sink *sink, const char *kind, const char *cause, uint64_t n);
 int sk_sink_meta(struct sk_sink *sink, const char *key, const char *value);
+/* Write one start/end NVTX range (eventType 60) of the default domain, begun and ended on the
+ * OS thread @tid. Returns 0 or a negative code. */
+int sk_sink_range(struct sk_sink *sink, const char *text, uint64_t start_ns, uint64_t end_ns,
+		  uint32_t tid);
 /* Write NVTX ranges still open (end NULL), finalize statements and close the file; with
  * @standalone also checkpoint the WAL so the file is complete on its own. Safe on a sink
  * that failed or was never opened. */
@@ -229,6 +233,11 @@ struct sk_collector {
 	int capture;	   /* SKIP_CAPTURE=cudaProfilerApi: record between start and stop only */
 	int capturing;	   /* inside a capture range (guarded by lock) */
 	uint64_t captures; /* capture ranges begun (guarded by lock) */
+	struct sk_capture_span {
+		uint64_t start_ns, end_ns; /* trace clock; end 0 while open */
+		uint32_t tid;		   /* the thread that called cudaProfilerStart */
+	} * spans; /* the capture ranges, written at the end (guarded by lock) */
+	size_t nspans, spans_cap;
 };
 extern struct sk_collector sk_g;
 
@@ -241,13 +250,13 @@ enum sk_flush_request {
  * draining everything queued. */
 int sk_writer_start(struct sk_collector *c);
 void sk_writer_stop(struct sk_collector *c, int timeout_s);
-/* Enable what is recorded all along (device and context records, the latency option) and,
- * unless @capture (recording only between cudaProfilerStart and cudaProfilerStop), the kinds
- * and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
+/* Enable what is recorded all along (device and context records, the latency option, and
+ * NVTX) and, unless @capture (recording only between cudaProfilerStart and cudaProfilerStop),
+ * the other kinds and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_enable(unsigned trace, int capture);
 /* Turn the kinds of @trace on (@on 1) or off (0): at start-up without a capture range, and at
- * each start and stop of one (@capture 1: the selected API calls are switched too). Returns 0
- * or SKIP_E_CUPTI. */
+ * each start and stop of one (@capture 1: the selected API calls are switched too, NVTX is
+ * left as it is). Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_capture(unsigned trace, int capture, int on);
 /* Whether @trace needs CUPTI: any kind but NVTX, or every API call. Without it (NVTX only:
  * the baseline mode) the collector enables no CUPTI activity and records NVTX itself. */

@@ -745,6 +745,23 @@ static int put_nvtx_row(struct sk_sink *sink, const struct sk_pending_marker *m,
 	return step(sink, SK_INS_NVTX, SK_K_NVTX);
 }
 
+int sk_sink_range(struct sk_sink *sink, const char *text, uint64_t start_ns, uint64_t end_ns,
+		  uint32_t tid)
+{
+	struct sk_pending_marker m = {.have_start = 1,
+				      .have_end = 1,
+				      .start_ns = start_ns,
+				      .end_ns = end_ns,
+				      .start_tid = sk_sink_tid(sink, tid),
+				      .text = (char *)text,
+				      .payload_kind = -1};
+
+	if (sink->failed)
+		return SKIP_E_DB;
+	m.end_tid = m.start_tid;
+	return put_nvtx_row(sink, &m, 60);
+}
+
 /* A range is written once both halves are here. Push/pop and start/end ranges look the same
  * in CUPTI's records; a range that ends on the thread it started on is stored as push/pop
  * (59), one that ends elsewhere as start/end (60). */

@@ -39,6 +39,11 @@
 #define SKIP_RUN_FULL	  "full"
 #define SKIP_RUN_BASELINE "baseline"
 
+/* The text of the NVTX_EVENTS rows (start/end ranges, eventType 60) that the collector writes
+ * for each capture range of `skip record --capture-range`: from the cudaProfilerStart to the
+ * cudaProfilerStop (or the process's end). */
+#define SKIP_CAPTURE_RANGE_TEXT "skip: capture range"
+
 #if defined(__GNUC__)
 #define SKIP_API	__attribute__((visibility("default")))
 #define SK_PRINTF(a, b) __attribute__((format(printf, a, b)))

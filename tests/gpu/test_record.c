@@ -251,7 +251,15 @@ Test(gpu_record, a_capture_range_records_only_between_profiler_start_and_stop)
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"),
 		     2 * 10 * 5 + 1 + 2 * 10,
 		     "launch calls and each captured step's stream synchronize");
-	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'"), 2 * 10);
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'"), 20 + 40,
+		     "NVTX all along: every step, the 20 warm-up ones too");
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = '" SKIP_CAPTURE_RANGE_TEXT
+			   "' AND eventType = 60 AND end > start"),
+		     3);
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS n WHERE n.text = 'step' AND EXISTS "
+			   "(SELECT 1 FROM NVTX_EVENTS c WHERE c.text = '" SKIP_CAPTURE_RANGE_TEXT
+			   "' AND c.start <= n.start AND c.end >= n.end)"),
+		     2 * 10, "the captured steps lie inside the capture ranges");
 	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'captures' AND value = "
 			   "'3'"),
 		     1);
@@ -259,8 +267,14 @@ Test(gpu_record, a_capture_range_records_only_between_profiler_start_and_stop)
 	assert_no_drops(db);
 	sqlite3_close(db);
 	snprintf(path, sizeof(path), "%s/capture.skip.db", tmpdir);
-	snprintf(cmd, sizeof(cmd), "%s report --region step %s > %s/capture.report 2>&1",
-		 getenv("SKIP"), path, tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --region step %s > %s/capture.report 2>&1 && grep -q 'recorded / "
+		 "unrecorded' %s/capture.report",
+		 getenv("SKIP"), path, tmpdir, tmpdir);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "%s advise --region step %s | grep -q 'occurrences outside the capture ranges'",
+		 getenv("SKIP"), path);
 	cr_expect_eq(system(cmd), 0, "%s", cmd);
 }
 

@@ -564,7 +564,31 @@ static size_t pool_runs(const struct sk_ctx *c, struct excerpts *es, struct pool
 }
 
 /*
- * Where the unprofiled time of the region comes from: the baseline runs of the run's
+ * The region's occurrences outside every capture range of the run (skip record
+ * --capture-range: the same process, unrecorded), when it has occurrences inside one too:
+ * their median wall interval becomes the unprofiled time. Returns 1 when it did.
+ */
+static int uncaptured_source(struct sk_ctx *c, struct skip_advice_report *r)
+{
+	double *w = NULL;
+	size_t k;
+
+	if (!c->o.region || !skip_trace_has_captures(c->t))
+		return 0;
+	k = skip_trace_uncaptured_walls(c->t, c->tl->run_id, c->o.region, &w);
+	if (k && c->tl->nwindows > k) { /* some occurrence was recorded, some not */
+		c->unprofiled_ns = skip_median(w, k);
+		r->unprofiled_ns = c->unprofiled_ns;
+		r->unprofiled_source = "uncaptured";
+		r->uncaptured = k;
+	}
+	free(w);
+	return r->uncaptured > 0;
+}
+
+/*
+ * Where the unprofiled time of the region comes from: the occurrences of the recorded run
+ * outside its capture ranges (uncaptured_source()); else the baseline runs of the run's
  * configuration (skip record --baseline) when they hold the region as often per run as the
  * recorded run does, their median wall interval over every occurrence; else the model's
  * estimate (the profiler's cost per launch taken out). Sets r's source members.
@@ -576,7 +600,7 @@ static void unprofiled_source(struct sk_ctx *c, struct skip_advice_report *r)
 	size_t nall = 0;
 
 	r->unprofiled_source = c->o.profiled ? "profiled" : "estimate";
-	if (c->o.profiled || c->o.workload)
+	if (c->o.profiled || c->o.workload || uncaptured_source(c, r))
 		return;
 	n = skip_trace_baseline_runs(c->t, c->tl->run_id, &ids);
 	r->baseline_runs = (size_t)n;

@@ -240,10 +240,14 @@ struct skip_advice_report {
 	double calls_per_launch;       /* API calls recorded per launch call (>= 1): what the
 					  calibration's per-call profiler cost is multiplied by when
 					  the recording shows no launch loop */
-	const char *unprofiled_source; /* where the items' "now" comes from (static): "baseline"
-					  (the baseline runs' median wall interval of the
-					  region), "estimate" (the model without the profiler's
-					  cost per launch) or "profiled" (--profiled) */
+	const char *unprofiled_source; /* where the items' "now" comes from (static):
+					  "uncaptured" (the median wall interval of the region's
+					  occurrences outside the run's capture ranges, skip record
+					  --capture-range), "baseline" (the baseline runs' median
+					  wall interval of the region), "estimate" (the model
+					  without the profiler's cost per launch) or "profiled"
+					  (--profiled) */
+	size_t uncaptured;	       /* "uncaptured": those occurrences; else 0 */
 	double unprofiled_ns;	       /* "baseline": that median; else 0 */
 	size_t baseline_runs;	       /* baseline runs of the run's configuration */
 	char *unprofiled_note;	       /* why baseline runs present were not used, or NULL */

@@ -9,6 +9,11 @@
  * over all occurrences of each kind, their ratio, and its spread over the interleaved pairs of
  * runs (skip record runs A B A B: the i-th full run beside the i-th baseline run). Everything
  * is read with plain queries: a baseline run is never loaded as a timeline.
+ *
+ * A trace recorded with `skip record --capture-range` and no baseline run is compared within
+ * its runs instead: the region's occurrences inside a capture range (recorded) against those
+ * outside every capture range (the same process, not recorded: NVTX is kept all along); one
+ * overlapping a range's edge is neither. The pairs are then the runs themselves.
  */
 #define SK_LOG_DOMAIN "analyzer"
 #include <stdlib.h>
@@ -38,22 +43,36 @@ static char *run_text(struct skip_trace *t, const char *sql, int64_t run_id)
 	return s ? s : sk_xstrdup("");
 }
 
-/* The wall intervals of the occurrences of @region in run @run_id, appended to *@v; returns
- * how many. */
-static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, double **v, size_t *n,
-		    size_t *cap)
+/* Which occurrences walls() takes. */
+enum which { ALL, INSIDE, OUTSIDE };
+
+/* The wall intervals of the occurrences of @region in run @run_id (all of them, those inside a
+ * capture range, or those outside every one), appended to *@v; returns how many. */
+static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, enum which w,
+		    double **v, size_t *n, size_t *cap)
 {
+	static const char *const filter[] = {
+	    "",
+	    " AND EXISTS (SELECT 1 FROM NVTX_EVENTS c WHERE c.runId = n.runId AND c.text = ?3 AND "
+	    "c.start <= n.start AND c.end >= n.end)",
+	    " AND NOT EXISTS (SELECT 1 FROM NVTX_EVENTS c WHERE c.runId = n.runId AND c.text = ?3 "
+	    "AND c.start < n.end AND c.end > n.start)",
+	};
+	char sql[512];
 	sqlite3_stmt *st = NULL;
 	size_t k = 0;
 
-	if (sqlite3_prepare_v2(t->db,
-			       "SELECT end - start FROM NVTX_EVENTS WHERE runId = ?1 AND eventType "
-			       "IN (59, 60) AND text = ?2 AND typeof(start) = 'integer' AND "
-			       "typeof(end) = 'integer' AND end >= start",
-			       -1, &st, NULL) != SQLITE_OK)
+	snprintf(sql, sizeof(sql),
+		 "SELECT n.end - n.start FROM NVTX_EVENTS n WHERE n.runId = ?1 AND n.eventType IN "
+		 "(59, 60) AND n.text = ?2 AND typeof(n.start) = 'integer' AND typeof(n.end) = "
+		 "'integer' AND n.end >= n.start%s",
+		 filter[w]);
+	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, region, -1, SQLITE_STATIC);
+	if (w != ALL)
+		sqlite3_bind_text(st, 3, SKIP_CAPTURE_RANGE_TEXT, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		SK_VEC_XPUSH(*v, *n, *cap, (double)sqlite3_column_int64(st, 0));
 		k++;
@@ -68,12 +87,37 @@ size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *
 
 	*out = NULL;
 	SK_VEC_XRESERVE(*out, cap, 1); /* never NULL */
-	return walls(t, run_id, text, out, &n, &cap);
+	return walls(t, run_id, text, ALL, out, &n, &cap);
 }
 
-/* One kind's figures over its runs @ids; @med gets each run's median (0: none). */
-static void kind_of(struct skip_trace *t, const char *region, const int64_t *ids, size_t nids,
-		    double *med, struct skip_cost_kind *k)
+size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const char *text,
+				   double **out)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	SK_VEC_XRESERVE(*out, cap, 1);
+	return walls(t, run_id, text, OUTSIDE, out, &n, &cap);
+}
+
+int skip_trace_has_captures(struct skip_trace *t)
+{
+	sqlite3_stmt *st = NULL;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM NVTX_EVENTS WHERE text = ?1 LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, SKIP_CAPTURE_RANGE_TEXT, -1, SQLITE_STATIC);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
+}
+
+/* One kind's figures over its runs @ids (the occurrences @w picks); @med gets each run's
+ * median (0: none). */
+static void kind_of(struct skip_trace *t, const char *region, enum which w, const int64_t *ids,
+		    size_t nids, double *med, struct skip_cost_kind *k)
 {
 	double *all = NULL;
 	size_t n = 0, cap = 0;
@@ -81,7 +125,7 @@ static void kind_of(struct skip_trace *t, const char *region, const int64_t *ids
 	memset(k, 0, sizeof(*k));
 	k->runs = (int)nids;
 	for (size_t i = 0; i < nids; i++) {
-		size_t from = n, got = walls(t, ids[i], region, &all, &n, &cap);
+		size_t from = n, got = walls(t, ids[i], region, w, &all, &n, &cap);
 		double *mine = sk_xmalloc((got + 1) * sizeof(double));
 
 		memcpy(mine, all + from, got * sizeof(double));
@@ -126,7 +170,7 @@ static void recorded(const struct skip_report *r, struct cfg *c)
 	free(hs);
 }
 
-static void compare(struct cfg *c)
+static void compare(struct cfg *c, int capture)
 {
 	struct skip_cost_row *w = &c->row;
 	double delta, host;
@@ -135,12 +179,14 @@ static void compare(struct cfg *c)
 	if (!c->nbase)
 		w->problem = "no baseline run of this configuration";
 	else if (!w->full.occurrences)
-		w->problem = "the full runs hold no occurrence of the region";
+		w->problem = capture ? "no occurrence of the region lies inside a capture range"
+				     : "the full runs hold no occurrence of the region";
 	else if (!w->baseline.occurrences)
-		w->problem = "the baseline runs hold no occurrence of the region (were its NVTX "
-			     "ranges recorded?)";
-	else if (w->full.per_run_min != w->baseline.per_run_min ||
-		 w->full.per_run_max != w->baseline.per_run_max)
+		w->problem = capture ? "no occurrence of the region lies outside the capture ranges"
+				     : "the baseline runs hold no occurrence of the region (were "
+				       "its NVTX ranges recorded?)";
+	else if (!capture && (w->full.per_run_min != w->baseline.per_run_min ||
+			      w->full.per_run_max != w->baseline.per_run_max))
 		w->problem = "the two kinds of runs hold different numbers of occurrences per "
 			     "run: they did not do the same work, so they are not compared";
 	else if (w->baseline.wall_ns <= 0)
@@ -179,15 +225,17 @@ void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
 	struct cfg *cf = NULL;
 	size_t ncf = 0, cfcap = 0;
 
-	if (!t->has_kind)
+	int64_t nbase = !t->has_kind ? 0
+				     : sk_db_int(t->db, 0,
+						 "SELECT count(*) FROM SKIP_RUNS WHERE kind = "
+						 "'" SKIP_RUN_BASELINE "'");
+	int capture = !nbase && skip_trace_has_captures(t);
+
+	if (!nbase && !capture)
 		return;
 	c = sk_xcalloc(1, sizeof(*c));
-	c->baseline_runs = sk_db_int(
-	    t->db, 0, "SELECT count(*) FROM SKIP_RUNS WHERE kind = '" SKIP_RUN_BASELINE "'");
-	if (!c->baseline_runs) {
-		free(c);
-		return;
-	}
+	c->baseline_runs = nbase;
+	c->capture = capture;
 	r->cost = c;
 	if (!o->region)
 		return;
@@ -212,14 +260,20 @@ void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
 			    "SELECT group_concat(name || '=' || value, ', ') FROM (SELECT name, "
 			    "value FROM SKIP_PARAMETERS WHERE runId = ?1 ORDER BY name)",
 			    ids[i]);
-			cf[k].nbase = (size_t)skip_trace_baseline_runs(t, ids[i], &b);
-			cf[k].base = b;
+			if (!capture) {
+				cf[k].nbase = (size_t)skip_trace_baseline_runs(t, ids[i], &b);
+				cf[k].base = b;
+			} else { /* the same runs: filled below */
+				cf[k].base = sk_xmalloc(((size_t)n + 1) * sizeof(int64_t));
+			}
 			cf[k].full = sk_xmalloc(((size_t)n + 1) * sizeof(int64_t));
 			ncf++;
 		} else {
 			free(key);
 		}
 		cf[k].full[cf[k].nfull++] = ids[i];
+		if (capture)
+			cf[k].base[cf[k].nbase++] = ids[i];
 	}
 	c->rows = sk_xcalloc(ncf + 1, sizeof(*c->rows));
 	for (size_t k = 0; k < ncf; k++) {
@@ -227,10 +281,12 @@ void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
 
 		x->full_med = sk_xcalloc(x->nfull + 1, sizeof(double));
 		x->base_med = sk_xcalloc(x->nbase + 1, sizeof(double));
-		kind_of(t, o->region, x->full, x->nfull, x->full_med, &x->row.full);
-		kind_of(t, o->region, x->base, x->nbase, x->base_med, &x->row.baseline);
+		kind_of(t, o->region, capture ? INSIDE : ALL, x->full, x->nfull, x->full_med,
+			&x->row.full);
+		kind_of(t, o->region, capture ? OUTSIDE : ALL, x->base, x->nbase, x->base_med,
+			&x->row.baseline);
 		recorded(r, x);
-		compare(x);
+		compare(x, capture);
 		c->rows[c->nrows++] = x->row;
 		free(x->key);
 		free(x->full);

@@ -277,6 +277,7 @@ static cJSON *cost_json(const struct skip_recording_cost *c)
 	cJSON *o = cJSON_CreateObject(), *rows = cJSON_CreateArray();
 
 	num(o, "baseline_runs", (double)c->baseline_runs);
+	cJSON_AddBoolToObject(o, "capture", c->capture);
 	if (c->region)
 		cJSON_AddStringToObject(o, "region", c->region);
 	else

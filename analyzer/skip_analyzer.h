@@ -312,6 +312,9 @@ struct skip_cost_row {
 };
 struct skip_recording_cost {
 	int64_t baseline_runs;	    /* baseline runs in the file */
+	int capture;		    /* no baseline run: each configuration's full runs compared
+				       with themselves, occurrences inside a capture range
+				       ("full") against those outside ("baseline") */
 	char *region;		    /* the NVTX range compared; NULL: none asked for (no rows) */
 	struct skip_cost_row *rows; /* one per configuration with full runs, in run order */
 	size_t nrows;
@@ -467,6 +470,12 @@ SKIP_API int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids);
  * count. */
 SKIP_API size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *text,
 				       double **walls);
+/* The same, of the occurrences that overlap none of the run's capture ranges (skip record
+ * --capture-range: SKIP_CAPTURE_RANGE_TEXT rows), so ran unrecorded in the recorded process. */
+SKIP_API size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const char *text,
+					    double **walls);
+/* Whether the trace holds capture ranges (skip record --capture-range). */
+SKIP_API int skip_trace_has_captures(struct skip_trace *t);
 /* The baseline runs (skip record --baseline) of run @run_id's configuration: its command line
  * and parameters, ascending. *@ids is malloc'ed (caller frees); returns the count, 0 when the
  * trace has none (schema 1 and 2 files never do). */

@@ -287,7 +287,14 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	       r->workload	? " (of the median iteration)"
 	       : r->regions > 1 ? " (medians over the regions)"
 				: "");
-	if (!strcmp(r->unprofiled_source, "baseline"))
+	if (!strcmp(r->unprofiled_source, "uncaptured"))
+		printf(
+		    "predictions are for an unprofiled run; its time now (%s) is the median wall "
+		    "interval of\n'%s' in the %zu occurrence%s outside the capture ranges (the "
+		    "same process, not recorded)\n",
+		    cli_dur(a, sizeof(a), r->unprofiled_ns), r->region, r->uncaptured,
+		    r->uncaptured == 1 ? "" : "s");
+	else if (!strcmp(r->unprofiled_source, "baseline"))
 		printf(
 		    "predictions are for an unprofiled run; its time now (%s) is the median wall "
 		    "interval of\n'%s' in %zu baseline run%s (skip record --baseline)\n",

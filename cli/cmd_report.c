@@ -433,6 +433,12 @@ static void print_cost(const struct skip_report *r)
 	       "cost\")\n");
 	if (!c)
 		return;
+	if (!c->region && c->capture) {
+		printf("Recording cost: the file has capture ranges; give --region NAME (an NVTX "
+		       "range inside and outside them) to compare its wall interval with and "
+		       "without the recording, in the same process\n");
+		return;
+	}
 	if (!c->region) {
 		printf(
 		    "Recording cost: the file has %lld baseline run%s; give --region NAME (an NVTX "
@@ -442,22 +448,25 @@ static void print_cost(const struct skip_report *r)
 		return;
 	}
 	printf("\nRecording cost of '%s' (wall interval of the range: median over the occurrences, "
-	       "[least .. most] of the runs' medians)\n",
-	       c->region);
+	       "[least .. most] of the runs' medians)%s\n",
+	       c->region,
+	       c->capture ? ", inside the capture ranges against outside them, in the same runs"
+			  : "");
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct skip_cost_row *w = &c->rows[i];
 
 		printf("  %s\n", w->config[0] ? w->config : "(no parameters)");
-		print_cost_kind("full", &w->full);
-		print_cost_kind("baseline", &w->baseline);
+		print_cost_kind(c->capture ? "captured" : "full", &w->full);
+		print_cost_kind(c->capture ? "outside" : "baseline", &w->baseline);
 		if (w->problem) {
 			printf("    no ratio: %s\n", w->problem);
 			continue;
 		}
-		printf("    recorded / baseline %.3fx", w->ratio);
+		printf("    recorded / %s %.3fx", c->capture ? "unrecorded" : "baseline", w->ratio);
 		if (w->pairs)
-			printf("  [%.3f .. %.3f over %d interleaved pair%s]", w->ratio_min,
-			       w->ratio_max, w->pairs, w->pairs == 1 ? "" : "s");
+			printf("  [%.3f .. %.3f over %d %s%s]", w->ratio_min, w->ratio_max,
+			       w->pairs, c->capture ? "run" : "interleaved pair",
+			       w->pairs == 1 ? "" : "s");
 		printf("\n");
 		if (w->host_share_unprofiled >= 0)
 			printf("    host-side share %.1f%% recorded, ~%.1f%% with the recording's "

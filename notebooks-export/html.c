@@ -442,7 +442,8 @@ static void names_section(FILE *f, const char *title, const struct skip_name_sta
 		      f);
 }
 
-/* The recording cost per configuration, from the baseline runs (docs/skip-report.md). */
+/* The recording cost per configuration, from the baseline runs or, in a capture-range
+ * recording, from the occurrences outside the capture ranges (docs/skip-report.md). */
 static void cost_section(FILE *f, const struct skip_report *r)
 {
 	const struct skip_recording_cost *c = r->cost;
@@ -452,19 +453,35 @@ static void cost_section(FILE *f, const struct skip_report *r)
 		return;
 	fputs("<h2>Recording cost</h2>\n", f);
 	if (!c->region) {
-		fprintf(f,
-			"<p>%lld baseline run(s): give <code>--region NAME</code> to compare a "
-			"range's wall interval with and without the recording.</p>\n",
-			(long long)c->baseline_runs);
+		if (c->capture)
+			fputs("<p>Capture ranges: give <code>--region NAME</code> to compare a "
+			      "range's wall interval inside and outside them.</p>\n",
+			      f);
+		else
+			fprintf(f,
+				"<p>%lld baseline run(s): give <code>--region NAME</code> to "
+				"compare a range's wall interval with and without the "
+				"recording.</p>\n",
+				(long long)c->baseline_runs);
 		return;
 	}
 	fputs("<p>Wall interval of <code>", f);
 	esc(f, c->region);
-	fputs("</code>: median over the occurrences; recorded / baseline with its least and most "
-	      "over the interleaved pairs of runs.</p>\n<table><tr><th class='l'>configuration</th>"
-	      "<th>full runs</th><th>full wall</th><th>baseline runs</th><th>baseline wall</th>"
-	      "<th>recorded / baseline</th><th>host-side share</th></tr>\n",
-	      f);
+	if (c->capture)
+		fputs("</code>: median over the occurrences inside the capture ranges (recorded) "
+		      "and outside them (unrecorded, same process); their ratio with its least and "
+		      "most over the runs.</p>\n<table><tr><th class='l'>configuration</th>"
+		      "<th>runs</th><th>recorded wall</th><th>runs</th><th>unrecorded wall</th>"
+		      "<th>recorded / unrecorded</th><th>host-side share</th></tr>\n",
+		      f);
+	else
+		fputs(
+		    "</code>: median over the occurrences; recorded / baseline with its least and "
+		    "most over the interleaved pairs of runs.</p>\n<table><tr><th "
+		    "class='l'>configuration</th><th>full runs</th><th>full wall</th><th>baseline "
+		    "runs</th><th>baseline wall</th><th>recorded / baseline</th><th>host-side "
+		    "share</th></tr>\n",
+		    f);
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct skip_cost_row *w = &c->rows[i];
 

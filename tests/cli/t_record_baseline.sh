@@ -41,11 +41,14 @@ expect_exit 0 "$SKIP" record -q -o p.skip.db --repeat 2 -- true
 # A hand-built trace with baseline runs (tests/fixtures/hand/baseline.sql, answers there):
 # skip report's recording cost, in text, JSON and HTML, and skip advise's source.
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-{
-	cat "$ROOT/schemas/trace.sql"
-	echo "PRAGMA user_version = 3;"
-	cat "$ROOT/tests/fixtures/hand/common.sql" "$ROOT/tests/fixtures/hand/baseline.sql"
-} | sqlite3 h.skip.db
+hand_db() { # hand_db NAME FILE: tests/fixtures/hand/NAME.sql as a trace in FILE
+	{
+		cat "$ROOT/schemas/trace.sql"
+		echo "PRAGMA user_version = 3;"
+		cat "$ROOT/tests/fixtures/hand/common.sql" "$ROOT/tests/fixtures/hand/$1.sql"
+	} | sqlite3 "$2"
+}
+hand_db baseline h.skip.db
 expect_exit 0 "$SKIP" report --no-color --region step h.skip.db
 expect_out "Recording cost of 'step'"
 expect_out "recorded / baseline 1.917x  [1.846 .. 2.000 over 2 interleaved pairs]"
@@ -62,4 +65,25 @@ expect_out "run 2 is a baseline run"
 expect_exit 0 "$SKIP" advise --region step h.skip.db
 expect_out "median wall interval of"
 expect_out "in 2 baseline runs (skip record --baseline)"
+
+# --capture-range: the collector is told (and not told without it); a hand-built capture-range
+# trace (tests/fixtures/hand/capture.sql, answers there) compares inside with outside.
+SKIP_CAPTURE=stale expect_exit 0 "$SKIP" record -q -o c.skip.db -c cudaProfilerApi -- \
+	sh -c 'echo "$SKIP_CAPTURE" >> cap.txt'
+SKIP_CAPTURE=stale expect_exit 0 "$SKIP" record -q -f -o c.skip.db -- \
+	sh -c 'echo "${SKIP_CAPTURE:-unset}" >> cap.txt'
+[ "$(tr '\n' ';' < cap.txt)" = "cudaProfilerApi;unset;" ] || fail "SKIP_CAPTURE per run: $(cat cap.txt)"
+hand_db capture cr.skip.db
+expect_exit 0 "$SKIP" report --no-color --region step cr.skip.db
+expect_out "recorded: only between cudaProfilerStart and cudaProfilerStop"
+expect_out "inside the capture ranges against outside them, in the same runs"
+expect_out "recorded / unrecorded 1.917x  [1.917 .. 1.917 over 1 run]"
+expect_exit 0 "$SKIP" report --json --region step cr.skip.db
+expect_out '"capture":	true'
+expect_exit 0 "$SKIP" report --region step --html cr.html cr.skip.db
+grep -q "recorded / unrecorded" cr.html || fail "the HTML compares inside with outside"
+expect_exit 0 "$SKIP" report --no-color cr.skip.db
+expect_out "the file has capture ranges; give --region NAME"
+expect_exit 0 "$SKIP" advise --region step cr.skip.db
+expect_out "in the 4 occurrences outside the capture ranges (the same process, not recorded)"
 exit 0

@@ -1,6 +1,7 @@
 /*
  * test_unprofiled.c: where skip advise takes a region's unprofiled time from, on hand-built
- * traces (tests/fixtures/hand/baseline*.sql): the baseline runs' median wall interval when they
+ * traces (tests/fixtures/hand/baseline*.sql, capture.sql): the occurrences outside the
+ * capture ranges of a --capture-range recording; the baseline runs' median wall interval when they
  * hold the region as often per run as the recorded run, else the model's estimate, which takes
  * out the calibration's cost per recorded call times the calls recorded per launch.
  */
@@ -65,6 +66,28 @@ Test(unprofiled, the_baseline_runs_give_the_time_now_when_present)
 	cr_expect(fabs(g->speedup - 600 / g->predicted_il_ns) < 1e-9);
 	json = skip_advice_json(r);
 	cr_expect(strstr(json, "\"source\":\t\"baseline\""), "%s", json);
+	free(json);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+Test(unprofiled, occurrences_outside_the_capture_ranges_give_the_time_now)
+{
+	struct skip_trace *t = hand_trace(dir, "capture");
+	struct skip_advice_report *r = advise(t, "step");
+	const struct skip_advice *g = graph_item(r);
+	char *json;
+
+	cr_expect_str_eq(r->unprofiled_source, "uncaptured");
+	/* outside: {500, 600, 700, 600}, median 600; [3400, 4000] crosses a range's end */
+	cr_expect_eq(r->uncaptured, 4);
+	cr_expect_eq(r->unprofiled_ns, 600);
+	cr_expect_eq(r->regions, 4, "the recorded occurrences are modelled");
+	cr_assert_not_null(g);
+	cr_expect_eq(g->baseline_il_ns, 600, "the item's now is the unrecorded occurrences'");
+	json = skip_advice_json(r);
+	cr_expect(strstr(json, "\"source\":\t\"uncaptured\""), "%s", json);
+	cr_expect(strstr(json, "\"uncaptured\":\t4"), "%s", json);
 	free(json);
 	skip_advice_free(r);
 	skip_trace_close(t);

@@ -1,6 +1,7 @@
 /*
- * test_cost.c: the recording cost from baseline runs (skip record --baseline) on hand-built
- * traces (tests/fixtures/hand/baseline*.sql, answers in their comments).
+ * test_cost.c: the recording cost from baseline runs (skip record --baseline), or from the
+ * occurrences outside the capture ranges (--capture-range), on hand-built traces
+ * (tests/fixtures/hand/baseline*.sql, capture.sql, answers in their comments).
  */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
@@ -173,4 +174,30 @@ Test(cost, the_json_follows_the_schema)
 	}
 	cJSON_Delete(schema);
 	free(text);
+}
+
+Test(cost, a_capture_range_recording_compares_inside_with_outside_in_the_same_run)
+{
+	struct skip_trace *t = hand_trace(dir, "capture");
+	struct skip_report *r = analyze(t, "step");
+	const struct skip_cost_row *w;
+
+	cr_expect_eq(r->nregions, 9);
+	cr_expect_eq(r->nempty, 5, "outside and across: no GPU work");
+	cr_expect_str_eq(r->capture_range, "cudaProfilerApi");
+	cr_assert_not_null(r->cost);
+	cr_expect_eq(r->cost->capture, 1);
+	cr_expect_eq(r->cost->baseline_runs, 0);
+	cr_assert_eq(r->cost->nrows, 1);
+	w = &r->cost->rows[0];
+	cr_expect_eq(w->full.occurrences, 4, "inside a capture range");
+	cr_expect_eq(w->baseline.occurrences, 4, "outside every one; the one across is neither");
+	cr_expect_eq(w->full.wall_ns, 1150);
+	cr_expect_eq(w->baseline.wall_ns, 600);
+	cr_expect_null(w->problem);
+	cr_expect(fabs(w->ratio - 1150.0 / 600) < 1e-9, "ratio %g", w->ratio);
+	cr_expect_eq(w->pairs, 1, "the run is its own pair");
+	cr_expect(fabs(w->ratio_min - 1150.0 / 600) < 1e-9, "ratio_min %g", w->ratio_min);
+	skip_report_free(r);
+	skip_trace_close(t);
 }

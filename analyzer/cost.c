@@ -46,38 +46,82 @@ static char *run_text(struct skip_trace *t, const char *sql, int64_t run_id)
 /* Which occurrences walls() takes. */
 enum which { ALL, INSIDE, OUTSIDE };
 
+/* The capture ranges of run @run_id (start, end pairs in *@v, by start): returns how many. */
+static size_t capture_spans(struct skip_trace *t, int64_t run_id, int64_t **v)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, cap = 0;
+
+	*v = NULL;
+	SK_VEC_XRESERVE(*v, cap, 2);
+	if (sqlite3_prepare_v2(
+		t->db,
+		"SELECT start, end FROM NVTX_EVENTS WHERE runId = ?1 AND text = ?2 AND "
+		"typeof(start) = 'integer' AND typeof(end) = 'integer' ORDER BY start",
+		-1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, SKIP_CAPTURE_RANGE_TEXT, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		SK_VEC_XRESERVE(*v, cap, 2 * n + 2);
+		(*v)[2 * n] = sqlite3_column_int64(st, 0);
+		(*v)[2 * n + 1] = sqlite3_column_int64(st, 1);
+		n++;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Whether [s, e] lies inside one of the @n spans @v (by start; they do not overlap), and
+ * whether it overlaps any. */
+static void place(const int64_t *v, size_t n, int64_t s, int64_t e, int *inside, int *overlaps)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) { /* the first span that starts after s */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[2 * mid] <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*inside = lo > 0 && v[2 * (lo - 1) + 1] >= e;
+	*overlaps = (lo > 0 && v[2 * (lo - 1) + 1] > s) || (lo < n && v[2 * lo] < e);
+}
+
 /* The wall intervals of the occurrences of @region in run @run_id (all of them, those inside a
- * capture range, or those outside every one), appended to *@v; returns how many. */
+ * capture range, or those that overlap none), appended to *@v; returns how many. */
 static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, enum which w,
 		    double **v, size_t *n, size_t *cap)
 {
-	static const char *const filter[] = {
-	    "",
-	    " AND EXISTS (SELECT 1 FROM NVTX_EVENTS c WHERE c.runId = n.runId AND c.text = ?3 AND "
-	    "c.start <= n.start AND c.end >= n.end)",
-	    " AND NOT EXISTS (SELECT 1 FROM NVTX_EVENTS c WHERE c.runId = n.runId AND c.text = ?3 "
-	    "AND c.start < n.end AND c.end > n.start)",
-	};
-	char sql[512];
 	sqlite3_stmt *st = NULL;
-	size_t k = 0;
+	int64_t *spans = NULL;
+	size_t k = 0, nspans = w == ALL ? 0 : capture_spans(t, run_id, &spans);
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT n.end - n.start FROM NVTX_EVENTS n WHERE n.runId = ?1 AND n.eventType IN "
-		 "(59, 60) AND n.text = ?2 AND typeof(n.start) = 'integer' AND typeof(n.end) = "
-		 "'integer' AND n.end >= n.start%s",
-		 filter[w]);
-	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(t->db,
+			       "SELECT start, end FROM NVTX_EVENTS WHERE runId = ?1 AND eventType "
+			       "IN (59, 60) AND text = ?2 AND typeof(start) = 'integer' AND "
+			       "typeof(end) = 'integer' AND end >= start",
+			       -1, &st, NULL) != SQLITE_OK) {
+		free(spans);
 		return 0;
+	}
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, region, -1, SQLITE_STATIC);
-	if (w != ALL)
-		sqlite3_bind_text(st, 3, SKIP_CAPTURE_RANGE_TEXT, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		SK_VEC_XPUSH(*v, *n, *cap, (double)sqlite3_column_int64(st, 0));
+		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+		int inside = 0, overlaps = 0;
+
+		if (w != ALL)
+			place(spans, nspans, s, e, &inside, &overlaps);
+		if ((w == INSIDE && !inside) || (w == OUTSIDE && overlaps))
+			continue;
+		SK_VEC_XPUSH(*v, *n, *cap, (double)(e - s));
 		k++;
 	}
 	sqlite3_finalize(st);
+	free(spans);
 	return k;
 }
 

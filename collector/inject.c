@@ -260,9 +260,6 @@ static void flush_and_wait(int request, int timeout_s)
 		(void)!read(sk_g.done_fd[0], &byte, 1);
 }
 
-/* The capture range: cudaProfilerStart turns recording on (after the call), cudaProfilerStop
- * off (before it). The runtime's calls go through the driver's, so each arrives twice: the
- * state makes the second a no-op, as CUDA documents for a repeated start or stop. */
 /* Note a capture range's start (@on) or end, now; lock held. A start that finds no memory is
  * not noted (its activity is kept, the range is not written). */
 static void note_span(int on)
@@ -302,6 +299,9 @@ static void write_spans(struct sk_sink *sink)
 	sk_sink_commit(sink);
 }
 
+/* The capture range: cudaProfilerStart turns recording on (after the call), cudaProfilerStop
+ * off (before it). The runtime's calls go through the driver's, so each arrives twice: the
+ * state makes the second a no-op, as CUDA documents for a repeated start or stop. */
 static void capture_set(int on)
 {
 	pthread_mutex_lock(&sk_g.lock);

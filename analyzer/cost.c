@@ -149,6 +149,9 @@ int skip_trace_has_captures(struct skip_trace *t)
 	sqlite3_stmt *st = NULL;
 	int yes = 0;
 
+	/* the recording's metadata first: NVTX_EVENTS has no index on text */
+	if (!sk_db_int(t->db, 0, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'capture_range'"))
+		return 0;
 	if (sqlite3_prepare_v2(t->db, "SELECT 1 FROM NVTX_EVENTS WHERE text = ?1 LIMIT 1", -1, &st,
 			       NULL) != SQLITE_OK)
 		return 0;

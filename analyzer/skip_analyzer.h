@@ -474,7 +474,8 @@ SKIP_API size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, con
  * --capture-range: SKIP_CAPTURE_RANGE_TEXT rows), so ran unrecorded in the recorded process. */
 SKIP_API size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const char *text,
 					    double **walls);
-/* Whether the trace holds capture ranges (skip record --capture-range). */
+/* Whether the trace holds capture ranges (recorded with skip record --capture-range, its
+ * SKIP_METADATA says so, and some were written). */
 SKIP_API int skip_trace_has_captures(struct skip_trace *t);
 /* The baseline runs (skip record --baseline) of run @run_id's configuration: its command line
  * and parameters, ascending. *@ids is malloc'ed (caller frees); returns the count, 0 when the

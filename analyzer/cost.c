@@ -175,7 +175,8 @@ static void kind_of(struct skip_trace *t, const char *region, enum which w, cons
 		size_t from = n, got = walls(t, ids[i], region, w, &all, &n, &cap);
 		double *mine = sk_xmalloc((got + 1) * sizeof(double));
 
-		memcpy(mine, all + from, got * sizeof(double));
+		if (got) /* all is still NULL when no run had an occurrence */
+			memcpy(mine, all + from, got * sizeof(double));
 		med[i] = got ? skip_median(mine, got) : 0;
 		free(mine);
 		if (i == 0 || (int)got < k->per_run_min)

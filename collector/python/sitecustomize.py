@@ -3,8 +3,11 @@
 skip record puts this folder first on PYTHONPATH and sets SKIP_TORCH_OPS=1. When a Python
 process imports torch, this turns on torch.autograd.profiler.emit_nvtx() - one NVTX range per
 ATen operator, which the collector records as operators - as soon as that process initializes
-CUDA (processes that never use CUDA are left alone: emit_nvtx synchronizes the device). Any
-other sitecustomize on the path still runs. Nothing is printed unless something fails.
+CUDA (processes that never use CUDA are left alone: emit_nvtx synchronizes the device). With a
+capture range (SKIP_CAPTURE=cudaProfilerApi, skip record --capture-range) it is on only inside
+torch.cuda.profiler.start() ... stop() (and torch.cuda.profiler.profile()), where the collector
+records: outside, the program runs without the ranges' cost. Any other sitecustomize on the
+path still runs. Nothing is printed unless something fails.
 """
 import importlib.abc
 import importlib.util
@@ -36,6 +39,32 @@ def _enable_after_cuda_init(torch):
     torch.cuda._lazy_init = lazy_init
 
 
+def _enable_in_capture_ranges(torch):
+    """emit_nvtx entered after each torch.cuda.profiler.start(), left before each stop()."""
+    import torch.cuda.profiler as prof
+    start, stop, state = prof.start, prof.stop, {"ctx": None}
+
+    def start_with_ops():
+        start()
+        if state["ctx"] is None:
+            try:
+                ctx = torch.autograd.profiler.emit_nvtx(record_shapes=False)
+                ctx.__enter__()
+                state["ctx"] = ctx
+            except Exception as e:  # never break the program
+                _warn(f"could not enable emit_nvtx: {e}")
+
+    def stop_with_ops():
+        ctx, state["ctx"] = state["ctx"], None
+        if ctx is not None:
+            try:
+                ctx.__exit__(None, None, None)
+            except Exception as e:
+                _warn(f"could not disable emit_nvtx: {e}")
+        stop()
+    prof.start, prof.stop = start_with_ops, stop_with_ops
+
+
 class _TorchHook(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         if fullname != "torch":
@@ -49,7 +78,10 @@ class _TorchHook(importlib.abc.MetaPathFinder):
         def wrapped(module):
             exec_module(module)
             try:
-                _enable_after_cuda_init(module)
+                if os.environ.get("SKIP_CAPTURE") == "cudaProfilerApi":
+                    _enable_in_capture_ranges(module)
+                else:
+                    _enable_after_cuda_init(module)
             except Exception as e:
                 _warn(f"could not hook CUDA initialization: {e}")
         spec.loader.exec_module = wrapped

@@ -39,7 +39,8 @@ only inside the on blocks) and torch.profiler runs inside the on blocks only. Th
 also has the in-process ratio (on / off, the median over a process's pairs, then median [min,
 max] over processes): free of the process-to-process spread that the ratio to bare carries.
 bare's in-process ratio is the method's own noise; variants that cannot be switched in-process
-(nvtx, floor, torch-ops, baseline) show '-' there. Without PyTorch, a GPU or build/skip it exits with 1 and one line.
+(nvtx, floor, baseline) show '-' there (torch-ops is switched: its operator ranges are on only
+inside the capture ranges). Without PyTorch, a GPU or build/skip it exits with 1 and one line.
 """
 import argparse
 import json
@@ -66,7 +67,8 @@ DEFAULT = ["bare", "nvtx", "cuda", "cuda+nvtx+sync", "default", "floor", "torch-
            "torch.profiler", "baseline"]
 
 
-SWITCHABLE = {"bare", "cuda", "cuda+nvtx+sync", "default", "all-apis", "torch.profiler"}
+SWITCHABLE = {"bare", "cuda", "cuda+nvtx+sync", "default", "all-apis", "torch-ops",
+              "torch.profiler"}
 
 
 def programs(args):

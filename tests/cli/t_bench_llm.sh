@@ -34,7 +34,7 @@ expect_out "unknown variant 'kernels'"
 expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" --dry-run --skip "$SKIP" --ab 4 \
 	--variants default,torch-ops,torch.profiler --programs prefill
 expect_out "prefill default: $SKIP record -q -f -o TMP/prefill.skip.db --capture-range cudaProfilerApi -- $PY $SRC/bench/llm/prefill.py --model gpt2 --batch 1 --warmup 30 --passes 30 --ab 4"
-expect_out "prefill torch-ops: $SKIP record -q -f -o TMP/prefill.skip.db --torch-ops -- "
+expect_out "prefill torch-ops: $SKIP record -q -f -o TMP/prefill.skip.db --capture-range cudaProfilerApi --torch-ops -- "
 expect_out "--passes 30 --ab 4 --profiler"
 
 # ---- arithmetic on hand-built inputs ----------------------------------------------------------
@@ -217,16 +217,16 @@ assert len(p["rounds"]) == 2 and set(p["variants"]) >= {"bare", "default", "torc
 assert p["variants"]["bare"]["vs_bare"]["median"] == 1.0
 PY
 expect_exit 0 python3 check.py
-# with --ab: every switchable variant has its in-process ratio, torch-ops none
+# with --ab: every switchable variant has its in-process ratio, nvtx none
 PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" \
-	--skip "$SKIP" --programs torch_loop --steps 5 --variants bare,default,torch-ops \
+	--skip "$SKIP" --programs torch_loop --steps 5 --variants bare,default,nvtx \
 	--rounds 1 --min-rounds 1 --ab 2 --json cb.json
 expect_out "| variant | program's figure, us/step | / bare | in-process on / off |"
 cat > check.py <<'PY'
 import json
 v = json.load(open("cb.json"))["programs"]["torch_loop"]["variants"]
 assert v["bare"]["in_process"]["n"] == 1 and v["default"]["in_process"]["n"] == 1, v
-assert "in_process" not in v["torch-ops"], v
+assert "in_process" not in v["nvtx"], v
 PY
 expect_exit 0 python3 check.py
 exit 0

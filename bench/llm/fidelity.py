@@ -3,7 +3,7 @@
     python3 bench/llm/fidelity.py [--models gpt2,bert-base] [--batches 1,2,4,8] [--repeat 3]
                                   [--warmup 60] [--passes 60] [--rec-warmup 30]
                                   [--rec-passes 20] [--measured GG.json] [--out DIR]
-                                  [--keep-trace] [--dry-run]
+                                  [--one-process [--recorded K]] [--keep-trace] [--dry-run]
 
 The closed loop of docs/BENCHMARKS.md "skip advise: predicted graph gain against a measured
 replay (`bench/llm`)", on the GPU machine after `make all`:
@@ -19,6 +19,14 @@ replay (`bench/llm`)", on the GPU machine after `make all`:
 4. The tables: predicted against measured graph time and gain, errors in %, each row marked
    against the 10% target; then what recording cost the eager pass (the program's own median
    per run kind, and skip advise's recorded IL, over the measured eager median).
+
+With --one-process, steps 1 and 2 are one program: `skip record --repeat N --capture-range
+cudaProfilerApi` of graph_gain.py (eager and graph) with --recorded K (default 2): each run
+measures eager and graph replay passes unrecorded and records one more eager pass after every
+K-th pair, so skip advise models the recorded passes and takes its unprofiled time from the
+unrecorded ones of the same processes (source 'uncaptured'), and the measured columns are the
+medians over the runs of the same processes' APP lines: no process-to-process spread between
+what is predicted and what it is checked against (--warmup and --passes then apply).
 
 Writes DIR/graph_gain.json and DIR/fidelity.json (everything above, the advise JSON's model and
 graph item included); the trace stays in a temporary directory unless --keep-trace (then
@@ -62,9 +70,34 @@ def commands(args, out, work, baseline):
         "--label", "graph_gain eager", "--", sys.executable, GRAPH_GAIN, "--eager-only"] + sel(
         args) + ["--warmup", str(args.rec_warmup), "--passes", str(args.rec_passes),
                  "--nvtx", REGION]
+    if args.one_process:
+        record = [args.skip, "record", "-q", "-f", "-o", os.path.join(work, "fidelity.skip.db"),
+                  "--repeat", str(args.repeat), "--capture-range", "cudaProfilerApi", "--label",
+                  "graph_gain one process", "--", sys.executable, GRAPH_GAIN] + sel(args) + [
+            "--warmup", str(args.warmup), "--passes", str(args.passes), "--nvtx", REGION,
+            "--recorded", str(args.recorded)]
     advise = {(m, b): [args.skip, "advise", os.path.join(work, "fidelity.skip.db"), "--region",
                        region(m, b), "--json"] for m in args.models for b in args.batches}
     return measure, record, advise
+
+
+def measured_from_app(stdout):
+    """(model, batch) -> graph_gain.json-like figures from the recorded runs' APP lines: the
+    medians over the runs of eager_ms, graph_ms and gain (--one-process)."""
+    got = {}
+    for line in stdout.splitlines():
+        a = parse_app(line)
+        if not a or a["app"] != "graph_gain":
+            continue
+        g = got.setdefault((a["model"], int(a["batch"])), {"eager": [], "graph": [], "gain": []})
+        for k, key in (("eager", "eager_ms"), ("graph", "graph_ms"), ("gain", "gain")):
+            if a.get(key, "-") != "-":
+                g[k].append(float(a[key]))
+    return {key: {"eager": {"median": med(g["eager"])} if g["eager"] else None,
+                  "graph": {"median": med(g["graph"])} if g["graph"] else None,
+                  "gain": med(g["gain"]) if g["gain"] else None,
+                  "capture_error": None if g["graph"] else "no graph replay measured"}
+            for key, g in got.items()}
 
 
 def run_kinds(db_path):
@@ -189,11 +222,16 @@ def parse_args(argv=None):
     ap.add_argument("--measured", metavar="GG.json", help="reuse graph_gain.py --json output")
     ap.add_argument("--out", default=os.environ.get("OUT") or os.path.join(ROOT, "fidelity-out"))
     ap.add_argument("--skip", default=SKIP, help="the skip binary (default build/skip)")
+    ap.add_argument("--one-process", action="store_true",
+                    help="measure and record in the same processes (skip record "
+                    "--capture-range; see above)")
+    ap.add_argument("--recorded", type=int, default=2, metavar="K",
+                    help="--one-process: a recorded eager pass after every K-th pair; default 2")
     ap.add_argument("--keep-trace", action="store_true", help="gzip the trace into DIR")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     args = ap.parse_args(argv)
-    if args.repeat < 1 or args.passes < 1 or args.rec_passes < 1:
-        ap.error("--repeat, --passes and --rec-passes take 1 or more")
+    if args.repeat < 1 or args.passes < 1 or args.rec_passes < 1 or args.recorded < 1:
+        ap.error("--repeat, --passes, --rec-passes and --recorded take 1 or more")
     return args
 
 
@@ -204,7 +242,7 @@ def main():
         baseline = os.access(args.skip, os.X_OK) and skip_has_option(args.skip, "record",
                                                                      "--baseline")
         measure, record, advise = commands(args, out, "WORK", baseline)
-        if not args.measured:
+        if not args.measured and not args.one_process:
             print(show(measure))
         print(show(record))
         for cmd in advise.values():
@@ -218,20 +256,20 @@ def main():
     seconds = {}
 
     gg_path = args.measured or os.path.join(out, "graph_gain.json")
-    if not args.measured:
+    if not args.measured and not args.one_process:
         p, seconds["measure"] = step("measure", measure)
         if p.returncode:  # the predictions are still worth having: go on without measurements
             print(f"fidelity: graph_gain.py failed ({p.returncode}): no measured columns",
                   file=sys.stderr)
     measured = {}
-    if os.path.exists(gg_path):
+    if os.path.exists(gg_path) and not args.one_process:
         with open(gg_path) as fh:
             measured = {(c["model"], c["batch"]): c for c in json.load(fh)["configs"]}
 
-    if not baseline:
+    if not baseline and not args.one_process:
         print("fidelity: this skip record has no --baseline: full runs only", file=sys.stderr)
     p, seconds["record"] = step("record", record, stdout=subprocess.PIPE)
-    if p.returncode and baseline:  # one GPU call must not be lost to a new option's failure
+    if p.returncode and baseline and not args.one_process:  # one GPU call must not be lost to a new option's failure
         print(f"fidelity: the recording with --baseline failed ({p.returncode}): again without",
               file=sys.stderr)
         baseline = False
@@ -242,6 +280,8 @@ def main():
     if p.returncode or not os.path.exists(db):
         sys.exit(f"fidelity.py: the recording failed ({p.returncode}); see above")
     app = recorded_app(p.stdout, run_kinds(db))
+    if args.one_process:
+        measured = measured_from_app(p.stdout)
 
     advised = {}
     t0 = time.perf_counter()
@@ -262,7 +302,8 @@ def main():
     rs = rows(args, measured, app, advised)
     print()
     print(tables(rs))
-    res = {"fidelity": 1, "target_pct": TARGET, "baseline_runs": baseline, "seconds": seconds,
+    res = {"fidelity": 1, "target_pct": TARGET, "baseline_runs": baseline,
+           "one_process": args.one_process, "seconds": seconds,
            "commands": {"measure": show(measure), "record": show(record),
                         "advise": show(next(iter(advise.values())))},
            "rows": rs,

@@ -2,7 +2,7 @@
 
     python3 bench/llm/graph_gain.py [--models gpt2,bert-base] [--batches 1,2,4,8] [--seq 512]
                                     [--warmup W] [--passes N] [--eager-only] [--nvtx NAME]
-                                    [--json OUT] [--dry-run]
+                                    [--recorded K] [--json OUT] [--dry-run]
 
 For each model (bench/llm/prefill.py's builders: random bf16 weights, nothing downloaded) and
 each batch size, in one process, one configuration after the other:
@@ -23,6 +23,11 @@ Each timed eager pass of step 3 runs inside the NVTX range NAME (default "prefil
 and "{batch}" in NAME are replaced), so that the script can be recorded by `skip record` and
 advised with `skip advise --region NAME`. --eager-only leaves the graph out (step 2 and the
 replays of step 3): the eager program alone, for recording exactly what was measured.
+--recorded K adds, after every K-th pair of step 3, one more eager pass (in the same NVTX range)
+inside torch.cuda.profiler.start() ... stop(): under `skip record --capture-range
+cudaProfilerApi` only those are recorded, so one process gives skip advise its recorded passes
+and the unrecorded ones (its unprofiled time) beside the measured eager and graph passes. The
+recorded passes are left out of every figure (their count is the APP line's recorded=).
 
 Prints one line per configuration,
   APP graph_gain model=M batch=B seq=S passes=N eager_ms=... graph_ms=... gain=... run=R kind=K
@@ -128,7 +133,7 @@ def one_config(torch, args, name, model, vocab, batch, first):
                 torch.cuda.synchronize()
             except Exception:
                 pass
-    eager, replay = [], []
+    eager, replay, recorded = [], [], []
     for p in range(args.passes):
         if graph is None:
             eager.append(timed(torch, fn, nvtx))
@@ -138,6 +143,11 @@ def one_config(torch, args, name, model, vocab, batch, first):
         else:
             replay.append(timed(torch, graph.replay))
             eager.append(timed(torch, fn, nvtx))
+        if args.recorded and p % args.recorded == args.recorded - 1:
+            torch.cuda.profiler.start()
+            recorded.append(timed(torch, fn, nvtx))
+            torch.cuda.profiler.stop()
+    res["recorded_ms"] = recorded
     res["eager"] = stats(eager)
     res["eager_ms"] = eager
     res["warmup_ms"] = warm
@@ -158,6 +168,7 @@ def app_line(r):
          else "graph_ms=- gain=-")
     return (f"APP graph_gain model={r['model']} batch={r['batch']} seq={r['seq']} "
             f"passes={r['eager']['n']} eager_ms={r['eager']['median']:.3f} {g} "
+            f"recorded={len(r.get('recorded_ms') or [])} "
             f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}")
 
 
@@ -195,11 +206,14 @@ def parse_args(argv=None):
     ap.add_argument("--eager-only", action="store_true", help="no graph: the eager program alone")
     ap.add_argument("--nvtx", default="prefill",
                     help="NVTX range around each timed eager pass ({model}, {batch} replaced)")
+    ap.add_argument("--recorded", type=int, default=0, metavar="K",
+                    help="one more eager pass inside torch.cuda.profiler.start/stop after every "
+                    "K-th pair (left out of the figures); default 0, none")
     ap.add_argument("--json", metavar="OUT", help="write the results, every pass included")
     ap.add_argument("--dry-run", action="store_true", help="print the plan, touch no GPU")
     args = ap.parse_args(argv)
-    if args.passes < 1 or args.warmup < 0 or args.seq < 1:
-        ap.error("--passes and --seq take 1 or more, --warmup 0 or more")
+    if args.passes < 1 or args.warmup < 0 or args.seq < 1 or args.recorded < 0:
+        ap.error("--passes and --seq take 1 or more, --warmup and --recorded 0 or more")
     return args
 
 

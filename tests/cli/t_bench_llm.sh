@@ -162,7 +162,7 @@ FAKE_BERT_NO_CAPTURE=1 SKIP_RUN_ID=7 SKIP_TRACE=nvtx expect_exit 0 python3 "$LLM
 	--models gpt2,bert-base --batches 1,4 --warmup 6 --passes 4 --json gg.json
 expect_out "APP graph_gain model=gpt2 batch=4 seq=512 passes=4 eager_ms="
 expect_out "run=7 kind=nvtx"
-expect_out "graph_ms=- gain=- run=7"
+expect_out "graph_ms=- gain=- recorded=0 run=7"
 expect_out "capture failed: RuntimeError: operation not permitted when stream is capturing |"
 cat > check.py <<'PY'
 import json
@@ -184,6 +184,21 @@ expect_out "advise: run 1 has no kernels"
 expect_out "| model | batch | baseline runs | full runs | recorded IL |"
 { [ -s o/fidelity.json ] && [ -s o/graph_gain.json ]; } || fail "fidelity.py wrote no JSON"
 [ "$(ls o | wc -l)" = 2 ] || fail "fidelity.py left more than its two files in DIR: $(ls o)"
+# --one-process: one recording that measures too (capture range, recorded passes); the measured
+# columns come from its APP lines
+PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$LLM/fidelity.py" --skip "$SKIP" --out o1 \
+	--models gpt2 --batches 2 --repeat 2 --warmup 2 --passes 4 --one-process --recorded 2
+expect_out "--capture-range cudaProfilerApi --label 'graph_gain one process' --"
+expect_out "--passes 4 --nvtx 'prefill_{model}_b{batch}' --recorded 2"
+expect_out "recorded=2 run=1"
+cat > check.py <<'PY'
+import json
+d = json.load(open("o1/fidelity.json"))
+r = d["rows"][0]
+assert d["one_process"] and r["measured_eager_ms"] is not None and r["measured_graph_ms"] is not None, r
+assert r["measured_gain"] is not None and r["advise_error"], r
+PY
+expect_exit 0 python3 check.py
 
 # ab_measure: pairs alternate off-on, on-off; a run_one that takes 2.0 inside start/stop and
 # 1.0 outside gives off 1.0, on 2.0 and a ratio of 2 in every pair

@@ -564,25 +564,46 @@ static size_t pool_runs(const struct sk_ctx *c, struct excerpts *es, struct pool
 }
 
 /*
- * The region's occurrences outside every capture range of the run (skip record
- * --capture-range: the same process, unrecorded), when it has occurrences inside one too:
- * their median wall interval becomes the unprofiled time. Returns 1 when it did.
+ * The region's occurrences outside every capture range (skip record --capture-range: the same
+ * processes, unrecorded) of the run and, unless --run chose it, its repetitions (the runs whose
+ * recorded occurrences are pooled), when the run has occurrences inside one too: their median
+ * wall interval becomes the unprofiled time. Returns 1 when it did.
  */
 static int uncaptured_source(struct sk_ctx *c, struct skip_advice_report *r)
 {
-	double *w = NULL;
-	size_t k;
+	int64_t *ids = NULL, n;
+	double *all = NULL;
+	size_t nall = 0, own = 0;
 
 	if (!c->o.region || !skip_trace_has_captures(c->t))
 		return 0;
-	k = skip_trace_uncaptured_walls(c->t, c->tl->run_id, c->o.region, &w);
-	if (k && c->tl->nwindows > k) { /* some occurrence was recorded, some not */
-		c->unprofiled_ns = skip_median(w, k);
+	n = c->o.run_id ? 0 : skip_trace_repeats(c->t, c->tl->run_id, &ids);
+	if (n <= 0) { /* the run alone */
+		free(ids);
+		ids = sk_xmalloc(sizeof(*ids));
+		ids[0] = c->tl->run_id;
+		n = 1;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		double *w = NULL;
+		size_t k = skip_trace_uncaptured_walls(c->t, ids[i], c->o.region, &w);
+
+		if (ids[i] == c->tl->run_id)
+			own = k;
+		all = sk_xrealloc(all, (nall + k + 1) * sizeof(double));
+		if (k)
+			memcpy(all + nall, w, k * sizeof(double));
+		nall += k;
+		free(w);
+	}
+	if (nall && c->tl->nwindows > own) { /* some occurrence was recorded, some not */
+		c->unprofiled_ns = skip_median(all, nall);
 		r->unprofiled_ns = c->unprofiled_ns;
 		r->unprofiled_source = "uncaptured";
-		r->uncaptured = k;
+		r->uncaptured = nall;
 	}
-	free(w);
+	free(all);
+	free(ids);
 	return r->uncaptured > 0;
 }
 

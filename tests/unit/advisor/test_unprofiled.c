@@ -93,6 +93,24 @@ Test(unprofiled, occurrences_outside_the_capture_ranges_give_the_time_now)
 	skip_trace_close(t);
 }
 
+Test(unprofiled, the_repetitions_occurrences_outside_the_capture_ranges_are_pooled)
+{
+	struct skip_trace *t = hand_trace_more(dir, "capture", "capture_run2");
+	struct skip_advise_opts o = {.region = "step"};
+	struct skip_advice_report *r = advise(t, "step");
+
+	cr_expect_str_eq(r->unprofiled_source, "uncaptured");
+	cr_expect_eq(r->uncaptured, 7, "4 of run 1 and 3 of run 2");
+	cr_expect_eq(r->unprofiled_ns, 700);
+	skip_advice_free(r);
+	o.run_id = 1; /* one run: its own only */
+	cr_assert_eq(skip_advise(t, &o, &r), 0, "%s", skip_errmsg());
+	cr_expect_eq(r->uncaptured, 4);
+	cr_expect_eq(r->unprofiled_ns, 600);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 Test(unprofiled, without_baseline_runs_the_estimate_is_used)
 {
 	struct skip_trace *t = hand_trace_more(dir, "baseline", "baseline_none");

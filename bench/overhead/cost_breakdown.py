@@ -38,6 +38,8 @@ torch_loop.py's --ab), skip's variants record with --capture-range cudaProfilerA
 only inside the on blocks) and torch.profiler runs inside the on blocks only. The table then
 also has the in-process ratio (on / off, the median over a process's pairs, then median [min,
 max] over processes): free of the process-to-process spread that the ratio to bare carries.
+The program's own figure (its regular timed passes, outside every capture range) then
+measures a switched variant with recording off: its ratio to bare is what being injected costs.
 bare's in-process ratio is the method's own noise; variants that cannot be switched in-process
 (nvtx, floor, baseline) show '-' there (torch-ops is switched: its operator ranges are on only
 inside the capture ranges). Without PyTorch, a GPU or build/skip it exits with 1 and one line.

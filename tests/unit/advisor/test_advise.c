@@ -16,6 +16,7 @@
 #include "advisor/internal.h"
 #include "skip_advisor.h"
 #include "skip_runtime.h"
+#include "unit/scratch.h"
 
 static char dir[] = "/tmp/skip-adv-XXXXXX";
 
@@ -26,10 +27,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(advise, .init = setup, .fini = teardown);

@@ -13,6 +13,7 @@
 
 #include "analyzer/internal.h"
 #include "hand.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 static struct skip_trace *trace;
@@ -20,20 +21,16 @@ static struct sk_loaded_run run;
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-attr-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-attr");
 	trace = hand_trace(dir, "attr_threads");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	sk_run_free(&run);
 	skip_trace_close(trace);
 	trace = NULL;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(analyzer_attr, .init = setup, .fini = teardown);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hand.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 static struct skip_trace *trace;
@@ -17,20 +18,16 @@ static struct skip_report *rep;
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-an-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-an");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	skip_report_free(rep);
 	skip_trace_close(trace);
 	rep = NULL;
 	trace = NULL;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(analyzer_metrics, .init = setup, .fini = teardown);

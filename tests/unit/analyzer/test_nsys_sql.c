@@ -21,21 +21,18 @@
 
 #include "skip_analyzer.h"
 #include "skip_common.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-nsys-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-nsys");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(nsys_sql, .init = setup, .fini = teardown, .timeout = 120);

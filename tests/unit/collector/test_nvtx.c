@@ -17,22 +17,19 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "skip_common.h"
+#include "unit/scratch.h"
 
 static char dir[64], out[128];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-nvtx-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-nvtx");
 	snprintf(out, sizeof(out), "%s/nvtx.skip.db", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(collector_nvtx, .init = setup, .fini = teardown);

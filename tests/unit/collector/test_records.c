@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collector/internal.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 static char path[128];
@@ -17,8 +18,7 @@ static struct sk_sink sink;
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-ut-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-ut");
 	snprintf(path, sizeof(path), "%s/p1-r7.skip.db", dir);
 	skip_log_init("test", NULL, 1);
 	cr_assert_eq(sk_sink_open(&sink, path, 7, 1234), 0, "%s", skip_errmsg());
@@ -26,11 +26,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	sk_sink_close(&sink, 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(collector_records, .init = setup, .fini = teardown);

@@ -15,23 +15,20 @@
 #include <unistd.h>
 
 #include "skip_common.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 static char path[128];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-file-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-file");
 	snprintf(path, sizeof(path), "%s/f.txt", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(common_file, .init = setup, .fini = teardown);

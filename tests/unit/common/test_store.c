@@ -13,21 +13,18 @@
 #include <unistd.h>
 
 #include "skip_common.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/skip-store-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-store");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(common_store, .init = setup, .fini = teardown);

@@ -16,6 +16,7 @@
 #include "hand.h"
 #include "skip_advisor.h"
 #include "skip_export.h"
+#include "unit/scratch.h"
 
 static char dir[] = "/tmp/skip-gg-XXXXXX";
 static struct skip_trace *trace;
@@ -28,12 +29,9 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
 	skip_report_free(rep);
 	skip_trace_close(trace);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(report_graph_gain, .init = setup, .fini = teardown);

@@ -13,6 +13,7 @@
 
 #include "hand.h"
 #include "skip_export.h"
+#include "unit/scratch.h"
 
 static char dir[] = "/tmp/skip-export-XXXXXX";
 static struct skip_trace *trace;
@@ -28,13 +29,10 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
 	cJSON_Delete(doc);
 	free(text);
 	skip_trace_close(trace);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(export_timeline, .init = setup, .fini = teardown);

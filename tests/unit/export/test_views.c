@@ -14,6 +14,7 @@
 
 #include "hand.h"
 #include "skip_export.h"
+#include "unit/scratch.h"
 
 static char dir[] = "/tmp/skip-export-v-XXXXXX";
 
@@ -24,10 +25,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(export_views, .init = setup, .fini = teardown);

@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "skip_import.h"
+#include "unit/scratch.h"
 
 #define SMALL FIXTURES "/torchprof/small.json"
 
@@ -30,11 +31,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
-
 	sqlite3_close(db);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	cr_expect_eq(system(cmd), 0);
+	sk_scratch_remove(dir);
 }
 
 /* Import @path into the test's trace: the error code, with *@c filled on success. */

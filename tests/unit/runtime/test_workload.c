@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "unit/scratch.h"
 
 static char dir[64];
 static struct skip_workload *w;
@@ -14,18 +15,14 @@ static struct skip_workload *w;
 static void setup(void)
 {
 	skip_log_init("test", NULL, 1);
-	snprintf(dir, sizeof(dir), "/tmp/skip-wl-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	sk_scratch_make(dir, sizeof(dir), "skip-wl");
 	w = NULL;
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
 	skip_workload_free(w);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	(void)!system(cmd);
+	sk_scratch_remove(dir);
 }
 
 TestSuite(runtime_workload, .init = setup, .fini = teardown);

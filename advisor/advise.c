@@ -487,6 +487,13 @@ static int pick_run(struct skip_trace *t, int64_t want, int64_t *run)
 	free(ids);
 	if (n <= 0)
 		return sk_fail(SKIP_E_EMPTY, "the trace has no runs");
+	if (!found && skip_trace_is_baseline(t, want))
+		return sk_fail(
+		    SKIP_E_NOTFOUND,
+		    "run %lld is a baseline run (skip record --baseline): it holds NVTX "
+		    "ranges only; advise a full run, whose --region prediction takes its "
+		    "unprofiled time from the baseline runs",
+		    (long long)want);
 	if (!found)
 		return sk_fail(SKIP_E_NOTFOUND, "no run %lld in the trace (skip info lists them)",
 			       (long long)want);

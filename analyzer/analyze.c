@@ -553,7 +553,7 @@ static int check_runs(struct skip_trace *t, const struct skip_analysis_opts *o, 
 		      int64_t *n)
 {
 	*n = sk_trace_run_ids(t, ids);
-	if (o->run_id && sk_trace_is_baseline(t, o->run_id))
+	if (o->run_id && skip_trace_is_baseline(t, o->run_id))
 		return sk_fail(SKIP_E_NOTFOUND,
 			       "%s: run %lld is a baseline run (skip record --baseline): it holds "
 			       "NVTX ranges only; its cost figures are in the report of the whole "

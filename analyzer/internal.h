@@ -128,8 +128,6 @@ int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids);
 	r ".commandLine || char(30) || coalesce((SELECT group_concat(x, char(31)) FROM (SELECT "   \
 	  "s.name || '=' || s.value AS x FROM SKIP_PARAMETERS s WHERE s.runId = " r                \
 	  ".runId ORDER BY s.name)), '')"
-/* 1 when run @run_id is a baseline run (SKIP_RUNS.kind), else 0. */
-int sk_trace_is_baseline(struct skip_trace *t, int64_t run_id);
 
 /* cost.c: the recording cost section of @r (r->cost), from the trace's baseline runs; nothing
  * when it has none. @ids: the full runs analyzed. */

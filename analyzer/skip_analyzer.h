@@ -477,6 +477,8 @@ SKIP_API size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id
 /* Whether the trace holds capture ranges (recorded with skip record --capture-range, its
  * SKIP_METADATA says so, and some were written). */
 SKIP_API int skip_trace_has_captures(struct skip_trace *t);
+/* 1 when run @run_id is a baseline run (SKIP_RUNS.kind 'baseline'), else 0. */
+SKIP_API int skip_trace_is_baseline(struct skip_trace *t, int64_t run_id);
 /* The baseline runs (skip record --baseline) of run @run_id's configuration: its command line
  * and parameters, ascending. *@ids is malloc'ed (caller frees); returns the count, 0 when the
  * trace has none (schema 1 and 2 files never do). */

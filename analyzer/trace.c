@@ -117,7 +117,7 @@ int64_t sk_trace_run_ids(struct skip_trace *t, int64_t **ids)
 	return (int64_t)n;
 }
 
-int sk_trace_is_baseline(struct skip_trace *t, int64_t run_id)
+int skip_trace_is_baseline(struct skip_trace *t, int64_t run_id)
 {
 	char q[128];
 

@@ -170,6 +170,13 @@ int skip_export_select(struct skip_trace *t, const struct skip_export_pick *pick
 	err = sk_export_views(skip_trace_db(t));
 	if (err)
 		return err;
+	if (pick->run_id && skip_trace_is_baseline(t, pick->run_id))
+		return sk_fail(
+		    SKIP_E_NOTFOUND,
+		    "run %lld is a baseline run (skip record --baseline): it holds NVTX "
+		    "ranges only; --run takes a full run ('skip info' lists the runs; csv "
+		    "without --run keeps every row)",
+		    (long long)pick->run_id);
 	if (pick->run_id && !has_run(t, pick->run_id))
 		return sk_fail(SKIP_E_NOTFOUND,
 			       "no run %lld in the trace ('skip info' lists its runs)",

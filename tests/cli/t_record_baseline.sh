@@ -62,6 +62,10 @@ expect_exit 0 "$SKIP" report --no-color h.skip.db
 expect_out "give --region NAME"
 expect_exit 2 "$SKIP" report --run 2 h.skip.db
 expect_out "run 2 is a baseline run"
+expect_exit 2 "$SKIP" export --format perfetto --run 2 -o h2.json h.skip.db
+expect_out "run 2 is a baseline run (skip record --baseline): it holds NVTX ranges only; --run takes a full run"
+expect_exit 2 "$SKIP" advise --run 2 --region step h.skip.db
+expect_out "run 2 is a baseline run (skip record --baseline)"
 expect_exit 0 "$SKIP" advise --region step h.skip.db
 expect_out "median wall interval of"
 expect_out "in 2 baseline runs (skip record --baseline)"

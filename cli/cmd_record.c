@@ -239,8 +239,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		    "--baseline with --trace %s: the full runs would record what "
 		    "the baseline runs record (NVTX only); record cuda with them",
 		    o->trace_spec);
-	if (o->capture &&
-	    !(o->trace & ((SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX) | SKIP_TRACE_ALL_APIS)))
+	if (o->capture && !skip_trace_needs_cupti(o->trace))
 		return cli_usage_error("record",
 				       "--capture-range with --trace %s: NVTX alone is recorded "
 				       "all along; record cuda with it",

@@ -66,11 +66,6 @@ static int select_apis(CUpti_CallbackDomain domain, unsigned trace, int on)
 	return n;
 }
 
-int sk_trace_needs_cupti(unsigned trace)
-{
-	return (trace & (SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX)) || (trace & SKIP_TRACE_ALL_APIS);
-}
-
 int sk_activity_enable(unsigned trace, int capture)
 {
 	int err;

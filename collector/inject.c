@@ -512,7 +512,7 @@ static int start(void)
 		sk_g.trace = SKIP_TRACE_DEFAULT;
 	}
 	sk_g.flush_ms = (int)env_long("SKIP_FLUSH_MS", SKIP_COLLECTOR_DEFAULT_FLUSH_MS, 1, 60000);
-	sk_g.cupti = sk_trace_needs_cupti(sk_g.trace);
+	sk_g.cupti = skip_trace_needs_cupti(sk_g.trace);
 	sk_g.capture = sk_g.cupti && capture_mode();
 	err = !sk_g.cupti
 		  ? sk_pool_init_empty(&sk_g.pool)

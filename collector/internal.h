@@ -220,7 +220,7 @@ struct sk_collector {
 	int finished;	      /* the final flush ran */
 	int standalone;	      /* not under skip record: finalize the file ourselves */
 	unsigned trace;	      /* SKIP_TRACE_* bits */
-	int cupti;	      /* CUPTI is used (sk_trace_needs_cupti): 0 in the baseline mode */
+	int cupti;	      /* CUPTI is used (skip_trace_needs_cupti): 0 in the baseline mode */
 	int flush_ms;
 	struct sk_pool pool;
 	struct sk_sink sink; /* the trace file; the writer thread's alone while it runs */
@@ -258,9 +258,6 @@ int sk_activity_enable(unsigned trace, int capture);
  * each start and stop of one (@capture 1: the selected API calls are switched too, NVTX is
  * left as it is). Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_capture(unsigned trace, int capture, int on);
-/* Whether @trace needs CUPTI: any kind but NVTX, or every API call. Without it (NVTX only:
- * the baseline mode) the collector enables no CUPTI activity and records NVTX itself. */
-int sk_trace_needs_cupti(unsigned trace);
 
 /* ---- NVTX without CUPTI (nvtx.c) --------------------------------------------------------- */
 

@@ -177,6 +177,9 @@ enum skip_trace_bits {
  * skip_errmsg() naming the bad word.
  */
 SKIP_API int skip_trace_opts_parse(const char *spec, unsigned *bits);
+/* Whether @bits need CUPTI: any kind but NVTX, or every API call. Without it (NVTX only: the
+ * baseline mode) the collector enables no CUPTI activity and records NVTX itself. */
+SKIP_API int skip_trace_needs_cupti(unsigned bits);
 /* Write the canonical list for @bits ("cuda,nvtx,sync,overhead") into @buf. */
 SKIP_API void skip_trace_opts_format(unsigned bits, char *buf, size_t len);
 

@@ -61,6 +61,11 @@ int skip_trace_opts_parse(const char *spec, unsigned *bits)
 	return 0;
 }
 
+int skip_trace_needs_cupti(unsigned bits)
+{
+	return (bits & (SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX)) || (bits & SKIP_TRACE_ALL_APIS);
+}
+
 void skip_trace_opts_format(unsigned bits, char *buf, size_t len)
 {
 	size_t used = 0;

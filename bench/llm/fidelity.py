@@ -66,16 +66,17 @@ def commands(args, out, work, baseline):
         "--warmup", str(args.warmup), "--passes", str(args.passes),
         "--json", os.path.join(out, "graph_gain.json")]
     record = [args.skip, "record", "-q", "-f", "-o", os.path.join(work, "fidelity.skip.db"),
-              "--repeat", str(args.repeat)] + (["--baseline"] if baseline else []) + [
-        "--label", "graph_gain eager", "--", sys.executable, GRAPH_GAIN, "--eager-only"] + sel(
-        args) + ["--warmup", str(args.rec_warmup), "--passes", str(args.rec_passes),
-                 "--nvtx", REGION]
+              "--repeat", str(args.repeat)]
     if args.one_process:
-        record = [args.skip, "record", "-q", "-f", "-o", os.path.join(work, "fidelity.skip.db"),
-                  "--repeat", str(args.repeat), "--capture-range", "cudaProfilerApi", "--label",
-                  "graph_gain one process", "--", sys.executable, GRAPH_GAIN] + sel(args) + [
+        record += ["--capture-range", "cudaProfilerApi", "--label", "graph_gain one process",
+                   "--", sys.executable, GRAPH_GAIN] + sel(args) + [
             "--warmup", str(args.warmup), "--passes", str(args.passes), "--nvtx", REGION,
             "--recorded", str(args.recorded)]
+    else:
+        record += (["--baseline"] if baseline else []) + [
+            "--label", "graph_gain eager", "--", sys.executable, GRAPH_GAIN, "--eager-only"] + sel(
+            args) + ["--warmup", str(args.rec_warmup), "--passes", str(args.rec_passes),
+                     "--nvtx", REGION]
     advise = {(m, b): [args.skip, "advise", os.path.join(work, "fidelity.skip.db"), "--region",
                        region(m, b), "--json"] for m in args.models for b in args.batches}
     return measure, record, advise

@@ -97,28 +97,23 @@ def main():
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
         ctx = torch.profiler.profile(activities=acts)
 
+    def one():
+        """One timed pass inside the NVTX range "prefill": its ms."""
+        t0 = time.perf_counter()
+        torch.cuda.nvtx.range_push("prefill")
+        prefill()
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+        return (time.perf_counter() - t0) * 1e3
+
     with torch.inference_mode():
         for _ in range(args.warmup):
             prefill()
         torch.cuda.synchronize()
-        times = []
         with ctx:
-            for _ in range(args.passes):
-                t0 = time.perf_counter()
-                torch.cuda.nvtx.range_push("prefill")
-                prefill()
-                torch.cuda.synchronize()
-                torch.cuda.nvtx.range_pop()
-                times.append((time.perf_counter() - t0) * 1e3)
+            times = [one() for _ in range(args.passes)]
         ab = ""
         if args.ab:
-            def one():
-                t0 = time.perf_counter()
-                torch.cuda.nvtx.range_push("prefill")
-                prefill()
-                torch.cuda.synchronize()
-                torch.cuda.nvtx.range_pop()
-                return (time.perf_counter() - t0) * 1e3
             ab = " " + ab_line(ab_measure(one, args.ab, args.ab_block, *ab_switches(args.profiler)))
     times.sort()
     print(f"APP prefill model={args.model} batch={args.batch} seq={args.seq} "

@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "internal.h"
+#include "skip_runtime.h"
 
 /* The H100 of docs/BENCHMARKS.md. Each figure is the median over closed loops on freshly started
  * machines of the loop's calibration (bench/advise/closed_loop.sh: the median over its 12
@@ -73,9 +74,10 @@ void skip_calibration_default(struct skip_calibration *c)
 
 const char *skip_persist_mode_name(int mode)
 {
-	static const char *const names[SKIP_PERSIST_NMODES] = {"aot", "jit", "copilot"};
-
-	return mode >= 0 && mode < SKIP_PERSIST_NMODES ? names[mode] : "?";
+	for (int i = 0; i <= mode && i < SKIP_PERSIST_NMODES && skip_persist_modes[i]; i++)
+		if (i == mode)
+			return skip_persist_modes[i]; /* the runtime's names */
+	return "?";
 }
 
 double skip_persist_task_ns(const struct skip_calibration *c, int mode)

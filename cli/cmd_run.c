@@ -610,7 +610,7 @@ static double graph_bytes(const struct skip_graph *g)
 /* A plan's persistent mode by name ("?" for none the runtime has). */
 static const char *mode_name(int mode)
 {
-	return mode >= 1 && mode <= runtime_modes() ? skip_persist_modes[mode - 1] : "?";
+	return skip_persist_mode_name(mode - 1);
 }
 
 /* The persistent mode, who chose it, each mode's predicted iteration and the calibration:

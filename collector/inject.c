@@ -304,6 +304,18 @@ static void write_spans(struct sk_sink *sink)
  * state makes the second a no-op, as CUDA documents for a repeated start or stop. */
 static void capture_set(int on)
 {
+	/* Before recording stops, the completed records are taken (a plain flush: completed
+	 * records only). Without it, the kernels of the last CUDA graph replay before the stop
+	 * got their end times from a later, unrecorded replay of the same graph (seen on the
+	 * H100; tests/gpu/test_record.c). Outside the lock: the flush calls the writer's
+	 * buffer callback. */
+	int take;
+
+	pthread_mutex_lock(&sk_g.lock);
+	take = !on && sk_g.active && !sk_g.finished && sk_g.capturing;
+	pthread_mutex_unlock(&sk_g.lock);
+	if (take)
+		SK_CUPTI_CHECK(cuptiActivityFlushAll(0));
 	pthread_mutex_lock(&sk_g.lock);
 	if (sk_g.active && !sk_g.finished && sk_g.capturing != on) {
 		if (!on) /* the range ends before recording stops, begins once it has started */

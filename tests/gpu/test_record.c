@@ -278,6 +278,31 @@ Test(gpu_record, a_capture_range_records_only_between_profiler_start_and_stop)
 	cr_expect_eq(system(cmd), 0, "%s", cmd);
 }
 
+/* A CUDA graph replayed in capture ranges and between them: each recorded replay's kernels keep
+ * their own times (the chain runs one kernel after the other on one stream, so none may start
+ * before the one before it ended). */
+Test(gpu_record, graph_kernels_recorded_in_a_capture_range_keep_their_own_times)
+{
+	sqlite3 *db;
+
+	cr_assert_eq(record("capture_graph", "--capture-range cudaProfilerApi",
+			    "launch_chain --chain 5 --steps 40 --graph --capture-every 10"),
+		     0);
+	db = open_trace("capture_graph");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphId IS NOT "
+			   "NULL"),
+		     2 * 10 * 5, "the kernels of the captured steps' replays");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL a JOIN "
+			   "CUPTI_ACTIVITY_KIND_KERNEL b ON b.streamId = a.streamId AND b.start > "
+			   "a.start AND b.start < a.end WHERE a.graphId IS NOT NULL"),
+		     0, "no graph kernel ends after the next kernel of its stream started");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphId IS NOT "
+			   "NULL AND end - start > 1000000"),
+		     0, "no add_one kernel of a replay takes a millisecond");
+	assert_no_drops(db);
+	sqlite3_close(db);
+}
+
 Test(gpu_record, nvtx_ranges_from_two_threads_nest_as_pushed)
 {
 	sqlite3 *db;

@@ -285,8 +285,10 @@ static double unprofiled(const struct sk_ctx *c, double b, double *base, size_t 
 
 static const char graph_assumptions[] =
     "every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
-    "host work between the launches is not repeated, and the region does not synchronize "
-    "with the host inside; synchronizations after its last launch stay); kernels keep their "
+    "region's host work before its first launch, between the launches and from its last "
+    "launch to the next call is the captured code's and is not repeated, and the region "
+    "does not synchronize with the host inside; synchronizations after its last launch "
+    "stay); kernels keep their "
     "recorded durations; the graph's launch, first-node latency, per-node gap and node "
     "dispatch rate are the calibration's (docs/skip-advise.md)";
 

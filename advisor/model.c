@@ -458,6 +458,7 @@ struct builder {
 	int npc;
 	int *op_call;	/* per member: index into pc, -1 none */
 	int carry_gaps; /* a dropped call's gap before it moves to the next call */
+	int graph_call; /* the graph's launch call (graph_host()), -1 none */
 	struct keyed threads, streams, slkeys;
 	struct {
 		int *v, n;
@@ -595,7 +596,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 	int *to_prog = sk_xmalloc((size_t)(b->npc + 1) * sizeof(int));
 	struct pcall *sorted = sk_xmalloc((size_t)(b->npc + 1) * sizeof(*sorted));
 	int64_t prev_end = 0, carry = 0;
-	int th = -1;
+	int th = -1, after_graph = 0;
 
 	for (int i = 0; i < b->npc; i++) {
 		sorted[i] = b->pc[i];
@@ -612,6 +613,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 			th = c->thread;
 			prev_end = b->e->t0;
 			carry = 0;
+			after_graph = 0;
 		}
 		w.gap = skip_add_sat(carry, c->start > prev_end ? c->start - prev_end : 0);
 		prev_end = c->end > prev_end ? c->end : prev_end;
@@ -621,6 +623,11 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 			continue;
 		}
 		carry = 0;
+		/* A graph: the host time before its launch and between the last captured launch
+		 * and the call after it (the captured code's own) is not repeated. */
+		if (sorted[i].sync == b->graph_call || after_graph)
+			w.gap = 0;
+		after_graph = sorted[i].sync == b->graph_call;
 		w.dur = c->dur;
 		if (c->sync >= 0)
 			sync_waits(b, c, &w);
@@ -873,8 +880,13 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 			 const struct sk_lat *l, const struct skip_calibration *cal, int profiled,
 			 const struct sk_xform *x, int64_t *host_end)
 {
-	struct builder b = {
-	    .tl = tl, .e = e, .l = l, .cal = cal, .profiled = profiled, .carry_gaps = 1};
+	struct builder b = {.tl = tl,
+			    .e = e,
+			    .l = l,
+			    .cal = cal,
+			    .profiled = profiled,
+			    .carry_gaps = 1,
+			    .graph_call = -1};
 	struct wi_prog p = {
 	    .t0 = e->t0, .sms = tl->sm_count, .dispatch_gap = sk_ns(cal->graph_dispatch_ns)};
 	int *merged = NULL, *to_prog, *member_op, *wait_op = NULL, graph_call = -1;
@@ -884,7 +896,7 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 	add_launch_calls(&b);
 	add_sync_calls(&b);
 	if (x && x->kind == SK_X_GRAPH)
-		graph_call = graph_host(&b);
+		b.graph_call = graph_call = graph_host(&b);
 	if (x && x->kind == SK_X_FUSE) {
 		merged = sk_xmalloc((e->n + 1) * sizeof(int));
 		fuse(&b, x->chain, x->len, merged);

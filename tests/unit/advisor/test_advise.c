@@ -290,6 +290,35 @@ Test(advise, unprofiled_baseline_takes_the_profiler_out)
 	skip_trace_close(t);
 }
 
+/* advise_model_preamble.sql: the region's host time before its first launch is not repeated by
+ * the graph (the captured code's own), and stays in the time now. */
+Test(advise, graph_drops_the_host_time_before_the_first_launch)
+{
+	struct skip_trace *t = hand_trace_more(dir, "advise_model", "advise_model_preamble");
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2, .profiled = 1};
+	struct skip_advice_report *r;
+	const struct skip_advice *g;
+
+	model_cal(&o);
+	r = advise(t, &o);
+	cr_expect_float_eq(r->recorded_il_ns, 18500, 1e-9);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 18500, 1e-9);
+	cr_expect_float_eq(g->predicted_il_ns, 12461, 1e-9,
+			   "4000 + 4188 + 1000 + 3 x 1091, from 500");
+	skip_advice_free(r);
+	o.profiled = 0;
+	r = advise(t, &o);
+	g = find_item(r, SKIP_ADVICE_GRAPH);
+	cr_assert_not_null(g);
+	cr_expect_float_eq(g->baseline_il_ns, 10900, 1e-9, "the 500 ns before the first call stay");
+	cr_expect_float_eq(g->predicted_il_ns, 12461, 1e-9);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 /* advise_launch_loop.sql: the profiler's cost per launch estimated per recording from its
  * back-to-back launches against launch_bare_ns, and the fixed one where it cannot be. */
 Test(advise, profiler_cost_per_recording)

@@ -2,8 +2,6 @@
 # device.sh STEP...: the batch-size sweeps on the GPU machine (results under $OUT).
 #   build      make all bench, and the GPU test binary
 #   test       the collector's GPU tests (gpu_record)
-#   torchops   what --torch-ops costs: torch_loop.py under skip record with and without it,
-#              5 interleaved rounds
 #   fidelity   bench/llm/fidelity.py: skip advise's graph gain on GPT-2 and BERT prefill against
 #              graph_gain.py's measured replay ($OUT/graph_gain.json, $OUT/fidelity.json);
 #              options in FIDELITY_ARGS
@@ -37,19 +35,6 @@ step_test() {
 	return $rc
 }
 
-step_torchops() {
-	for r in 1 2 3 4 5; do
-		for v in plain ops; do
-			opt=""
-			[ $v = ops ] && opt=--torch-ops
-			# shellcheck disable=SC2086
-			build/skip record -q -f -o /tmp/to.skip.db $opt -- python3 bench/overhead/torch_loop.py \
-				--steps 2000 --ops 20 2>&1 | sed -n "s/^APP .*us_per_step=\([0-9.]*\).*/$r $v \1/p"
-		done
-	done | tee "$OUT/torchops.txt"
-	build/skip report --no-color --top 3 /tmp/to.skip.db | sed -n '1,3p;/Top operators/,$p' | head -12
-}
-
 step_fidelity() {
 	# shellcheck disable=SC2086
 	python3 bench/llm/fidelity.py --out "$OUT" ${FIDELITY_ARGS:-}
@@ -80,7 +65,7 @@ sweep() {
 for s in "$@"; do
 	echo "=== $s ($(date +%T))"
 	case $s in
-	build | test | torchops | fidelity | costs) "step_$s" || echo "=== $s FAILED" ;;
+	build | test | fidelity | costs) "step_$s" || echo "=== $s FAILED" ;;
 	*) sweep "$s" ;;
 	esac
 done

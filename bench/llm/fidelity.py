@@ -26,7 +26,10 @@ measures eager and graph replay passes unrecorded and records one more eager pas
 K-th pair, so skip advise models the recorded passes and takes its unprofiled time from the
 unrecorded ones of the same processes (source 'uncaptured'), and the measured columns are the
 medians over the runs of the same processes' APP lines: no process-to-process spread between
-what is predicted and what it is checked against (--warmup and --passes then apply).
+what is predicted and what it is checked against (--warmup and --passes then apply). Since
+skip advise pools the runs and processes differ (the eager pass of one configuration ran 7-14 ms
+from one process to the next on the H100), a second table compares each run on its own: `skip
+advise --region R --run N` against run N's APP line, with the medians over runs of the errors.
 
 Writes DIR/graph_gain.json and DIR/fidelity.json (everything above, the advise JSON's model and
 graph item included); the trace stays in a temporary directory unless --keep-trace (then
@@ -79,6 +82,10 @@ def commands(args, out, work, baseline):
                      "--nvtx", REGION]
     advise = {(m, b): [args.skip, "advise", os.path.join(work, "fidelity.skip.db"), "--region",
                        region(m, b), "--json"] for m in args.models for b in args.batches}
+    if args.one_process:  # each run against its own process's measurement too
+        for (m, b), cmd in list(advise.items()):
+            for r in range(1, args.repeat + 1):
+                advise[(m, b, r)] = cmd + ["--run", str(r)]
     return measure, record, advise
 
 
@@ -99,6 +106,67 @@ def measured_from_app(stdout):
                   "gain": med(g["gain"]) if g["gain"] else None,
                   "capture_error": None if g["graph"] else "no graph replay measured"}
             for key, g in got.items()}
+
+
+def measured_per_run(stdout):
+    """(model, batch, run) -> {"eager", "graph", "gain"} from each recorded run's APP line
+    (--one-process: the process that the run's recorded passes come from)."""
+    got = {}
+    for line in stdout.splitlines():
+        a = parse_app(line)
+        if not a or a["app"] != "graph_gain" or not a.get("run", "-").isdigit():
+            continue
+        got[(a["model"], int(a["batch"]), int(a["run"]))] = {
+            k: float(a[key]) if a.get(key, "-") != "-" else None
+            for k, key in (("eager", "eager_ms"), ("graph", "graph_ms"), ("gain", "gain"))}
+    return got
+
+
+def per_run_rows(args, per_run, advised):
+    """One row per (model, batch): each run's predicted gain and graph time against the same
+    process's measured ones, and the medians over runs of the errors."""
+    out = []
+    for m in args.models:
+        for b in args.batches:
+            runs = []
+            for r in range(1, args.repeat + 1):
+                meas = per_run.get((m, b, r)) or {}
+                g = (advised.get((m, b, r)) or {}).get("graph") or {}
+                p_graph = g["predicted_il_ns"] / 1e6 if "predicted_il_ns" in g else None
+                runs.append({"run": r, "measured_gain": meas.get("gain"),
+                             "predicted_gain": g.get("speedup"),
+                             "measured_graph_ms": meas.get("graph"),
+                             "predicted_graph_ms": p_graph,
+                             "gain_err_pct": pct(g.get("speedup"), meas.get("gain")),
+                             "graph_err_pct": pct(p_graph, meas.get("graph"))})
+            ge = [x["gain_err_pct"] for x in runs if x["gain_err_pct"] is not None]
+            gr = [x["graph_err_pct"] for x in runs if x["graph_err_pct"] is not None]
+            row = {"model": m, "batch": b, "runs": runs,
+                   "gain_err_pct": med(ge) if ge else None,
+                   "graph_err_pct": med(gr) if gr else None,
+                   "worst_gain_err_pct": max(ge, key=abs) if ge else None}
+            errs = (row["gain_err_pct"], row["graph_err_pct"])
+            row["within_target"] = None if None in errs else all(abs(e) <= TARGET for e in errs)
+            out.append(row)
+    return out
+
+
+def per_run_table(prs):
+    t = ["Each run against its own process (skip advise --run N; measured: that run's APP line), "
+         "errors in %",
+         "| model | batch | gain, measured per run | predicted per run | gain error per run | "
+         "graph error per run | median errors, gain / graph | within 10% |",
+         "|---|---|---|---|---|---|---|---|"]
+    for r in prs:
+        mark = {True: "yes", False: "**no**", None: "-"}[r["within_target"]]
+        runs = r["runs"]
+        t.append(f"| {r['model']} | {r['batch']} | "
+                 + " / ".join(f(x["measured_gain"], ".2f") for x in runs) + " | "
+                 + " / ".join(f(x["predicted_gain"], ".2f") for x in runs) + " | "
+                 + " / ".join(f(x["gain_err_pct"], "+.1f") for x in runs) + " | "
+                 + " / ".join(f(x["graph_err_pct"], "+.1f") for x in runs) + " | "
+                 + f"{f(r['gain_err_pct'], '+.1f')} / {f(r['graph_err_pct'], '+.1f')} | {mark} |")
+    return "\n".join(t)
 
 
 def run_kinds(db_path):
@@ -283,6 +351,7 @@ def main():
     app = recorded_app(p.stdout, run_kinds(db))
     if args.one_process:
         measured = measured_from_app(p.stdout)
+        per_run = measured_per_run(p.stdout)
 
     advised = {}
     t0 = time.perf_counter()
@@ -303,12 +372,16 @@ def main():
     rs = rows(args, measured, app, advised)
     print()
     print(tables(rs))
+    prs = per_run_rows(args, per_run, advised) if args.one_process else None
+    if prs:
+        print()
+        print(per_run_table(prs))
     res = {"fidelity": 1, "target_pct": TARGET, "baseline_runs": baseline,
            "one_process": args.one_process, "seconds": seconds,
            "commands": {"measure": show(measure), "record": show(record),
                         "advise": show(next(iter(advise.values())))},
-           "rows": rs,
-           "advise": {f"{m} {b}": v for (m, b), v in advised.items()}}
+           "rows": rs, "per_run_rows": prs,
+           "advise": {" ".join(map(str, k)): v for k, v in advised.items()}}
     with open(os.path.join(out, "fidelity.json"), "w") as fh:
         json.dump(res, fh, indent=1)
     if args.keep_trace:

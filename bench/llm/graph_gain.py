@@ -2,7 +2,8 @@
 
     python3 bench/llm/graph_gain.py [--models gpt2,bert-base] [--batches 1,2,4,8] [--seq 512]
                                     [--warmup W] [--passes N] [--eager-only] [--nvtx NAME]
-                                    [--recorded K] [--json OUT] [--dry-run]
+                                    [--recorded K] [--transformers-path] [--json OUT]
+                                    [--dry-run]
 
 For each model (bench/llm/prefill.py's builders: random bf16 weights, nothing downloaded) and
 each batch size, in one process, one configuration after the other:
@@ -16,6 +17,15 @@ each batch size, in one process, one configuration after the other:
    graphs documentation describes. One replay is checked against an eager pass (max |diff|
    relative to max |eager|), then 10 replays warm the graph up. A capture that fails is reported
    (graph columns '-') and the eager passes go on.
+   While a stream captures, transformers (5.x: masking_utils.is_tracing) takes another path
+   for the attention masks: it materializes them, and BERT leaves cuDNN's flash attention for a
+   float32 GEMM and softmax. Recorded on the H100, GPT-2's replay then ran 269 kernels where
+   its eager pass runs 219, BERT-base's 376 for 153 (1.9 ms of kernels for 0.7), and the
+   outputs differed by 2e-2: no replay of the eager program. So during the capture its mask
+   code is told that nothing is captured (the passes give no attention mask, so the checks
+   it then makes read nothing from the GPU; one that did would fail the capture, which is
+   reported), and the graph holds the eager pass's kernels. --transformers-path keeps its
+   own path.
 3. N interleaved pairs of an eager pass and a graph replay (A B, then B A, ...), each timed by
    time.perf_counter() around the pass and torch.cuda.synchronize().
 
@@ -31,11 +41,14 @@ recorded passes are left out of every figure (their count is the APP line's reco
 
 Prints one line per configuration,
   APP graph_gain model=M batch=B seq=S passes=N eager_ms=... graph_ms=... gain=... run=R kind=K
-(medians; R and K are SKIP_RUN_ID and SKIP_TRACE, '-' outside skip record), then a table: eager
+      check=C
+(medians; R and K are SKIP_RUN_ID and SKIP_TRACE, '-' outside skip record; C the replay's check
+of step 2), then a table: eager
 and graph ms as median [q1, q3], the gain (median eager / median graph) with the IQR of the
 per-pair ratios, and the warm-up curve. --json OUT writes the same with every pass's time.
 """
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -92,8 +105,34 @@ def timed(torch, fn, nvtx=None):
     return (time.perf_counter() - t0) * 1e3
 
 
-def capture(torch, fn):
-    """FN captured once as a CUDA graph (side-stream warm-up first), and the graph's output."""
+@contextlib.contextmanager
+def eager_path(on):
+    """While ON, transformers' attention-mask code is told what the eager pass finds: nothing
+    is traced or captured (masking_utils.is_tracing), and the position ids hold no packed
+    sequences (find_packed_sequence_indices gives None, as it does for the passes' ids after
+    reading them from the GPU). The rest of transformers still sees the capture. Yields
+    whether it could be told (a transformers without those two functions cannot)."""
+    try:
+        import transformers.masking_utils as mu
+    except ImportError:
+        mu = None
+    names = ("is_tracing", "find_packed_sequence_indices")
+    real = {n: getattr(mu, n, None) for n in names}
+    if not on or None in real.values():
+        yield False
+        return
+    mu.is_tracing = lambda *a, **k: False
+    mu.find_packed_sequence_indices = lambda *a, **k: None
+    try:
+        yield True
+    finally:
+        for n in names:
+            setattr(mu, n, real[n])
+
+
+def capture(torch, fn, same_path=True):
+    """FN captured once as a CUDA graph (side-stream warm-up first), the graph's output, and
+    whether transformers took the eager path during the capture."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -101,22 +140,24 @@ def capture(torch, fn):
             fn()
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
+    with eager_path(same_path) as told, torch.cuda.graph(graph):
         out = fn()
-    return graph, first_tensor(out)
+    return graph, first_tensor(out), told
 
 
 def one_config(torch, args, name, model, vocab, batch, first):
-    ids = torch.randint(0, vocab, (batch, args.seq), device="cuda")
+    # drawn on the CPU: a failed capture can leave the CUDA generator unusable
+    ids = torch.randint(0, vocab, (batch, args.seq)).to("cuda")
     fn = prefill_fn(name, model, ids)
     nvtx = args.nvtx.replace("{model}", name).replace("{batch}", str(batch))
     res = {"model": name, "batch": batch, "seq": args.seq, "nvtx": nvtx,
-           "first_in_process": first, "capture_error": None, "graph_check": None}
+           "first_in_process": first, "capture_error": None, "graph_check": None,
+           "eager_path": None}
     warm = [timed(torch, fn) for _ in range(args.warmup)]
     graph = None
     if not args.eager_only:
         try:
-            graph, gout = capture(torch, fn)
+            graph, gout, res["eager_path"] = capture(torch, fn, not args.transformers_path)
             ref = first_tensor(fn()).float()
             graph.replay()
             torch.cuda.synchronize()
@@ -169,7 +210,8 @@ def app_line(r):
     return (f"APP graph_gain model={r['model']} batch={r['batch']} seq={r['seq']} "
             f"passes={r['eager']['n']} eager_ms={r['eager']['median']:.3f} {g} "
             f"recorded={len(r.get('recorded_ms') or [])} "
-            f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}")
+            f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')} "
+            f"check={'-' if r['graph_check'] is None else format(r['graph_check'], '.1e')}")
 
 
 def table(results):
@@ -209,6 +251,9 @@ def parse_args(argv=None):
     ap.add_argument("--recorded", type=int, default=0, metavar="K",
                     help="one more eager pass inside torch.cuda.profiler.start/stop after every "
                     "K-th pair (left out of the figures); default 0, none")
+    ap.add_argument("--transformers-path", action="store_true",
+                    help="capture with transformers' own path for a capturing stream (masks "
+                    "materialized; see above) instead of the eager pass's")
     ap.add_argument("--json", metavar="OUT", help="write the results, every pass included")
     ap.add_argument("--dry-run", action="store_true", help="print the plan, touch no GPU")
     args = ap.parse_args(argv)

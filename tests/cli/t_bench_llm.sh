@@ -69,8 +69,21 @@ args = F.parse_args(["--models", "gpt2", "--batches", "1,2"])
 rs = F.rows(args, {("gpt2", 1): meas, ("gpt2", 2): meas}, app,
             {("gpt2", 1): adv(6.6e6, 1.05e6, 6.285714), ("gpt2", 2): adv(6.6e6, 1.05e6, 7.2)})
 print(F.tables(rs))
+# --one-process, each run against its own process: measured gains 4x, 6x, 2x (graph 2 ms each);
+# predicted 4.2x (+5.0%), 6.48x (+8.0%), 3.0x (+50.0%), graph 1.9, 2.1, 2.0 ms (-5.0, +5.0, 0.0%):
+# median errors +8.0% / +0.0%, within 10%; the worst run +50.0%
+out = "".join(f"APP graph_gain model=gpt2 batch=1 seq=512 passes=4 eager_ms={e} graph_ms=2 "
+              f"gain={g} recorded=2 run={r} kind=cuda\n" for r, e, g in ((1, 8, 4), (2, 12, 6), (3, 4, 2)))
+pr = F.measured_per_run(out + "APP graph_gain model=gpt2 batch=1 eager_ms=1 graph_ms=- gain=- run=-\n")
+assert pr[("gpt2", 1, 2)] == {"eager": 12.0, "graph": 2.0, "gain": 6.0} and len(pr) == 3, pr
+args3 = F.parse_args(["--models", "gpt2", "--batches", "1", "--repeat", "3", "--one-process"])
+prs = F.per_run_rows(args3, pr, {("gpt2", 1, r): adv(1, g, s) for r, g, s in
+                                 ((1, 1.9e6, 4.2), (2, 2.1e6, 6.48), (3, 2.0e6, 3.0))})
+assert prs[0]["worst_gain_err_pct"] == 50.0 and prs[0]["within_target"], prs
+print(F.per_run_table(prs))
 PY
 PYTHONPATH=$LLM expect_exit 0 python3 hand.py
+expect_out "| gpt2 | 1 | 4.00 / 6.00 / 2.00 | 4.20 / 6.48 / 3.00 | +5.0 / +8.0 / +50.0 | -5.0 / +5.0 / +0.0 | +8.0 / +0.0 | yes |"
 expect_out "| gpt2 | 1 | 6.000 | 6.600 (+10.0%) | 1.000 | 1.050 (+5.0%) | 6.00x | 6.29x (+4.8%) | yes |"
 expect_out "| gpt2 | 2 | 6.000 | 6.600 (+10.0%) | 1.000 | 1.050 (+5.0%) | 6.00x | 7.20x (+20.0%) | **no** |"
 expect_out "| model | batch | baseline runs | full runs | recorded IL |"
@@ -93,10 +106,13 @@ class T:
     def item(self): return self.v
     def __sub__(self, o): return T(self.v - o.v)
     __mul__ = __add__ = lambda self, o: self
+    def to(self, d): return self
 def model_call(kind):
     if kind == "bert" and capturing[0] and os.environ.get("FAKE_BERT_NO_CAPTURE"):
         raise RuntimeError("operation not permitted when stream is capturing\ndetail")
-    return types.SimpleNamespace(logits=T(), last_hidden_state=T())
+    import transformers.masking_utils as mu  # its capture path gives another output
+    v = 1.5 if mu.is_tracing() else 1.0
+    return types.SimpleNamespace(logits=T(v), last_hidden_state=T(v))
 manual_seed = set_default_dtype = lambda *a: None
 randint = randn = lambda *a, **k: T()
 device = lambda d: contextlib.nullcontext()
@@ -141,6 +157,8 @@ class GPT2LMHeadModel(Model): pass
 class LlamaForCausalLM(Model): pass
 class BertModel(Model): kind = "bert"
 PY
+printf 'import torch\nis_tracing = lambda t=None: torch.capturing[0]\n%s\n' \
+	'find_packed_sequence_indices = lambda p: None' > fake/transformers/masking_utils.py
 printf '#!/bin/sh\necho "GPU 0: stand-in"\n' > bin/nvidia-smi
 chmod +x bin/nvidia-smi
 export PYTHONPATH="$TMPDIR/fake"
@@ -172,6 +190,16 @@ assert c[0]["first_in_process"] and not c[1]["first_in_process"]
 assert c[0]["eager"]["n"] == 4 and c[0]["graph"]["n"] == 4 and len(c[0]["warmup_ms"]) == 6
 assert [w["passes"] for w in c[0]["curve"]] == ["1-5", "6-6"] and c[0]["graph_check"] == 0.0
 assert c[2]["graph"] is None and c[2]["eager"]["n"] == 4 and c[2]["capture_error"].startswith("RuntimeError")
+assert c[0]["eager_path"] is True, c[0]
+PY
+expect_exit 0 python3 check.py
+# --transformers-path: the capture takes transformers' own path, and the check shows it
+expect_exit 0 python3 "$LLM/graph_gain.py" --models gpt2 --batches 1 --warmup 1 --passes 2 \
+	--transformers-path --json gt.json
+cat > check.py <<'PY'
+import json
+c = json.load(open("gt.json"))["configs"][0]
+assert c["eager_path"] is False and c["graph_check"] == 0.5, c
 PY
 expect_exit 0 python3 check.py
 
@@ -197,6 +225,8 @@ d = json.load(open("o1/fidelity.json"))
 r = d["rows"][0]
 assert d["one_process"] and r["measured_eager_ms"] is not None and r["measured_graph_ms"] is not None, r
 assert r["measured_gain"] is not None and r["advise_error"], r
+assert [x["run"] for x in d["per_run_rows"][0]["runs"]] == [1, 2], d["per_run_rows"]
+assert "gpt2 2 1" in d["advise"] and "gpt2 2" in d["advise"], d["advise"].keys()
 PY
 expect_exit 0 python3 check.py
 

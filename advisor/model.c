@@ -51,6 +51,7 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->graph_node_gap_ns = 26;     /* 64 dependent fill_k nodes, over its duration */
 	c->graph_dispatch_ns = 903;    /* between the starts of independent graph nodes */
 	c->graph_root_join_ns = 1846;  /* two root nodes joined, over a chain */
+	c->graph_memset_gap_ns = 1050; /* bench/apps/advise_calib ms1/ms16, 3 pairs */
 	/* profiler */
 	c->profiler_launch_ns = 2766; /* bursts of cudaLaunchKernel under skip record - bare */
 	c->profiler_driver_launch_ns = 1618; /* launch_calib.json's runs: recorded - bare */
@@ -120,6 +121,7 @@ const struct skip_calibration_key skip_calibration_keys[] = {
     K(graph_launch_node_ns, "graph", NS_MAX, "ns"),
     K(graph_dispatch_ns, "graph", NS_MAX, "ns"),
     K(graph_root_join_ns, "graph", NS_MAX, "ns"),
+    K(graph_memset_gap_ns, "graph", NS_MAX, "ns"),
     K(remote_read_cost, "placement", 10, "fraction"),
     K(sm_share_rate, "placement", 1, "fraction"),
     K(runtime_launch_ns, "host", NS_MAX, "ns"),
@@ -803,6 +805,8 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
 				first_on_stream[o.stream] = 1;
 			o.lat = first || op->graph == 2 ? b->l->graph_first : 0;
 			o.gap = b->l->node_gap;
+			if (op->kind == SKIP_OP_MEMSET && op->blocks < SK_SMALL_MEMSET)
+				o.gap = skip_add_sat(o.gap, sk_ns(b->cal->graph_memset_gap_ns));
 			o.graph_node = graph_call >= 0; /* dispatched in turn */
 		}
 		if (o.call < 0) { /* no launch call: it starts when it started */

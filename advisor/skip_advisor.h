@@ -81,6 +81,8 @@ struct skip_calibration {
 	double graph_dispatch_ns;    /* least time between the starts of two graph nodes */
 	double graph_root_join_ns;   /* extra wait of a graph node that joins branches started by
 					different root nodes (the first such join only) */
+	double graph_memset_gap_ns;  /* extra time of a small memset node (< 16 KiB) between two
+					dependent graph nodes, beyond its duration and node gap */
 	/* profiler */
 	double profiler_launch_ns; /* host time a recorded runtime launch call (cudaLaunchKernel)
 				      spent in the profiler, taken out for an unprofiled run */

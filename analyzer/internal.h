@@ -67,7 +67,8 @@ struct sk_rec {
 	uint32_t corr;
 	int32_t name;	  /* StringIds id of the kernel's shortName; -1 for memcpy/memset */
 	int32_t fullname; /* StringIds id of the demangled name; -1 for memcpy/memset */
-	uint32_t blocks;  /* grid size in blocks (kernels), 0 otherwise */
+	uint32_t blocks;  /* grid size in blocks (kernels); bytes (memcpy, memset, timeline only,
+			     at most UINT32_MAX), 0 otherwise */
 	uint32_t stream;
 	uint32_t stack; /* operator stack (sk_stacks id), 0 when none */
 	int32_t region; /* region index within the run, -1 when in none */

@@ -296,7 +296,7 @@ static int load_ops(struct skip_trace *t, struct sk_loaded_run *run, int kind, i
 	 * fifth of a 10-million-kernel report's time. runId comes last. */
 	const char *cols = kind != SKIP_OP_KERNEL
 			       ? "start, end, deviceId, correlationId, globalPid, -1, graphId, "
-				 "NULL, streamId, -1, 0, 0, runId"
+				 "NULL, streamId, -1, MIN(MAX(bytes, 0), 4294967295), 0, runId"
 			   : detail ? "start, end, deviceId, correlationId, globalPid, shortName, "
 				      "graphId, submitted, streamId, demangledName, "
 				      "gridX * gridY * gridZ, " SK_BLOCKS_PER_SM ", runId"

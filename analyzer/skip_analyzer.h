@@ -406,7 +406,8 @@ struct skip_op {
 	uint32_t stream;
 	int32_t name;	  /* StringIds id of the short name; -1 for memcpy/memset */
 	int32_t fullname; /* StringIds id of the demangled name; -1 for memcpy/memset */
-	uint32_t blocks;  /* grid size in blocks (kernels) */
+	uint32_t blocks;  /* grid size in blocks (kernels); bytes (memcpy, memset, at most
+			     UINT32_MAX) */
 	uint32_t per_sm;  /* blocks of it one multiprocessor holds at once (1..32; 0 unknown) */
 	uint32_t stack;	  /* operator stack (skip_trace_operator), 0 when none */
 	int32_t window;	  /* index of the region occurrence it belongs to, -1 when none */

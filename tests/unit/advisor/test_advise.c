@@ -319,6 +319,31 @@ Test(advise, graph_drops_the_host_time_before_the_first_launch)
 	skip_trace_close(t);
 }
 
+/* advise_memset.sql: a memset node under 16 KiB costs the graph graph_memset_gap_ns more. */
+Test(advise, graph_small_memset_node_costs_the_memset_gap)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_memset");
+	struct skip_advise_opts o = {.region = "step", .min_len = 2, .max_len = 2, .profiled = 1};
+	const double want[] = {13370, 11370};
+
+	model_cal(&o);
+	o.cal.graph_memset_gap_ns = 2000;
+	for (int run = 1; run <= 2; run++) {
+		struct skip_advice_report *r;
+		const struct skip_advice *g;
+
+		o.run_id = run;
+		r = advise(t, &o);
+		cr_expect_float_eq(r->recorded_il_ns, 14000, 1e-9);
+		cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+		g = find_item(r, SKIP_ADVICE_GRAPH);
+		cr_assert_not_null(g);
+		cr_expect_float_eq(g->predicted_il_ns, want[run - 1], 1e-9, "run %d", run);
+		skip_advice_free(r);
+	}
+	skip_trace_close(t);
+}
+
 /* advise_launch_loop.sql: the profiler's cost per launch estimated per recording from its
  * back-to-back launches against launch_bare_ns, and the fixed one where it cannot be. */
 Test(advise, profiler_cost_per_recording)

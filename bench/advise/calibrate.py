@@ -37,6 +37,9 @@ and from differences of bare timings:
                          a cudaStreamWaitEvent, before a cudaEventRecord) - onto its own busy one
   graph_launch_node_ns = (cudaGraphLaunch of 64 nodes - of 1 node) / 63
   graph_dispatch_ns    = (16 independent 20-us nodes - 1 such node) / 15, all 16 fitting the GPU
+  graph_memset_gap_ns  = (ms16 - ms1) / 15 - (sw16 - sw1) / 15 - a 64-byte memset node's CUPTI
+                         duration - graph_node_gap_ns: what a small memset node adds to a chain
+                         beyond its duration and a node gap
   graph_root_join_ns   = two independent 3-us nodes then a third after both, minus the two
                          alone, minus a chain's per-node cost of the same kernel
                          ((c32_16 - c32_1) / 15): what a node pays for joining the branches of
@@ -189,6 +192,15 @@ def main():
                                                bare[f"{chain}1_total_ns"]) / (n - 1) -
                                               statistics.median(d))
     node_gap = max(0.0, written.get("fill_k_node_gap_ns", empty_gap))
+    memset_gap = None
+    if "ms16_total_ns" in bare:
+        mset = [e - s for s, e in db.execute(
+            "SELECT start, end FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE bytes = 64 AND "
+            "graphId IS NOT NULL")]
+        if mset:
+            memset_gap = max(0.0, (bare["ms16_total_ns"] - bare["ms1_total_ns"]) / 15 -
+                             (bare["sw16_total_ns"] - bare["sw1_total_ns"]) / 15 -
+                             statistics.median(mset) - node_gap)
     dispatch = max(0.0, (bare["spin16_total_ns"] - bare["spin1_total_ns"]) / 15)
     cross_edge = None
     if "dia8_total_ns" in bare:
@@ -231,6 +243,8 @@ def main():
                                     63),
         "graph_dispatch_ns": dispatch,
     }
+    if memset_gap is not None:
+        cal["graph_memset_gap_ns"] = memset_gap
     if remote is not None:
         cal["remote_read_cost"] = remote
     if share is not None:

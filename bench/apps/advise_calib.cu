@@ -49,6 +49,8 @@
 //   sw1_total_ns, sw16_total_ns  c32's chain (3 us, 32 blocks) of spin_w_k, which also writes
 //                    one word when done (fill_k and spin_w_k are also launched on a stream,
 //                    for their durations there in a recording)
+//   ms1_total_ns, ms16_total_ns  sw1/sw16's chain with a 64-byte cudaMemsetAsync after each
+//                    spin_w_k: what a small memset node adds to a graph
 //   sh1_total_ns, sh2_total_ns  a graph of math_k (one block of 256 threads per multiprocessor,
 //                    about 20 us) alone / beside an older math_k of three times its work, a
 //                    node before it: every block of the newcomer shares its multiprocessor with
@@ -229,7 +231,7 @@ int main(int argc, char **argv)
 	std::vector<double> launch, rec, wait, idle, stotal, glaunch, gtotal, g64, g64l, drv, drvsw,
 	    spin1, spin16, ch1, ch16, busy, busysw, loop, drvargs, w16a, w16b, w64a, w64b, c32a,
 	    c32b, wa16a, wa16b, dia1, dia8, cp1, cp8, cpc1, cpc8, fjc, fj, r2, r2j, sh1, sh2, st1,
-	    st16, wc1, wc64, sw1, sw16;
+	    st16, wc1, wc64, sw1, sw16, ms1, ms16;
 	cudaEvent_t rev[8];
 	cudaStream_t ring[8];
 	CUfunction fn;
@@ -282,6 +284,13 @@ int main(int argc, char **argv)
 		});
 	};
 	cudaGraphExec_t spinwg[2] = {spin_writes(1), spin_writes(16)};
+	auto spin_memsets = [&](int n) { /* spin_writes' chain, a 64-byte memset after each */
+					 return capture(s, n, false, [&](int, cudaStream_t t) {
+						 spin_w_k<<<32, 256, 0, t>>>(3000, (int *)buf + 64);
+						 CHECK(cudaMemsetAsync(buf + 512, 0, 64, t));
+					 });
+	};
+	cudaGraphExec_t msetg[2] = {spin_memsets(1), spin_memsets(16)};
 	float *cbufs[16];
 	for (int i = 0; i < 16; i++) {
 		CHECK(cudaMalloc(&cbufs[i], 160000 * sizeof(float)));
@@ -560,7 +569,8 @@ int main(int argc, char **argv)
 		} pairs[] = {{w16, &w16a, &w16b},    {w64, &w64a, &w64b},  {c32, &c32a, &c32b},
 			     {wa16, &wa16a, &wa16b}, {dia, &dia1, &dia8},  {cp, &cp1, &cp8},
 			     {cpc, &cpc1, &cpc8},    {fjg, &fjc, &fj},	   {rj, &r2, &r2j},
-			     {sh, &sh1, &sh2},	     {fillg, &wc1, &wc64}, {spinwg, &sw1, &sw16}};
+			     {sh, &sh1, &sh2},	     {fillg, &wc1, &wc64}, {spinwg, &sw1, &sw16},
+			     {msetg, &ms1, &ms16}};
 		for (auto &pr : pairs) {
 			for (int i = 0; i < reps / 4; i++) {
 				double t = now_ns();
@@ -591,7 +601,8 @@ int main(int argc, char **argv)
 	       "\"launch_loop_ns\": %.0f, \"r2_total_ns\": %.0f, \"r2j_total_ns\": %.0f, "
 	       "\"sh1_total_ns\": %.0f, \"sh2_total_ns\": %.0f, \"st1_total_ns\": %.0f, "
 	       "\"st16_total_ns\": %.0f, \"wc1_total_ns\": %.0f, \"wc64_total_ns\": %.0f, "
-	       "\"sw1_total_ns\": %.0f, \"sw16_total_ns\": %.0f}\n",
+	       "\"sw1_total_ns\": %.0f, \"sw16_total_ns\": %.0f, \"ms1_total_ns\": %.0f, "
+	       "\"ms16_total_ns\": %.0f}\n",
 	       median(launch), median(rec), median(wait), median(idle), median(stotal),
 	       median(glaunch), median(gtotal), median(g64), median(g64l), median(drv),
 	       median(drvsw), median(spin1), median(spin16), median(ch1), median(ch16),
@@ -599,7 +610,8 @@ int main(int argc, char **argv)
 	       median(w64a), median(w64b), median(c32a), median(c32b), median(wa16a), median(wa16b),
 	       median(dia1), median(dia8), median(cp1), median(cp8), median(cpc8), median(fjc),
 	       median(fj), median(loop), median(r2), median(r2j), median(sh1), median(sh2),
-	       median(st1), median(st16), median(wc1), median(wc64), median(sw1), median(sw16));
+	       median(st1), median(st16), median(wc1), median(wc64), median(sw1), median(sw16),
+	       median(ms1), median(ms16));
 	CHECK(cudaGraphExecDestroy(g1));
 	CHECK(cudaGraphExecDestroy(gc));
 	for (int i = 0; i < 2; i++) {
@@ -610,6 +622,7 @@ int main(int argc, char **argv)
 		CHECK(cudaGraphExecDestroy(dia[i]));
 		CHECK(cudaGraphExecDestroy(fillg[i]));
 		CHECK(cudaGraphExecDestroy(spinwg[i]));
+		CHECK(cudaGraphExecDestroy(msetg[i]));
 	}
 	for (int i = 0; i < 2; i++)
 		CHECK(cudaGraphExecDestroy(sh[i]));

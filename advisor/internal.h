@@ -239,8 +239,8 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 int sk_pick_plan(const struct skip_advice *items, size_t n, double margin, char **note);
 
 /* A memset smaller than this (bytes) costs a graph graph_memset_gap_ns beyond its node gap: on
- * the H100, a 64-byte or 4 KiB memset node left 1.3 us before it and 1.6 us after it, one of
- * 16 KiB to 512 KiB 0.1 us (docs/advise-model.md). */
+ * the H100, recorded, a 64-byte or 4 KiB memset node left 1.3 us before it and 1.6 us after it,
+ * one of 16 KiB to 512 KiB 0.1 us, as a kernel node does (docs/advise-model.md). */
 #define SK_SMALL_MEMSET 16384
 
 /* For tests/unit/advisor/test_workload_models.c: the model of one iteration of a plan, built

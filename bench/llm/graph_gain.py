@@ -43,9 +43,9 @@ Prints one line per configuration,
   APP graph_gain model=M batch=B seq=S passes=N eager_ms=... graph_ms=... gain=... run=R kind=K
       check=C
 (medians; R and K are SKIP_RUN_ID and SKIP_TRACE, '-' outside skip record; C the replay's check
-of step 2), then a table: eager
-and graph ms as median [q1, q3], the gain (median eager / median graph) with the IQR of the
-per-pair ratios, and the warm-up curve. --json OUT writes the same with every pass's time.
+of step 2), then a table: eager and graph ms as median [q1, q3], the gain (median eager / median
+graph) with the IQR of the per-pair ratios, and the warm-up curve. --json OUT writes the same
+with every pass's time.
 """
 import argparse
 import contextlib

@@ -696,21 +696,6 @@ static void report_source(struct skip_trace *t, struct skip_report *r, const int
 	sqlite3_finalize(st);
 }
 
-/* The first SKIP_METADATA value of @key into @buf ("" when absent). */
-static void meta_text(struct skip_trace *t, const char *key, char *buf, size_t n)
-{
-	sqlite3_stmt *st;
-
-	buf[0] = '\0';
-	if (sqlite3_prepare_v2(t->db, "SELECT value FROM SKIP_METADATA WHERE key = ? LIMIT 1", -1,
-			       &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-}
-
 static void report_header(struct skip_trace *t, struct skip_report *r, const int64_t *ids,
 			  int64_t n)
 {
@@ -730,8 +715,8 @@ static void report_header(struct skip_trace *t, struct skip_report *r, const int
 			 (long long)ids[i]);
 		r->dropped += sk_db_int(t->db, 0, q);
 	}
-	meta_text(t, "torch_ops", r->torch_ops, sizeof(r->torch_ops));
-	meta_text(t, "capture_range", r->capture_range, sizeof(r->capture_range));
+	sk_db_meta_text(t->db, "torch_ops", r->torch_ops, sizeof(r->torch_ops));
+	sk_db_meta_text(t->db, "capture_range", r->capture_range, sizeof(r->capture_range));
 	if (sqlite3_prepare_v2(t->db, "SELECT name FROM TARGET_INFO_GPU ORDER BY id LIMIT 1", -1,
 			       &st, NULL) == SQLITE_OK) {
 		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))

@@ -349,6 +349,9 @@ SKIP_API int skip_json_validate(const struct cJSON *schema, const struct cJSON *
 
 /* One SQLite integer query helper: the first column of the first row, or @dflt. */
 SKIP_API int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql);
+/* SKIP_METADATA's first non-NULL value of @key (by run, then process) into the caller's @buf
+ * of @n bytes; "" when there is none. */
+SKIP_API void sk_db_meta_text(sqlite3 *db, const char *key, char *buf, size_t n);
 /* 1 when @db's main schema has a table named @name, else 0. */
 SKIP_API int sk_db_has_table(sqlite3 *db, const char *name);
 /* 1 when table @table of @db has a column named @column, else 0. */

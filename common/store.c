@@ -95,6 +95,23 @@ int64_t sk_db_int(sqlite3 *db, int64_t dflt, const char *sql)
 	return v;
 }
 
+void sk_db_meta_text(sqlite3 *db, const char *key, char *buf, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT value FROM SKIP_METADATA WHERE key = ? AND value IS NOT NULL "
+		"ORDER BY runId, globalPid LIMIT 1",
+		-1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
 /* META_DATA_EXPORT's row naming the writer (the rest come with schemas/trace.sql). */
 #define PRODUCT_ROW                                                                                \
 	"INSERT OR REPLACE INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', "               \

@@ -127,23 +127,6 @@ static void run_info(sqlite3 *db, int64_t id, struct run_info *ri)
 	sqlite3_finalize(st);
 }
 
-static void meta_text(sqlite3 *db, const char *key, char *buf, size_t n)
-{
-	sqlite3_stmt *st = NULL;
-
-	buf[0] = '\0';
-	if (sqlite3_prepare_v2(
-		db,
-		"SELECT value FROM SKIP_METADATA WHERE key = ? AND value IS NOT NULL "
-		"ORDER BY runId, globalPid LIMIT 1",
-		-1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		text_col(st, 0, buf, n);
-	sqlite3_finalize(st);
-}
-
 /* The driver version from the collector's "NVRM version: ... 580.159.04 Release Build" line:
  * the first word made of digits and dots only, with a dot. */
 static void driver_version(sqlite3 *db, char *buf, size_t n)
@@ -151,7 +134,7 @@ static void driver_version(sqlite3 *db, char *buf, size_t n)
 	char line[256];
 	const char *p = line;
 
-	meta_text(db, "nvidia_driver", line, sizeof(line));
+	sk_db_meta_text(db, "nvidia_driver", line, sizeof(line));
 	buf[0] = '\0';
 	while (*p) {
 		size_t len = strcspn(p, " \t"), i;
@@ -279,7 +262,7 @@ int skip_gate_side_from_trace(struct skip_trace *t, const char *path, const char
 	*out = NULL;
 	s->path = sk_xstrdup(path);
 	s->region = region ? sk_xstrdup(region) : NULL;
-	meta_text(skip_trace_db(t), "skip_version", s->skip_version, sizeof(s->skip_version));
+	sk_db_meta_text(skip_trace_db(t), "skip_version", s->skip_version, sizeof(s->skip_version));
 	driver_version(skip_trace_db(t), s->driver, sizeof(s->driver));
 	for (int64_t i = 0; !err && i < n; i++)
 		err = one_run(t, s, &b, ids[i], &first_err, first_msg, sizeof(first_msg));

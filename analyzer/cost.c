@@ -43,8 +43,11 @@ static char *run_text(struct skip_trace *t, const char *sql, int64_t run_id)
 	return s ? s : sk_xstrdup("");
 }
 
-/* Which occurrences walls() takes. */
-enum which { ALL, INSIDE, OUTSIDE };
+/* Wall intervals being collected. */
+struct walls_vec {
+	double *v;
+	size_t n, cap;
+};
 
 /* The capture ranges of run @run_id (start, end pairs in *@v, by start): returns how many. */
 static size_t capture_spans(struct skip_trace *t, int64_t run_id, int64_t **v)
@@ -90,14 +93,15 @@ static void place(const int64_t *v, size_t n, int64_t s, int64_t e, int *inside,
 	*overlaps = (lo > 0 && v[2 * (lo - 1) + 1] > s) || (lo < n && v[2 * lo] < e);
 }
 
-/* The wall intervals of the occurrences of @region in run @run_id (all of them, those inside a
- * capture range, or those that overlap none), appended to *@v; returns how many. */
-static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, enum which w,
-		    double **v, size_t *n, size_t *cap)
+/* The wall intervals of the occurrences of @region in run @run_id, appended: without @out,
+ * every occurrence to @in; with it, those inside a capture range to @in (when not NULL) and
+ * those that overlap none to @out. */
+static void walls(struct skip_trace *t, int64_t run_id, const char *region, struct walls_vec *in,
+		  struct walls_vec *out)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t *spans = NULL;
-	size_t k = 0, nspans = w == ALL ? 0 : capture_spans(t, run_id, &spans);
+	size_t nspans = out ? capture_spans(t, run_id, &spans) : 0;
 
 	if (sqlite3_prepare_v2(t->db,
 			       "SELECT start, end FROM NVTX_EVENTS WHERE runId = ?1 AND eventType "
@@ -105,43 +109,44 @@ static size_t walls(struct skip_trace *t, int64_t run_id, const char *region, en
 			       "typeof(end) = 'integer' AND end >= start",
 			       -1, &st, NULL) != SQLITE_OK) {
 		free(spans);
-		return 0;
+		return;
 	}
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, region, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-		int inside = 0, overlaps = 0;
+		int inside = 1, overlaps = 0;
+		struct walls_vec *to;
 
-		if (w != ALL)
+		if (out)
 			place(spans, nspans, s, e, &inside, &overlaps);
-		if ((w == INSIDE && !inside) || (w == OUTSIDE && overlaps))
-			continue;
-		SK_VEC_XPUSH(*v, *n, *cap, (double)(e - s));
-		k++;
+		to = inside ? in : overlaps ? NULL : out;
+		if (to)
+			SK_VEC_XPUSH(to->v, to->n, to->cap, (double)(e - s));
 	}
 	sqlite3_finalize(st);
 	free(spans);
-	return k;
 }
 
 size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *text, double **out)
 {
-	size_t n = 0, cap = 0;
+	struct walls_vec w = {0};
 
-	*out = NULL;
-	SK_VEC_XRESERVE(*out, cap, 1); /* never NULL */
-	return walls(t, run_id, text, ALL, out, &n, &cap);
+	SK_VEC_XRESERVE(w.v, w.cap, 1); /* never NULL */
+	walls(t, run_id, text, &w, NULL);
+	*out = w.v;
+	return w.n;
 }
 
 size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const char *text,
 				   double **out)
 {
-	size_t n = 0, cap = 0;
+	struct walls_vec w = {0};
 
-	*out = NULL;
-	SK_VEC_XRESERVE(*out, cap, 1);
-	return walls(t, run_id, text, OUTSIDE, out, &n, &cap);
+	SK_VEC_XRESERVE(w.v, w.cap, 1);
+	walls(t, run_id, text, NULL, &w);
+	*out = w.v;
+	return w.n;
 }
 
 int skip_trace_has_captures(struct skip_trace *t)
@@ -161,36 +166,53 @@ int skip_trace_has_captures(struct skip_trace *t)
 	return yes;
 }
 
-/* One kind's figures over its runs @ids (the occurrences @w picks); @med gets each run's
- * median (0: none). */
-static void kind_of(struct skip_trace *t, const char *region, enum which w, const int64_t *ids,
-		    size_t nids, double *med, struct skip_cost_kind *k)
+/* Run @i's occurrences, those of @w from @from on, into kind @k; @med[i] gets their median (0:
+ * none). */
+static void run_into(struct skip_cost_kind *k, const struct walls_vec *w, size_t from, size_t i,
+		     double *med)
 {
-	double *all = NULL;
-	size_t n = 0, cap = 0;
+	size_t got = w->n - from;
+	double *mine = sk_xmalloc((got + 1) * sizeof(double));
 
-	memset(k, 0, sizeof(*k));
-	k->runs = (int)nids;
-	for (size_t i = 0; i < nids; i++) {
-		size_t from = n, got = walls(t, ids[i], region, w, &all, &n, &cap);
-		double *mine = sk_xmalloc((got + 1) * sizeof(double));
+	if (got) /* w->v is still NULL when no run had an occurrence */
+		memcpy(mine, w->v + from, got * sizeof(double));
+	med[i] = got ? skip_median(mine, got) : 0;
+	free(mine);
+	if (i == 0 || (int)got < k->per_run_min)
+		k->per_run_min = (int)got;
+	if (i == 0 || (int)got > k->per_run_max)
+		k->per_run_max = (int)got;
+	if (got && (!k->wall_min_ns || med[i] < k->wall_min_ns))
+		k->wall_min_ns = med[i];
+	if (got && med[i] > k->wall_max_ns)
+		k->wall_max_ns = med[i];
+}
 
-		if (got) /* all is still NULL when no run had an occurrence */
-			memcpy(mine, all + from, got * sizeof(double));
-		med[i] = got ? skip_median(mine, got) : 0;
-		free(mine);
-		if (i == 0 || (int)got < k->per_run_min)
-			k->per_run_min = (int)got;
-		if (i == 0 || (int)got > k->per_run_max)
-			k->per_run_max = (int)got;
-		if (got && (!k->wall_min_ns || med[i] < k->wall_min_ns))
-			k->wall_min_ns = med[i];
-		if (got && med[i] > k->wall_max_ns)
-			k->wall_max_ns = med[i];
+/* The figures over runs @ids: every occurrence into @k[0] (@split 0), or each run's occurrences
+ * inside its capture ranges into @k[0] and those outside into @k[1], read once (@split 1);
+ * @med[j] gets each run's median of kind j. */
+static void kinds_of(struct skip_trace *t, const char *region, int split, const int64_t *ids,
+		     size_t nids, double *const *med, struct skip_cost_kind *const *k)
+{
+	struct walls_vec w[2] = {{0}};
+	int nk = split ? 2 : 1;
+
+	for (int j = 0; j < nk; j++) {
+		memset(k[j], 0, sizeof(*k[j]));
+		k[j]->runs = (int)nids;
 	}
-	k->occurrences = (int)n;
-	k->wall_ns = n ? skip_median(all, n) : 0;
-	free(all);
+	for (size_t i = 0; i < nids; i++) {
+		size_t from[2] = {w[0].n, w[1].n};
+
+		walls(t, ids[i], region, &w[0], split ? &w[1] : NULL);
+		for (int j = 0; j < nk; j++)
+			run_into(k[j], &w[j], from[j], i, med[j]);
+	}
+	for (int j = 0; j < nk; j++) {
+		k[j]->occurrences = (int)w[j].n;
+		k[j]->wall_ns = w[j].n ? skip_median(w[j].v, w[j].n) : 0;
+		free(w[j].v);
+	}
 }
 
 /* Recorded IL and host-side share: medians over the report's regions of @c's full runs. */
@@ -329,10 +351,16 @@ void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
 
 		x->full_med = sk_xcalloc(x->nfull + 1, sizeof(double));
 		x->base_med = sk_xcalloc(x->nbase + 1, sizeof(double));
-		kind_of(t, o->region, capture ? INSIDE : ALL, x->full, x->nfull, x->full_med,
-			&x->row.full);
-		kind_of(t, o->region, capture ? OUTSIDE : ALL, x->base, x->nbase, x->base_med,
-			&x->row.baseline);
+		if (capture) { /* the same runs: each read once */
+			kinds_of(t, o->region, 1, x->full, x->nfull,
+				 (double *const[]){x->full_med, x->base_med},
+				 (struct skip_cost_kind *const[]){&x->row.full, &x->row.baseline});
+		} else {
+			kinds_of(t, o->region, 0, x->full, x->nfull, &x->full_med,
+				 (struct skip_cost_kind *const[]){&x->row.full});
+			kinds_of(t, o->region, 0, x->base, x->nbase, &x->base_med,
+				 (struct skip_cost_kind *const[]){&x->row.baseline});
+		}
 		recorded(r, x);
 		compare(x, capture);
 		c->rows[c->nrows++] = x->row;

@@ -269,6 +269,8 @@ static void cuda_free(struct sk_dev *d)
 	}
 	for (int i = 0; i < c->nevents; i++)
 		cudaEventDestroy(c->events[i]);
+	for (int i = 0; i < c->npersist; i++) /* before its stream is waited for */
+		sk_cuda_persist_park(c->persist[i]);
 	for (int i = 0; i < d->nstreams; i++) {
 		cudaStreamSynchronize(c->streams[i]);
 		cudaStreamDestroy(c->streams[i]);

@@ -72,11 +72,14 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
  * @p must outlive it. NULL and *@err. Free with sk_cuda_persist_free(). */
 struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 					    const struct sk_persist_plan *p, int *err);
-/* One cooperative launch of @niters iterations on @stream. */
+/* @niters iterations on @stream: one cooperative launch, or under AOT the bell of the kernel
+ * that stayed resident since an earlier run (a launch when none does). */
 int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int niters);
 /* Wait for it: 0, the run's error (its message names the task), or SKIP_E_CUDA after a trap
  * or when no tile started for twice the watchdog (a body that never returns). */
 int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream);
+/* Let a resident kernel end (after the epochs already rung) and wait for it; 0 when none ran. */
+int sk_cuda_persist_park(struct sk_cuda_persist *s);
 void sk_cuda_persist_free(struct sk_cuda_persist *s);
 
 /* The embedded PTX of runtime/builtin.cu (generated at build time). */

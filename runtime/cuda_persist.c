@@ -27,6 +27,12 @@
 
 #define WORKER "skip_persist_worker"
 
+/* The host-mapped block of the abort flag: a 128-byte line each (uint64_t indices). */
+#define DOOR_BELL   16
+#define DOOR_SERVED 32
+#define DOOR_LEFT   48
+#define DOOR_BYTES  512
+
 struct sk_cuda_persist {
 	const struct skip_graph *g;
 	const struct sk_persist_plan *p;
@@ -37,9 +43,16 @@ struct sk_cuda_persist {
 	CUdeviceptr drt;		     /* its struct sk_persist */
 	CUdeviceptr dsw;		     /* its struct sk_persist_words */
 	struct sk_persist_started *started;  /* [nworkers] host-mapped */
-	uint64_t *abort_host;		     /* host-mapped */
+	uint64_t *abort_host;		     /* host-mapped: abort, then (a line each) the resident
+					      * kernel's bell, served and left */
 	struct sk_persist_started *dstarted; /* the same two, as the device sees them */
 	uint64_t *dabort;
+	/* AOT: the kernel stays between runs (persist.h, "resident") */
+	int may_reside;	     /* AOT, unless SKIP_E5_RESIDENT=0 */
+	uint64_t linger_ns;  /* SKIP_E5_LINGER_US, else SK_PERSIST_LINGER_NS */
+	int resident;	     /* a resident kernel was launched on @stream and may still run */
+	cudaStream_t stream; /* its stream */
+	volatile uint64_t *bell, *served, *left; /* in abort_host's block */
 	/* COPILOT */
 	uint64_t *feed;			/* [feed_cap] host-mapped slots */
 	struct sk_persist_reports *rep; /* [nworkers] host-mapped */
@@ -402,6 +415,10 @@ static int build(struct sk_cuda_persist *s)
 	}
 	rt.started = s->dstarted;
 	rt.abort_host = (sk_au64 *)s->dabort;
+	rt.bell = (sk_au64 *)s->dabort + DOOR_BELL;
+	rt.served = (sk_au64 *)s->dabort + DOOR_SERVED;
+	rt.left = (sk_au64 *)s->dabort + DOOR_LEFT;
+	rt.linger_ns = s->linger_ns;
 	memcpy(im.h + rt_off, &rt, sizeof(rt));
 	s->drt = (CUdeviceptr)(im.dbase + rt_off);
 	s->dsw = (CUdeviceptr)(im.dbase + sw_off);
@@ -458,7 +475,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 		goto fail;
 	e = cudaHostAlloc((void **)&s->started, W * sizeof(*s->started) + 128, cudaHostAllocMapped);
 	if (e == cudaSuccess)
-		e = cudaHostAlloc((void **)&s->abort_host, 128, cudaHostAllocMapped);
+		e = cudaHostAlloc((void **)&s->abort_host, DOOR_BYTES, cudaHostAllocMapped);
 	if (e == cudaSuccess)
 		e = cudaHostGetDevicePointer((void **)&s->dstarted, s->started, 0);
 	if (e == cudaSuccess)
@@ -468,7 +485,15 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 		goto fail;
 	}
 	memset(s->started, 0, W * sizeof(*s->started));
-	*s->abort_host = 0;
+	memset(s->abort_host, 0, DOOR_BYTES);
+	s->bell = s->abort_host + DOOR_BELL;
+	s->served = s->abort_host + DOOR_SERVED;
+	s->left = s->abort_host + DOOR_LEFT;
+	s->may_reside = p->o.mode == SK_PERSIST_AOT &&
+			!(getenv("SKIP_E5_RESIDENT") && !strcmp(getenv("SKIP_E5_RESIDENT"), "0"));
+	s->linger_ns = getenv("SKIP_E5_LINGER_US")
+			   ? strtoull(getenv("SKIP_E5_LINGER_US"), NULL, 10) * 1000u
+			   : SK_PERSIST_LINGER_NS;
 	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
 		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {
@@ -489,6 +514,7 @@ void sk_cuda_persist_free(struct sk_cuda_persist *s)
 {
 	if (!s)
 		return;
+	sk_cuda_persist_park(s);
 	cudaFree(s->dmem);
 	sk_persist_free(s->co);
 	if (s->feed)
@@ -505,19 +531,16 @@ void sk_cuda_persist_free(struct sk_cuda_persist *s)
 
 /* ---- running --------------------------------------------------------------------------------- */
 
-int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int niters)
+/* One cooperative launch of the workers: epochs @first .. @first + @niters - 1, or resident
+ * from @first on (niters 0). */
+static int launch(struct sk_cuda_persist *s, cudaStream_t stream, uint64_t first, int niters)
 {
-	uint64_t first = s->epochs + 1;
 	int dispatcher = s->co ? s->p->o.nworkers : -1; /* COPILOT: one more CTA */
 	void *params[] = {&s->drt, &first, &niters, &dispatcher};
 	CUlaunchAttribute attr;
 	CUlaunchConfig cfg;
 	CUresult r;
 
-	if (s->spent)
-		return sk_fail(SKIP_E_INVAL,
-			       "persistent: an earlier run stopped on an error, which "
-			       "left its counters mid-epoch");
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&attr, 0, sizeof(attr));
 	cfg.gridDimX = (unsigned)(s->p->o.nworkers + (s->co != NULL));
@@ -533,10 +556,49 @@ int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int n
 	r = sk_drv.launch_kernel_ex(&cfg, s->worker, params, NULL);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: launching %d workers", s->p->o.nworkers);
+	return 0;
+}
+
+/* A resident kernel for the epochs after the last served one (the bell says up to where). */
+static int launch_resident(struct sk_cuda_persist *s, cudaStream_t stream)
+{
+	int err;
+
+	*s->left = 0;
+	if ((err = launch(s, stream, *s->served + 1, 0)))
+		return err;
+	s->resident = 1;
+	s->stream = stream;
+	return 0;
+}
+
+int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int niters)
+{
+	uint64_t first = s->epochs + 1;
+	int err;
+
+	if (s->spent)
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent: an earlier run stopped on an error, which "
+			       "left its counters mid-epoch");
+	if (s->resident && (stream != s->stream || !s->may_reside))
+		if ((err = sk_cuda_persist_park(s)))
+			return err;
+	if (s->may_reside) {
+		/* ring; a kernel that left (or is leaving) serves no more: a new one queues
+		 * behind it */
+		*s->bell = s->epochs + (uint64_t)niters;
+		if (s->resident && *s->left)
+			s->resident = 0;
+		if (!s->resident && (err = launch_resident(s, stream)))
+			return err;
+		s->epochs += (uint64_t)niters;
+		return 0;
+	}
+	if ((err = launch(s, stream, first, niters)))
+		return err;
 	s->epochs += (uint64_t)niters;
 	if (s->co) {
-		int err;
-
 		s->co_stream = stream;
 		s->co_polls = 0;
 		s->co_since = 0;
@@ -546,6 +608,19 @@ int sk_cuda_persist_launch(struct sk_cuda_persist *s, cudaStream_t stream, int n
 			s->co_err = err;
 	}
 	return 0;
+}
+
+int sk_cuda_persist_park(struct sk_cuda_persist *s)
+{
+	cudaError_t e;
+
+	if (!s || !s->resident)
+		return 0;
+	*s->bell = s->epochs | SK_BELL_STOP;
+	e = cudaStreamSynchronize(s->stream);
+	s->resident = 0;
+	*s->bell = s->epochs;
+	return e == cudaSuccess ? 0 : sk_cuda_fail(e, "persistent: stopping the resident kernel");
 }
 
 /* The tiles running when the kernel died, in words. */
@@ -666,7 +741,8 @@ static int copilot_new(struct sk_cuda_persist *s)
 	return s->co ? 0 : err;
 }
 
-int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream)
+/* Wait for the kernel on @stream to end, and say what stopped it, if anything did. */
+static int wait_kernel(struct sk_cuda_persist *s, cudaStream_t stream)
 {
 	uint64_t since = 0, seen = 0;
 	unsigned polls = 0;
@@ -692,4 +768,51 @@ int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream)
 			       s->p->o.nworkers);
 	}
 	return 0;
+}
+
+/*
+ * Resident: until the porter reports the last epoch rung. A kernel that left before it saw
+ * the bell (it lingered out) is followed by a new one; an abort, or a kernel that died,
+ * ends the wait as wait_kernel() does. The stream is queried only now and then (about a
+ * microsecond each), for a trap, and the started tiles for a body that never returns.
+ */
+static int wait_resident(struct sk_cuda_persist *s)
+{
+	uint64_t since = 0, seen = 0;
+
+	for (unsigned polls = 1;; polls++) {
+		cudaError_t e;
+		int err;
+
+		if (*s->served >= s->epochs)
+			break;
+		if (*(volatile uint64_t *)s->abort_host) {
+			s->resident = 0;
+			return wait_kernel(s, s->stream);
+		}
+		if (*s->left) {
+			if (*s->served >= s->epochs)
+				break;
+			if ((err = launch_resident(s, s->stream)))
+				return err;
+			continue;
+		}
+		if (polls % 1024)
+			continue;
+		if ((e = cudaStreamQuery(s->stream)) != cudaErrorNotReady && e != cudaSuccess) {
+			s->resident = 0;
+			return trapped(s, e);
+		}
+		if (polls % 16384 == 0 && (err = stuck(s, &since, &seen)))
+			return err;
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the results after the word that says so */
+	return 0;
+}
+
+int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream)
+{
+	if (s->resident)
+		return wait_resident(s);
+	return wait_kernel(s, stream);
 }

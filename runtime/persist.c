@@ -653,6 +653,7 @@ static int build_steps(struct sk_persist_plan *p)
 					    (struct sk_persist_wait){c, per, local};
 				}
 				s->nwait++;
+				s->flags |= local ? 0 : SK_STEP_REMOTE;
 				if (!local && c < 0)
 					wh.tile_pub[-c - 1] = 1;
 				else if (!local)

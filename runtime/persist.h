@@ -42,16 +42,22 @@
 /*
  * Built two ways: as C11 for the host and the CPU workers, and as CUDA C++ by skip_task.cuh,
  * which compiles persist_core.c into a workload's module as the worker kernel's device code.
- * SK_PFN marks what the device side runs; SK_ALIGNED keeps the layouts identical.
+ * SK_PFN marks what the device side runs; SK_ALIGNED keeps the layouts identical. On the GPU,
+ * SK_HOT inlines a function of a tile's path and SK_COLD keeps one out of line, so that the
+ * worker kernel's registers go to the path every tile takes (a call there spills and reloads).
  */
 #ifdef __CUDACC__
 #include <cuda/atomic>
 #define SK_PFN	       __device__
+#define SK_HOT	       __forceinline__
+#define SK_COLD	       __noinline__
 #define SK_ALIGNED(n)  alignas(n)
 #define SK_PERSIST_GPU 1
 #else
 #include <stdatomic.h>
 #define SK_PFN
+#define SK_HOT
+#define SK_COLD
 #define SK_ALIGNED(n) _Alignas(n)
 #endif
 /* The error a confused ticket stops with: SKIP_E_INVAL (checked in persist.c), spelled here
@@ -168,6 +174,7 @@ struct sk_persist_step {
 #define SK_STEP_LOCAL(i) (1u << (i)) /* inline wait i is local */
 #define SK_STEP_PUB_TILE (1u << 8)   /* another worker waits on tile_done[g] */
 #define SK_STEP_PUB_CTR	 (1u << 9)   /* another worker waits on ctr[task].done */
+#define SK_STEP_REMOTE	 (1u << 10)  /* some wait is not local (else the step waits on nothing) */
 struct sk_persist_wait {
 	int ctr, per_epoch;
 	int local; /* as SK_STEP_LOCAL */
@@ -466,15 +473,26 @@ struct sk_persist_why {
  * it when a trap has killed the context. */
 struct sk_persist_started {
 	uint64_t epoch;
-	int task, tile;
-	int running; /* 1 from the tile's start to its end */
-	int pad;
+	int task, tile; /* with epoch: one 16-byte store on the GPU */
+	int running;	/* 1 from the tile's start to its end */
+	int pad[3];
 };
 
 /* The words that every worker and the host write, each alone on its line (device memory).
  * Everything else of struct sk_persist is read-only while workers run, so that a GPU worker
  * reads it from its own copy in shared memory: an acquire load invalidates the L1, and every
  * later read of the state would otherwise be a trip to L2. */
+/*
+ * GPU, AOT: the kernel stays resident between runs (cuda_persist.c, skip_task.cuh). The host
+ * rings a host-mapped bell (the last epoch it asks for; SK_BELL_STOP: leave), worker 0's
+ * protocol thread (the porter) lets the workers run up to it through sw->go and reports the
+ * last complete epoch in a host-mapped word; after linger_ns without a bell it says so in
+ * another and the kernel ends.
+ */
+#define SK_BELL_STOP	     (1ull << 63)
+#define SK_GO_EXIT	     (~0ull)
+#define SK_PERSIST_LINGER_NS 200000u /* the default; SKIP_E5_LINGER_US sets it */
+
 struct sk_persist_words {
 	SK_ALIGNED(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
 	SK_ALIGNED(128)
@@ -488,6 +506,10 @@ struct sk_persist_words {
 	sk_au64 feed_copied; /* COPILOT on the GPU: host entries (tasks) the
 			      * dispatcher read, and */
 	sk_au64 feed_made;   /* the device entries (tiles) it made of them */
+	SK_ALIGNED(128)
+	sk_au64 go;    /* GPU, resident AOT: the last epoch the porter let the workers run,
+			* or SK_GO_EXIT; 0 between kernels */
+	sk_au64 exits; /* GPU, resident AOT: CTAs that left, all kernels */
 	SK_ALIGNED(128) sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
 };
@@ -514,7 +536,11 @@ struct sk_persist {
 	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
 	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */
-	const char *const *names;		 /* host: [ntasks] for messages, or NULL */
+	sk_au64 *bell;	    /* host-mapped, resident AOT: the last epoch the host asked for */
+	sk_au64 *served;    /* host-mapped, resident AOT: the last epoch complete */
+	sk_au64 *left;	    /* host-mapped, resident AOT: 1 once the porter let the kernel end */
+	uint64_t linger_ns; /* resident AOT: how long the porter waits for a bell */
+	const char *const *names; /* host: [ntasks] for messages, or NULL */
 	/* last: a GPU worker copies what comes before it (skip_task.cuh) */
 	char diag[512]; /* the message: the host's, from sw->why */
 };
@@ -522,9 +548,11 @@ struct sk_persist {
 /* A thread's watchdog while it waits: the progress it last saw and since when. */
 struct sk_persist_watch {
 	uint64_t seen;	   /* tiles_done */
-	uint64_t since_ns; /* when it last changed, as this thread saw it */
+	uint64_t since_ns; /* when it last changed, as this thread saw it (0: not looked yet) */
 	unsigned spins;	   /* backoff steps so far */
+	unsigned polls;	   /* GPU: polls since the wait began (SK_WATCH_POLLS a look) */
 };
+#define SK_WATCH_POLLS 32
 
 /*
  * The GPU's co-pilot: the host side of a COPILOT run whose workers are CTAs. @feed_slots
@@ -566,9 +594,9 @@ int sk_persist_abort(struct sk_persist *rt, int err, const char *fmt, ...)
 /* The message for rt->why into rt->diag (host, after every worker stopped). */
 void sk_persist_why_text(struct sk_persist *rt);
 SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt);
-/* One backoff step of a waiting thread (@worker, or -1 for the co-pilot); trips the watchdog
- * after timeout_ns without progress. Returns 0 to keep waiting, or the error the run stops
- * with. */
+/* One backoff step of a waiting thread (@worker, or -1 for the co-pilot), called after each
+ * poll (on the GPU it looks only every SK_WATCH_POLLS calls); trips the watchdog after
+ * timeout_ns without progress. Returns 0 to keep waiting, or the error the run stops with. */
 SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
 /* Claim the next entry of @r (its slots in the workers' memory): the task id, or -1 when there
  * is none yet; SK_RING_STOP is not claimed. @release: give the slot back for the next lap

@@ -28,9 +28,12 @@
 /* ---- platform: the clock, the pause, the body and the jitter hook ---------------------------- */
 
 #ifdef SK_PERSIST_GPU
-/* skip_task.cuh defines SK_PERSIST_BODY(rt, t, k, e, w, gt) (the CTA runs the task's tile; gt:
- * the task's entry when the caller has it, else NULL) before it includes this file; the GPU
- * has no jitter hook. */
+/* skip_task.cuh defines, before it includes this file, SK_PERSIST_BODY(rt, t, k, e, w, gt)
+ * (the CTA runs the task's tile; gt: the task's entry when the caller has it, else NULL) and
+ * AOT's asynchronous tiles: SK_PERSIST_ISSUE(rt, s, e, w) fills step s's order,
+ * SK_PERSIST_IDLE(rt) waits until the tile handed over before has ended, SK_PERSIST_GO(rt)
+ * hands the order to the CTA, whose warps publish the tile when it ends, and
+ * SK_PERSIST_FLUSH(rt) has them publish what they hold back. The GPU has no jitter hook. */
 static __device__ uint64_t now_ns(void)
 {
 	uint64_t t;
@@ -49,6 +52,47 @@ static __device__ void pause_step(unsigned n)
 }
 
 #define jitter(rt, w, at) ((void)0)
+
+/*
+ * AOT reads its queue ahead: the next SK_STEPS_AHEAD steps are in flight into a ring in shared
+ * memory (cp.async: no register holds them, so they outlive the body call), and once step i
+ * has been handed over, step i + SK_STEPS_AHEAD takes its slot. A step read when it is due
+ * cost a task about 1,200 cycles on the H100. The steps are plan data, never written while
+ * the kernel runs.
+ */
+#define SK_STEPS_AHEAD 8
+static __shared__ __align__(16) struct sk_persist_step sk_steps[SK_STEPS_AHEAD];
+static_assert(sizeof(struct sk_persist_step) % 16 == 0, "a step is copied in 16-byte pieces");
+
+/* Start copying step @i (none past @end: an empty group keeps one group per step). */
+static __device__ void steps_fetch(const struct sk_persist_plan *p, int i, int end)
+{
+	if (i < end) {
+		unsigned dst = (unsigned)__cvta_generic_to_shared(&sk_steps[i % SK_STEPS_AHEAD]);
+		const char *src = (const char *)&p->step[i];
+
+		for (unsigned b = 0; b < sizeof(struct sk_persist_step); b += 16)
+			asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst + b),
+				     "l"(src + b)
+				     : "memory");
+	}
+	asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+/* Step @i, once its copy has landed (the SK_STEPS_AHEAD - 1 groups after it may still be in
+ * flight). */
+static __device__ const struct sk_persist_step *steps_get(const struct sk_persist_plan *p, int i)
+{
+	(void)p;
+	asm volatile("cp.async.wait_group %0;" ::"n"(SK_STEPS_AHEAD - 1) : "memory");
+	return &sk_steps[i % SK_STEPS_AHEAD];
+}
+
+/* No copy left in flight (an epoch's end, or a stop). */
+static __device__ void steps_done(void)
+{
+	asm volatile("cp.async.wait_all;" ::: "memory");
+}
 #else
 #include <sched.h>
 #include <time.h>
@@ -85,6 +129,12 @@ static SK_PFN void pause_step(unsigned n)
 
 #define SK_PERSIST_BODY(rt, t, k, e, w, gt) ((void)(gt), (rt)->h.body((rt)->h.ctx, t, k, e, w))
 
+/* AOT's queue: read in place here (the GPU reads it ahead, above). */
+#define SK_STEPS_AHEAD			    1
+#define steps_fetch(p, i, end)		    ((void)0)
+#define steps_get(p, i)			    (&(p)->step[i])
+#define steps_done()			    ((void)0)
+
 static inline SK_PFN void jitter(struct sk_persist *rt, int w, enum sk_persist_point at)
 {
 	if (rt->h.jitter)
@@ -104,7 +154,7 @@ static inline SK_PFN void count(sk_au64 *stat)
 
 /* ---- stopping: errors and the watchdog ------------------------------------------------------- */
 
-SK_PFN int sk_persist_stop(struct sk_persist *rt, int err, const struct sk_persist_why *why)
+SK_COLD SK_PFN int sk_persist_stop(struct sk_persist *rt, int err, const struct sk_persist_why *why)
 {
 	uint64_t expect = 0;
 
@@ -178,7 +228,7 @@ static SK_PFN int unfinished_producer(struct sk_persist *rt, int t, uint64_t e)
  * all its producers done but has not finished itself (it never ran: a missing producer, or a
  * tile that never returns). sk_persist_why_text() words it.
  */
-static SK_PFN int stall(struct sk_persist *rt, int worker)
+static SK_COLD SK_PFN int stall(struct sk_persist *rt, int worker)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t done = sk_ld_relaxed(&rt->sw->tiles_done, SK_DEV), e = done / p->total_tiles + 1;
@@ -220,19 +270,29 @@ static inline SK_PFN uint64_t finished(struct sk_persist *rt)
 	       sk_ld_relaxed(&rt->sw->progress, SK_DEV);
 }
 
+/* Nothing is read here: the first look does (a wait's first poll is what it waits on). */
 SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch *wt)
 {
-	wt->seen = finished(rt);
+	(void)rt;
+	wt->seen = 0;
 	wt->since_ns = 0;
 	wt->spins = 0;
+	wt->polls = 0;
 }
 
 SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker)
 {
 	uint64_t now, cur;
-	int err = stopped(rt);
+	int err;
 
-	if (err)
+#ifdef SK_PERSIST_GPU
+	/* A look costs three loads from L2 (the abort flag, and the two counts below): between
+	 * two, a GPU worker polls its word SK_WATCH_POLLS times, or it would see its producer's
+	 * release about 2,000 cycles late. */
+	if (++wt->polls % SK_WATCH_POLLS)
+		return 0;
+#endif
+	if ((err = stopped(rt)))
 		return err;
 	pause_step(wt->spins++);
 	if (wt->spins < 4)
@@ -382,7 +442,7 @@ static SK_PFN int report(struct sk_persist *rt, int w, int task)
 
 /* Wait until *@a >= @target (acquire: rule 1, the consumer side). A worker of the co-pilot
  * publishes its reports before it blocks, so the host never waits on them. */
-static SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
+static SK_HOT SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
 {
 	struct sk_persist_watch wt;
 
@@ -398,6 +458,27 @@ static SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, in
 			return err;
 	} while (sk_ld_acquire(a, SK_DEV) < target);
 	return 0;
+}
+
+/* The same with relaxed loads (sk_ld_scan): GPU, AOT, whose caller fences once the tile
+ * before has ended (an acquire load invalidates the L1 that a running tile reads through);
+ * on the CPU, wait_ge(). */
+static SK_HOT SK_PFN int wait_scan(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
+{
+#ifdef SK_PERSIST_GPU
+	struct sk_persist_watch wt;
+
+	sk_persist_watch_init(rt, &wt);
+	while (sk_ld_scan(a) < target) {
+		int err = sk_persist_watch_step(rt, &wt, w);
+
+		if (err)
+			return err;
+	}
+	return 0;
+#else
+	return wait_ge(rt, a, target, w);
+#endif
 }
 
 /* Tile @k of @t, epoch @e: wait for exactly the producer tiles it reads. */
@@ -437,8 +518,8 @@ static SK_PFN int wait_inputs(struct sk_persist *rt, int t, int k, uint64_t e, i
 }
 
 /* Run tile @k of @t (plan tile @g) in epoch @e: 0, or the error that stops the run. */
-static SK_PFN int run_body(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
-			   const struct sk_persist_gpu_task *gt)
+static SK_HOT SK_PFN int run_body(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
+				  const struct sk_persist_gpu_task *gt)
 {
 	int err;
 
@@ -514,34 +595,39 @@ static SK_PFN int run_tile(struct sk_persist *rt, int w, int t, int k, uint64_t 
 				 epoch_end);
 }
 
-/* GPU, AOT: add the worker's @pending tiles to the epoch's count, after a release fence. */
-static SK_PFN void flush_pending(struct sk_persist *rt, uint64_t *pending)
+/* GPU, AOT: the worker's tiles that published nothing go into the epoch's count (after the
+ * tiles handed over before). */
+static SK_HOT SK_PFN void flush_pending(struct sk_persist *rt)
 {
 #ifdef SK_PERSIST_GPU
-	if (*pending)
-		sk_publish(NULL, 0, NULL, &rt->sw->tiles_done, *pending);
+	SK_PERSIST_FLUSH(rt);
 #else
 	(void)rt;
 #endif
-	*pending = 0;
 }
 
 /*
  * AOT: step @s in epoch @e, its waits read from the step itself; the local ones (producer
- * tiles earlier in this worker's queue) are skipped. On the GPU the tile publishes only what
- * another worker waits on, with one release fence, together with the tiles before it that
- * published nothing (*@pending); those only count for the watchdog (progress) until then.
+ * tiles earlier in this worker's queue) are skipped. On the GPU the tile's order is filled
+ * before the waits (it depends on none of them) and handed to the CTA after them; the CTA's
+ * warps run it and publish it (skip_task.cuh) while this thread goes on to the next step. A
+ * tile publishes only what another worker waits on, with one release fence, together with
+ * the tiles before it that published nothing; those count only for the watchdog until then.
  */
-static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist_step *s,
-			   uint64_t e, uint64_t *pending)
+static SK_HOT SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist_step *s,
+				  uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
 	int err;
 
+#ifdef SK_PERSIST_GPU
+	SK_PERSIST_ISSUE(rt, s, e, w);
+#endif
 	jitter(rt, w, SK_AT_WAIT);
-	/* every wait at once first (a row of producer tiles is many); then one by one */
-	for (int pass = 0; pass < 2; pass++) {
-		int met = 1, looked = 0;
+	/* every wait at once first (a row of producer tiles is many), then one by one; on the GPU
+	 * with relaxed loads and one fence once the tile before has ended (wait_scan()) */
+	for (int pass = 0; pass < 2 && (s->flags & SK_STEP_REMOTE); pass++) {
+		int met = 1;
 
 		for (int i = 0; i < s->nwait; i++) {
 			struct sk_persist_wait x = {0, 0, 0};
@@ -557,34 +643,24 @@ static SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_persist
 				continue;
 			a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
 			target = (uint64_t)x.per_epoch * e;
-			if (!pass) {
+			if (!pass)
 				met &= sk_ld_scan(a) >= target;
-				looked = 1;
-			} else if ((err = wait_ge(rt, a, target, w))) {
+			else if ((err = wait_scan(rt, a, target, w)))
 				return err;
-			}
 		}
-		if (!pass && met) {
-			if (looked)
-				sk_fence_acquire();
+		if (met)
 			break;
-		}
 	}
 #ifdef SK_PERSIST_GPU
-	if ((err = run_body(rt, w, s->task, s->tile, s->g, e, &s->gt)))
+	SK_PERSIST_IDLE(rt);
+	if (s->flags & SK_STEP_REMOTE)
+		sk_fence_acquire();
+	/* a load on the critical path of every tile: every 32nd tile looks (and every wait) */
+	if (s->g % 32 == 0 && (err = stopped(rt)))
 		return err;
-	if (!(s->flags & (SK_STEP_PUB_TILE | SK_STEP_PUB_CTR))) {
-		++*pending;
-		sk_red_relaxed(&rt->sw->progress);
-		return 0;
-	}
-	sk_publish(s->flags & SK_STEP_PUB_TILE ? &rt->tile_done[s->g] : NULL, e,
-		   s->flags & SK_STEP_PUB_CTR ? &rt->ctr[s->task].done : NULL, &rt->sw->tiles_done,
-		   1 + *pending);
-	*pending = 0;
+	SK_PERSIST_GO(rt);
 	return 0;
 #else
-	(void)pending;
 	return finish_tile(rt, w, s->task, s->tile, s->g, e, &s->gt, NULL, NULL);
 #endif
 }
@@ -649,7 +725,7 @@ SK_PFN int sk_persist_jit_start(struct sk_persist *rt)
  * unfinished claimed tile earliest in ring order waits on nothing unfinished, so it runs,
  * whatever the number of workers.
  */
-static SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t)
+static SK_COLD SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t v = sk_fetch_add_relaxed(&rt->ctr[t].ticket, 1),
@@ -684,22 +760,21 @@ static SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t)
 static SK_PFN void work_aot(struct sk_persist *rt, int w)
 {
 	const struct sk_persist_plan *p = rt->p;
-	uint64_t pending = 0; /* GPU: tiles run and not yet in tiles_done */
 
 	for (uint64_t e = rt->first_epoch; e <= rt->last_epoch; e++) {
 		int i = p->q_off[w], end = p->q_off[w + 1];
-		struct sk_persist_step cur, next;
 
-		/* the next step is read while this one runs (a load the GPU does not wait for
-		 * until the next round) */
-		if (i < end)
-			cur = p->step[i];
-		for (; i < end; i++, cur = next) {
-			next = p->step[i + 1 < end ? i + 1 : i];
-			if (run_step(rt, w, &cur, e, &pending))
+		for (int j = 0; j < SK_STEPS_AHEAD; j++)
+			steps_fetch(p, i + j, end);
+		for (; i < end; i++) {
+			if (run_step(rt, w, steps_get(p, i), e)) {
+				steps_done();
 				return;
+			}
+			steps_fetch(p, i + SK_STEPS_AHEAD, end);
 		}
-		flush_pending(rt, &pending); /* before the barrier that waits for them */
+		steps_done();
+		flush_pending(rt); /* before the barrier that waits for them */
 		if (e < rt->last_epoch &&
 		    wait_ge(rt, &rt->sw->tiles_done, (uint64_t)p->total_tiles * e, w))
 			return;
@@ -707,7 +782,7 @@ static SK_PFN void work_aot(struct sk_persist *rt, int w)
 }
 
 /* JIT and COPILOT: claim entries until the run is over. */
-static SK_PFN void work_ring(struct sk_persist *rt, int w)
+static SK_COLD SK_PFN void work_ring(struct sk_persist *rt, int w)
 {
 	int copilot = rt->p->o.mode == SK_PERSIST_COPILOT;
 	struct sk_persist_ring *r = copilot ? &rt->feed : &rt->jit;
@@ -753,7 +828,7 @@ static SK_PFN void work_ring(struct sk_persist *rt, int w)
  * not overlapped, and reading ahead (16 slots a poll, or 15 more behind an entry) made a
  * dependent chain's task 2-4 times slower than this.
  */
-SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
+SK_COLD SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 {
 	uint64_t pos = sk_ld_relaxed(&rt->sw->feed_copied, SK_DEV);
 	uint64_t made = sk_ld_relaxed(&rt->sw->feed_made, SK_DEV);

@@ -184,8 +184,8 @@ static __device__ __forceinline__ void *skip_smem(void)
 
 /* ---- the worker kernel ----------------------------------------------------------------------- */
 
-/* The current tile's order from the protocol thread to the CTA, and a body's error. */
-static __shared__ int sk_cmd_task, sk_cmd_tile, sk_cmd_err;
+/* A body's error (the tile's), read once the tile has ended. */
+static __shared__ int sk_cmd_err;
 
 /* Stop the run with @code (< 0) once this tile ends; the tile still completes. */
 static __device__ __forceinline__ void skip_task_fail(int code)
@@ -196,9 +196,19 @@ static __device__ __forceinline__ void skip_task_fail(int code)
 #ifndef SKIP_TASK_NO_WORKER
 
 struct sk_persist;
+struct sk_persist_step;
 struct sk_persist_gpu_task;
-static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e, int w,
-				  const struct sk_persist_gpu_task *gt);
+static __device__ __forceinline__ void
+sk_gpu_issue(struct sk_persist *rt, const struct sk_persist_step *s, uint64_t e, int w);
+static __device__ __forceinline__ void sk_gpu_go(void);
+static __device__ __forceinline__ void sk_gpu_idle(void);
+static __device__ __forceinline__ void sk_gpu_flush(void);
+static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e,
+						  int w, const struct sk_persist_gpu_task *gt);
+#define SK_PERSIST_ISSUE(rt, s, e, w)	    sk_gpu_issue(rt, s, e, w)
+#define SK_PERSIST_GO(rt)		    sk_gpu_go()
+#define SK_PERSIST_IDLE(rt)		    sk_gpu_idle()
+#define SK_PERSIST_FLUSH(rt)		    sk_gpu_flush()
 #define SK_PERSIST_BODY(rt, t, k, e, w, gt) sk_gpu_body(rt, t, k, e, w, gt)
 #include "persist_core.c"
 
@@ -207,6 +217,27 @@ extern "C" __device__ unsigned skip_persist_abi[4] = {
     sizeof(struct sk_persist), sizeof(struct sk_persist_words), sizeof(struct sk_persist_plan),
     sizeof(struct sk_persist_step)};
 
+/*
+ * The protocol thread's orders to the CTA, one per barrier 1 (which every thread reaches), in
+ * two slots used in turn: order n is read from slot n % 2 after the barrier that hands it over
+ * and is done with before the next, so the protocol thread fills slot n % 2 again only after
+ * the barrier of order n + 1. A tile order of AOT is asynchronous: warps 1.. run it, meet at
+ * barrier 3, and the first of them (the publisher) publishes it, while the protocol thread
+ * goes on to the next step; JIT's and the co-pilot's are synchronous (barrier 1 again after
+ * the tile: the protocol thread publishes).
+ */
+enum { SK_CMD_TILE, SK_CMD_SYNC, SK_CMD_FLUSH, SK_CMD_EXIT };
+struct sk_cmd {
+	struct sk_persist_gpu_task gt; /* the task's entry */
+	uint64_t e;		       /* the epoch */
+	int kind;		       /* SK_CMD_* */
+	int task, tile, g, w;	       /* the tile (g: in the plan), the worker */
+	unsigned flags;		       /* AOT: the step's SK_STEP_PUB_* */
+};
+static __shared__ struct sk_cmd sk_cmds[2];
+static __shared__ unsigned sk_cmd_n;	 /* orders handed over (the protocol thread's) */
+static __shared__ unsigned sk_cmd_ended; /* AOT: orders whose tile has ended (atomics only) */
+
 /* Every thread of the CTA, including the protocol thread: a named barrier that threads in
  * different branches may reach (the non-.aligned form). */
 static __device__ __forceinline__ void sk_cta_bar(void)
@@ -214,49 +245,156 @@ static __device__ __forceinline__ void sk_cta_bar(void)
 	asm volatile("barrier.sync 1;" ::: "memory");
 }
 
-/* The tile the protocol thread hands the CTA: the task's entry. */
-static __shared__ struct sk_persist_gpu_task sk_cmd_gt;
-
-/* Warps 1.. run the tile, as threads 0.. of it; warp 0 is the protocol's. */
-static __device__ __forceinline__ void sk_gpu_tile(int k)
+/* The tile threads (warps 1..) only: every one of them has finished the tile. */
+static __device__ __forceinline__ void sk_tile_bar(void)
 {
-	const struct sk_persist_gpu_task g = sk_cmd_gt;
-	unsigned tid = threadIdx.x - SK_PERSIST_PROTOCOL_THREADS;
-
-	if (threadIdx.x >= SK_PERSIST_PROTOCOL_THREADS && tid < g.nthreads) {
-		struct skip_tile tile = {(unsigned)k, g.ntiles, tid, g.nthreads, 1};
-
-		((skip_task_fn)g.fn)(g.args, tile);
-	}
+	asm volatile(
+	    "barrier.sync 3, %0;" ::"r"((blockDim.x + 31) / 32 * 32 - SK_PERSIST_PROTOCOL_THREADS)
+	    : "memory");
 }
 
-/* The protocol thread's body call: the CTA runs tile @k of @t, and the error it raised. The
- * last tile each worker started goes to host memory first, for the message after a trap. */
-static __device__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e, int w,
-				  const struct sk_persist_gpu_task *gt)
+/* The protocol thread's next order, to fill before sk_gpu_go() hands it over. */
+static __device__ __forceinline__ struct sk_cmd *sk_gpu_next(void)
 {
+	return &sk_cmds[sk_cmd_n & 1];
+}
+
+static __device__ __forceinline__ void sk_gpu_go(void)
+{
+	sk_cmd_n++;
+	sk_cta_bar();
+}
+
+/* AOT: until every order handed over has been read and its tile has ended (its publication
+ * may still be under way). */
+static __device__ __forceinline__ void sk_gpu_idle(void)
+{
+	/* read-modify-writes, which compute-sanitizer's racecheck knows to be atomic (it takes
+	 * a relaxed load and store for a race) */
+	while (atomicAdd(&sk_cmd_ended, 0u) != sk_cmd_n)
+		;
+}
+
+/* AOT: tile s of epoch @e on worker @w, filled before the step's waits (it depends on none). */
+static __device__ __forceinline__ void
+sk_gpu_issue(struct sk_persist *rt, const struct sk_persist_step *s, uint64_t e, int w)
+{
+	struct sk_cmd *c = sk_gpu_next();
+
+	(void)rt;
+	c->gt = s->gt;
+	c->e = e;
+	c->kind = SK_CMD_TILE;
+	c->task = s->task;
+	c->tile = s->tile;
+	c->g = s->g;
+	c->w = w;
+	c->flags = s->flags;
+}
+
+/* AOT: the publisher adds the tiles that published nothing to the epoch's count. */
+static __device__ __forceinline__ void sk_gpu_flush(void)
+{
+	sk_gpu_idle();
+	sk_gpu_next()->kind = SK_CMD_FLUSH;
+	sk_gpu_go();
+}
+
+/* JIT and the co-pilot: the CTA runs tile @k of @t; the error it raised. */
+static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e,
+						  int w, const struct sk_persist_gpu_task *gt)
+{
+	struct sk_cmd *c = sk_gpu_next();
 	int err;
 
-	if (rt->started) {
-		volatile struct sk_persist_started *s = &rt->started[w];
-
-		s->task = t;
-		s->tile = k;
-		s->epoch = e;
-		s->running = 1;
-	}
-	sk_cmd_gt = gt ? *gt : rt->gtask[t];
-	sk_cmd_task = t;
-	sk_cmd_tile = k;
-	sk_cta_bar(); /* the other warps run the tile */
+	c->gt = gt ? *gt : rt->gtask[t];
+	c->e = e;
+	c->kind = SK_CMD_SYNC;
+	c->task = t;
+	c->tile = k;
+	c->w = w;
+	sk_gpu_go(); /* the other warps run the tile */
 	sk_cta_bar();
-	if (rt->started)
-		((volatile struct sk_persist_started *)&rt->started[w])->running = 0;
 	err = sk_cmd_err;
 	sk_cmd_err = 0;
 	return err;
 }
 
+/*
+ * Warps 1.. run tile order @c, as threads 0.. of it (warp 0 is the protocol's). The first of
+ * them records it in host memory while it runs (epoch, task and tile in one store, then
+ * running), for the message after a trap.
+ */
+static __device__ __forceinline__ void sk_gpu_tile(struct sk_persist *rt, const struct sk_cmd *c)
+{
+	unsigned tid = threadIdx.x - SK_PERSIST_PROTOCOL_THREADS;
+	struct sk_persist_started *st = rt->started ? &rt->started[c->w] : NULL;
+
+	if (threadIdx.x < SK_PERSIST_PROTOCOL_THREADS)
+		return;
+	if (tid == 0 && st) {
+		asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(st), "l"(c->e),
+			     "l"((uint64_t)(unsigned)c->task | (uint64_t)(unsigned)c->tile << 32)
+			     : "memory");
+		((volatile struct sk_persist_started *)st)->running = 1;
+	}
+	if (tid < c->gt.nthreads) {
+		struct skip_tile tile = {(unsigned)c->tile, c->gt.ntiles, tid, c->gt.nthreads, 1};
+
+		((skip_task_fn)c->gt.fn)(c->gt.args, tile);
+	}
+	if (tid == 0 && st)
+		((volatile struct sk_persist_started *)st)->running = 0;
+}
+
+/*
+ * AOT, the publisher, once every tile thread has finished order @c: its tile_done and its
+ * task's counter where another worker waits on them, with the epoch's count (and the tiles
+ * before it that published nothing, *@pending), after one release fence (sk_publish); else
+ * it only counts for the watchdog until then. A body's error stops the run instead.
+ */
+static __device__ __forceinline__ void sk_gpu_publish(struct sk_persist *rt, const struct sk_cmd *c,
+						      uint64_t *pending, unsigned n)
+{
+	const struct sk_cmd o = *c;
+	int err = sk_cmd_err;
+
+	sk_cmd_err = 0;
+	/* the order and the body's error are read: the protocol thread may go on */
+	atomicExch(&sk_cmd_ended, n + 1);
+	c = &o;
+	if (c->kind == SK_CMD_FLUSH) {
+		if (*pending)
+			sk_publish(NULL, 0, NULL, &rt->sw->tiles_done, *pending);
+		*pending = 0;
+		return;
+	}
+	if (err) {
+		struct sk_persist_why why = {};
+
+		why.kind = SK_WHY_BODY;
+		why.task = c->task;
+		why.tile = c->tile;
+		why.epoch = c->e;
+		why.worker = c->w;
+		sk_persist_stop(rt, err, &why);
+		return;
+	}
+	if (!(c->flags & (SK_STEP_PUB_TILE | SK_STEP_PUB_CTR))) {
+		++*pending;
+		sk_red_relaxed(&rt->sw->progress);
+		return;
+	}
+	sk_publish(c->flags & SK_STEP_PUB_TILE ? &rt->tile_done[c->g] : NULL, c->e,
+		   c->flags & SK_STEP_PUB_CTR ? &rt->ctr[c->task].done : NULL, &rt->sw->tiles_done,
+		   1 + *pending);
+	*pending = 0;
+}
+
+static_assert(offsetof(struct sk_persist_started, task) == 8 &&
+		  offsetof(struct sk_persist_started, tile) == 12 &&
+		  sizeof(struct sk_persist_started) % 16 == 0,
+	      "a started record's epoch, task and tile are one 16-byte store");
 static_assert(offsetof(struct sk_persist, diag) % 8 == 0 && sizeof(struct sk_persist_plan) % 8 == 0,
 	      "the worker copies the state in 8-byte words");
 
@@ -267,15 +405,88 @@ static __device__ __forceinline__ void sk_gpu_copy(void *dst, const void *src, s
 		((uint64_t *)dst)[i] = ((const uint64_t *)src)[i];
 }
 
+/* The porter (worker 0's protocol thread, resident AOT): wait for the host's bell to ask for
+ * epoch @next or later and let the workers run up to it (sw->go); 0: leave (the host's stop,
+ * an error, or linger_ns without a bell). One load of host memory at a time. */
+static __device__ uint64_t sk_porter_wait(struct sk_persist *rt, uint64_t next)
+{
+	uint64_t since = now_ns();
+
+	for (unsigned n = 1;; n++) {
+		uint64_t b = sk_ld_acquire(rt->bell, SK_SYS), want = b & ~SK_BELL_STOP;
+
+		if (want >= next) { /* a stop comes after the epochs rung before it */
+			sk_st_release(&rt->sw->go, want, SK_DEV);
+			return want;
+		}
+		if (b & SK_BELL_STOP)
+			return 0;
+		if (now_ns() - since > rt->linger_ns || (n % 16 == 0 && stopped(rt)))
+			return 0;
+	}
+}
+
+/* Any other worker (resident AOT): wait for the porter's go to reach @next; 0: leave. */
+static __device__ uint64_t sk_go_wait(struct sk_persist *rt, uint64_t next)
+{
+	for (unsigned n = 0;; n++) {
+		uint64_t g = sk_ld_acquire(&rt->sw->go, SK_DEV);
+
+		if (g == SK_GO_EXIT)
+			return 0;
+		if (g >= next)
+			return g;
+		if (n % 64 == 63 && stopped(rt))
+			return 0;
+		if (n >= 64)
+			__nanosleep(128);
+	}
+}
+
+/*
+ * Resident AOT (launched with niters 0): serve the host's bells from epoch @next on. After
+ * its queue, the porter waits for every tile of the epochs it let run (the epoch barrier of
+ * the next bell: go is released only after it) and tells the host (release, system scope).
+ * The last CTA to leave clears go for the next kernel.
+ */
+static __device__ void sk_resident(struct sk_persist *rt, uint64_t next)
+{
+	int w = (int)blockIdx.x;
+
+	for (;;) {
+		uint64_t last = w == 0 ? sk_porter_wait(rt, next) : sk_go_wait(rt, next);
+
+		if (!last)
+			break;
+		rt->first_epoch = next;
+		rt->last_epoch = last;
+		sk_persist_work(rt, w);
+		if (w == 0 &&
+		    !wait_ge(rt, &rt->sw->tiles_done, (uint64_t)rt->p->total_tiles * last, 0))
+			sk_st_release(rt->served, last, SK_SYS);
+		if (stopped(rt))
+			break;
+		next = last + 1;
+	}
+	if (w == 0) {
+		sk_st_release(rt->left, 1, SK_SYS);
+		sk_st_release(&rt->sw->go, SK_GO_EXIT, SK_DEV);
+	}
+	if ((sk_fetch_add_relaxed(&rt->sw->exits, 1) + 1) % gridDim.x == 0)
+		sk_st_release(&rt->sw->go, 0, SK_DEV);
+}
+
 /*
  * One CTA per worker, all co-resident (a cooperative launch). Thread 0 runs the protocol
- * (persist_core.c) and, at each tile, calls the whole CTA in through sk_gpu_body(); the other
- * threads wait for those calls and leave on task -1. @first_epoch and @niters are this launch's.
+ * (persist_core.c) and hands each tile to the other threads as an order (struct sk_cmd); they
+ * run it (and under AOT publish it) and leave on SK_CMD_EXIT. @first_epoch and @niters are
+ * this launch's;
+ * niters 0 (AOT only): resident, serving the host's bells from @first_epoch on.
  * @dispatcher: the CTA that is the co-pilot's dispatcher (sk_persist_dispatch(), thread 0
  * alone), or -1. @rt is in device memory and not written (its shared words are behind rt->sw).
  */
 extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS,
-					    SKIP_TASK_MIN_WORKERS_PER_SM)
+					     SKIP_TASK_MIN_WORKERS_PER_SM)
     skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters, int dispatcher)
 {
 	/* The state and the plan the protocol reads, copied to shared memory once: the shared
@@ -296,6 +507,8 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 	}
 	if (threadIdx.x == 0) {
 		sk_cmd_err = 0;
+		sk_cmd_n = 0;
+		sk_cmd_ended = 0;
 		srt.p = &sp;
 		srt.first_epoch = first_epoch;
 		srt.last_epoch = first_epoch + (uint64_t)niters - 1;
@@ -303,19 +516,40 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 			sk_persist_dispatch(&srt);
 			return;
 		}
-		if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
-			sk_persist_jit_start(&srt);
-		sk_persist_work(&srt, (int)blockIdx.x);
-		sk_cmd_task = -1;
-		sk_cta_bar();
+		if (!niters) {
+			sk_resident(&srt, first_epoch);
+		} else {
+			if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
+				sk_persist_jit_start(&srt);
+			sk_persist_work(&srt, (int)blockIdx.x);
+		}
+		if (sp.o.mode ==
+		    SK_PERSIST_AOT) /* JIT's and the co-pilot's orders are synchronous */
+			sk_gpu_idle();
+		sk_gpu_next()->kind = SK_CMD_EXIT;
+		sk_gpu_go();
 		return;
 	}
-	for (;;) {
+	/* the other threads: the orders, in turn (see struct sk_cmd) */
+	uint64_t pending = 0; /* the publisher's: tiles run and not yet in tiles_done */
+
+	for (unsigned n = 0;; n++) {
+		const struct sk_cmd *c = &sk_cmds[n & 1];
+
 		sk_cta_bar();
-		if (sk_cmd_task < 0)
+		if (c->kind == SK_CMD_EXIT)
 			return;
-		sk_gpu_tile(sk_cmd_tile);
-		sk_cta_bar();
+		if (c->kind != SK_CMD_FLUSH)
+			sk_gpu_tile(&srt, c);
+		if (c->kind == SK_CMD_SYNC) {
+			sk_cta_bar();
+			continue;
+		}
+		if (threadIdx.x < SK_PERSIST_PROTOCOL_THREADS)
+			continue;
+		sk_tile_bar();
+		if (threadIdx.x == SK_PERSIST_PROTOCOL_THREADS)
+			sk_gpu_publish(&srt, c, &pending, n);
 	}
 }
 

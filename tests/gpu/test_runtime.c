@@ -3,6 +3,7 @@
  * DAG of the suite (bench/dags, small size) gives the serial executor's results (--verify);
  * programmatic-dependent-launch edges keep a dependent chain's results; a plan written by
  * --emit-plan runs back; a plan that breaks a dependency is refused before anything runs;
+ * E5's resident kernel, replaced when it left between runs, keeps them too;
  * --probe-starts finds that kernel starts cost ML's row-dots (which re-read their weights
  * through L1) and leaves its short tasks unprobed.
  *
@@ -139,6 +140,25 @@ ParameterizedTest(int *i, gpu_runtime, every_executor_matches_serial)
 			      "--lookahead 0 --workers 3 --verify --iterations 3 --json"),
 		     0);
 	cr_assert_eq(all_verified(), 1, "persistent (copilot, no lookahead) on 3 workers");
+}
+
+/* AOT's kernel stays resident between runs. With SKIP_E5_LINGER_US=0 it leaves as soon as it
+ * is idle, so the runs find it gone or leaving and start another (the race between the bell
+ * and its leaving); with SKIP_E5_RESIDENT=0 every run is a launch. Results match either way. */
+Test(gpu_runtime, a_resident_kernel_that_left_is_replaced_by_the_next_run)
+{
+	setenv("SKIP_E5_LINGER_US", "0", 1);
+	cr_assert_eq(skip_run("m1.json", "--size small --executor persistent --verify "
+					 "--iterations 50 --json"),
+		     0);
+	unsetenv("SKIP_E5_LINGER_US");
+	cr_assert_eq(all_verified(), 1, "persistent (aot), a new kernel for each run");
+	setenv("SKIP_E5_RESIDENT", "0", 1);
+	cr_assert_eq(skip_run("hits.json", "--size small --executor persistent --verify "
+					   "--iterations 20 --json"),
+		     0);
+	unsetenv("SKIP_E5_RESIDENT");
+	cr_assert_eq(all_verified(), 1, "persistent (aot), not resident");
 }
 
 /* The persistent executor's faults: each ends with a message naming the task, never a hang. */

@@ -272,11 +272,13 @@ Test(persist_plan, a_wait_on_an_earlier_tile_of_the_same_worker_is_skipped)
 	p = plan_of(&d, o);
 	cr_assert_eq(p->q_off[1], 3, "worker 0 runs r, x, j");
 	cr_assert_eq(step_of(p, 1, 0)->flags, SK_STEP_LOCAL(0), "x waits on r locally");
-	cr_assert_eq(step_of(p, 2, 0)->flags, SK_STEP_PUB_CTR, "y waits on r across workers");
+	cr_assert_eq(step_of(p, 2, 0)->flags, SK_STEP_PUB_CTR | SK_STEP_REMOTE,
+		     "y waits on r across workers");
 	cr_assert_eq(step_of(p, 3, 0)->nwait, 2);
 	cr_assert_eq(step_of(p, 3, 0)->ctr[0], 1);
-	cr_assert_eq(step_of(p, 3, 0)->flags, SK_STEP_LOCAL(0), "j: x local, y not");
-	cr_assert_eq(step_of(p, 0, 0)->flags, SK_STEP_PUB_CTR, "r: y waits on it");
+	cr_assert_eq(step_of(p, 3, 0)->flags, SK_STEP_LOCAL(0) | SK_STEP_REMOTE,
+		     "j: x local, y not");
+	cr_assert_eq(step_of(p, 0, 0)->flags, SK_STEP_PUB_CTR, "r: y waits on it, r on nothing");
 	check_queues(p, &d);
 	sk_persist_plan_free(p);
 	pc_dag_free(&d);

@@ -31,7 +31,7 @@
 /* skip_task.cuh defines, before it includes this file, SK_PERSIST_BODY(rt, t, k, e, w, gt)
  * (the CTA runs the task's tile; gt: the task's entry when the caller has it, else NULL) and
  * AOT's asynchronous tiles: SK_PERSIST_ISSUE(rt, s, e, w) fills step s's order,
- * SK_PERSIST_IDLE(rt) waits until the tile handed over before has ended, SK_PERSIST_GO(rt)
+ * SK_PERSIST_ENDED(rt) says whether the tiles handed over have all ended, SK_PERSIST_GO(rt)
  * hands the order to the CTA, whose warps publish the tile when it ends, and
  * SK_PERSIST_FLUSH(rt) has them publish what they hold back. The GPU has no jitter hook. */
 static __device__ uint64_t now_ns(void)
@@ -52,6 +52,9 @@ static __device__ void pause_step(unsigned n)
 }
 
 #define jitter(rt, w, at) ((void)0)
+
+/* AOT's waits: look at all, wait on each, acquire what a relaxed load saw (run_step()) */
+#define SK_WAIT_PASSES 3
 
 /*
  * AOT reads its queue ahead: the next SK_STEPS_AHEAD steps are in flight into a ring in shared
@@ -131,6 +134,7 @@ static SK_PFN void pause_step(unsigned n)
 
 /* AOT's queue: read in place here (the GPU reads it ahead, above). */
 #define SK_STEPS_AHEAD			    1
+#define SK_WAIT_PASSES			    2 /* look, then wait: both acquire here */
 #define steps_fetch(p, i, end)		    ((void)0)
 #define steps_get(p, i)			    (&(p)->step[i])
 #define steps_done()			    ((void)0)
@@ -460,25 +464,40 @@ static SK_HOT SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t tar
 	return 0;
 }
 
-/* The same with relaxed loads (sk_ld_scan): GPU, AOT, whose caller fences once the tile
- * before has ended (an acquire load invalidates the L1 that a running tile reads through);
- * on the CPU, wait_ge(). */
-static SK_HOT SK_PFN int wait_scan(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
+/*
+ * One look at *@a for AOT's waits: >= @target? On the GPU an acquire load once the tile
+ * handed over before has ended (SK_PERSIST_ENDED()), a relaxed one while it runs, since an
+ * acquire load invalidates the L1 it reads through and a wait is many loads; *@relaxed is set
+ * when a relaxed load found it met (run_step() acquires it later). On the CPU, acquire.
+ */
+static SK_HOT SK_PFN int poll(sk_au64 *a, uint64_t target, int *relaxed)
 {
 #ifdef SK_PERSIST_GPU
+	int ended = SK_PERSIST_ENDED(rt);
+	int met = (ended ? sk_ld_acquire(a, SK_DEV) : sk_ld_scan(a)) >= target;
+
+	*relaxed |= met && !ended;
+	return met;
+#else
+	(void)relaxed;
+	return sk_ld_acquire(a, SK_DEV) >= target;
+#endif
+}
+
+/* wait_ge() with poll()'s loads. */
+static SK_HOT SK_PFN int wait_poll(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w,
+				   int *relaxed)
+{
 	struct sk_persist_watch wt;
 
 	sk_persist_watch_init(rt, &wt);
-	while (sk_ld_scan(a) < target) {
+	while (!poll(a, target, relaxed)) {
 		int err = sk_persist_watch_step(rt, &wt, w);
 
 		if (err)
 			return err;
 	}
 	return 0;
-#else
-	return wait_ge(rt, a, target, w);
-#endif
 }
 
 /* Tile @k of @t, epoch @e: wait for exactly the producer tiles it reads. */
@@ -618,15 +637,15 @@ static SK_HOT SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_
 				  uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
-	int err;
+	int err, relaxed = 0; /* a counter was found met by a relaxed load */
 
 #ifdef SK_PERSIST_GPU
 	SK_PERSIST_ISSUE(rt, s, e, w);
 #endif
 	jitter(rt, w, SK_AT_WAIT);
-	/* every wait at once first (a row of producer tiles is many), then one by one; on the GPU
-	 * with relaxed loads and one fence once the tile before has ended (wait_scan()) */
-	for (int pass = 0; pass < 2 && (s->flags & SK_STEP_REMOTE); pass++) {
+	/* every wait at once first (a row of producer tiles is many), then one by one; then, on
+	 * the GPU, an acquire load of each counter that a relaxed load found met (poll()) */
+	for (int pass = 0; pass < SK_WAIT_PASSES && (s->flags & SK_STEP_REMOTE); pass++) {
 		int met = 1;
 
 		for (int i = 0; i < s->nwait; i++) {
@@ -643,18 +662,21 @@ static SK_HOT SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_
 				continue;
 			a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
 			target = (uint64_t)x.per_epoch * e;
-			if (!pass)
-				met &= sk_ld_scan(a) >= target;
-			else if ((err = wait_scan(rt, a, target, w)))
+			if (pass == 0)
+				met &= poll(a, target, &relaxed);
+			else if (pass == 1 && (err = wait_poll(rt, a, target, w, &relaxed)))
 				return err;
+			else if (pass == 2)
+				(void)sk_ld_acquire(a, SK_DEV);
 		}
-		if (met)
+		if (pass == 0 && met)
+			pass++; /* nothing to wait for */
+		else if (pass == 0)
+			relaxed = 0; /* pass 1 reads each counter again */
+		if (pass == 1 && !relaxed)
 			break;
 	}
 #ifdef SK_PERSIST_GPU
-	SK_PERSIST_IDLE(rt);
-	if (s->flags & SK_STEP_REMOTE)
-		sk_fence_acquire();
 	/* a load on the critical path of every tile: every 32nd tile looks (and every wait) */
 	if (s->g % 32 == 0 && (err = stopped(rt)))
 		return err;

@@ -202,12 +202,13 @@ static __device__ __forceinline__ void
 sk_gpu_issue(struct sk_persist *rt, const struct sk_persist_step *s, uint64_t e, int w);
 static __device__ __forceinline__ void sk_gpu_go(void);
 static __device__ __forceinline__ void sk_gpu_idle(void);
+static __device__ __forceinline__ int sk_gpu_ended(void);
 static __device__ __forceinline__ void sk_gpu_flush(void);
 static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e,
 						  int w, const struct sk_persist_gpu_task *gt);
 #define SK_PERSIST_ISSUE(rt, s, e, w)	    sk_gpu_issue(rt, s, e, w)
 #define SK_PERSIST_GO(rt)		    sk_gpu_go()
-#define SK_PERSIST_IDLE(rt)		    sk_gpu_idle()
+#define SK_PERSIST_ENDED(rt)		    sk_gpu_ended()
 #define SK_PERSIST_FLUSH(rt)		    sk_gpu_flush()
 #define SK_PERSIST_BODY(rt, t, k, e, w, gt) sk_gpu_body(rt, t, k, e, w, gt)
 #include "persist_core.c"
@@ -265,13 +266,18 @@ static __device__ __forceinline__ void sk_gpu_go(void)
 	sk_cta_bar();
 }
 
-/* AOT: until every order handed over has been read and its tile has ended (its publication
- * may still be under way). */
+/* AOT: every order handed over has been read and its tile has ended (its publication may
+ * still be under way). Read-modify-writes, which compute-sanitizer's racecheck knows to be
+ * atomic (it takes a relaxed load and store for a race). */
+static __device__ __forceinline__ int sk_gpu_ended(void)
+{
+	return atomicAdd(&sk_cmd_ended, 0u) == sk_cmd_n;
+}
+
+/* AOT: until sk_gpu_ended(). */
 static __device__ __forceinline__ void sk_gpu_idle(void)
 {
-	/* read-modify-writes, which compute-sanitizer's racecheck knows to be atomic (it takes
-	 * a relaxed load and store for a race) */
-	while (atomicAdd(&sk_cmd_ended, 0u) != sk_cmd_n)
+	while (!sk_gpu_ended())
 		;
 }
 

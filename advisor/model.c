@@ -63,14 +63,14 @@ void skip_calibration_default(struct skip_calibration *c)
 	 * 10,000 empty tasks in each mode (AOT's of two-block tasks, whose waits cross workers),
 	 * and the one-task chain split into the launch, the barrier and the synchronize's return
 	 * (sync_return_ns). */
-	c->persist_launch_ns = 10053;	   /* the cooperative launch, to the first task */
-	c->persist_epoch_ns = 0;	   /* the barrier: below the one-task chain's noise */
-	c->persist_aot_task_ns = 2107;	   /* AOT: 2.11 us a task, across workers */
-	c->persist_jit_task_ns = 7119;	   /* JIT: 7.12 us a task */
-	c->persist_copilot_task_ns = 2201; /* CPU co-pilot, lookahead 8: 2.20 us a task */
-	c->persist_counter_wait_ns = 2107; /* per hop (informational): AOT's task */
-	c->persist_queue_pop_ns = 5013;	   /* JIT - AOT */
-	c->persist_ring_rtt_ns = 9321;	   /* the co-pilot without lookahead */
+	c->persist_launch_ns = 1618;	   /* to the first task: the resident kernel's bell */
+	c->persist_epoch_ns = 1327;	   /* the barrier */
+	c->persist_aot_task_ns = 1774;	   /* AOT: 1.77 us a task, across workers */
+	c->persist_jit_task_ns = 7099;	   /* JIT: 7.10 us a task */
+	c->persist_copilot_task_ns = 2042; /* CPU co-pilot, lookahead 8: 2.04 us a task */
+	c->persist_counter_wait_ns = 1774; /* per hop (informational): AOT's task */
+	c->persist_queue_pop_ns = 5324;	   /* JIT - AOT */
+	c->persist_ring_rtt_ns = 9325;	   /* the co-pilot without lookahead */
 }
 
 const char *skip_persist_mode_name(int mode)

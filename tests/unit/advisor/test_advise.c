@@ -747,7 +747,8 @@ Test(advise, predictions_at_the_calibration_bounds_stay_positive_and_ranked)
 	const struct skip_advice *e3;
 
 	wl_cal(&o);
-	o.cal.graph_launch_ns = 1e9; /* the largest accepted: a 1 s graph launch */
+	o.cal.graph_launch_ns = 1e9;   /* the largest accepted: a 1 s graph launch */
+	o.cal.persist_launch_ns = 1e6; /* and a persistent kernel out of the running */
 	r = advise(t, &o);
 	e3 = find_item(r, SKIP_ADVICE_DAGGRAPH);
 	cr_assert_not_null(e3);

@@ -461,6 +461,10 @@ struct builder {
 	int *op_call;	/* per member: index into pc, -1 none */
 	int carry_gaps; /* a dropped call's gap before it moves to the next call */
 	int graph_call; /* the graph's launch call (graph_host()), -1 none */
+	/* the calls whose host time before them, and after the launches they stand for, is the
+	 * replaced code's own and goes (place_calls()): the graph's, or the first and the last
+	 * persistent kernel's; -1 none */
+	int head_call, tail_call;
 	struct keyed threads, streams, slkeys;
 	struct {
 		int *v, n;
@@ -598,7 +602,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 	int *to_prog = sk_xmalloc((size_t)(b->npc + 1) * sizeof(int));
 	struct pcall *sorted = sk_xmalloc((size_t)(b->npc + 1) * sizeof(*sorted));
 	int64_t prev_end = 0, carry = 0;
-	int th = -1, after_graph = 0;
+	int th = -1, after_tail = 0;
 
 	for (int i = 0; i < b->npc; i++) {
 		sorted[i] = b->pc[i];
@@ -615,7 +619,7 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 			th = c->thread;
 			prev_end = b->e->t0;
 			carry = 0;
-			after_graph = 0;
+			after_tail = 0;
 		}
 		w.gap = skip_add_sat(carry, c->start > prev_end ? c->start - prev_end : 0);
 		prev_end = c->end > prev_end ? c->end : prev_end;
@@ -625,11 +629,12 @@ static int *place_calls(struct builder *b, struct wi_prog *p)
 			continue;
 		}
 		carry = 0;
-		/* A graph: the host time before its launch and between the last captured launch
-		 * and the call after it (the captured code's own) is not repeated. */
-		if (sorted[i].sync == b->graph_call || after_graph)
+		/* A graph (or persistent kernels): the host time before its launch and between the
+		 * last captured launch and the call after it (the captured code's own) is not
+		 * repeated. */
+		if (sorted[i].sync == b->head_call || after_tail)
 			w.gap = 0;
-		after_graph = sorted[i].sync == b->graph_call;
+		after_tail = sorted[i].sync == b->tail_call;
 		w.dur = c->dur;
 		if (c->sync >= 0)
 			sync_waits(b, c, &w);
@@ -676,8 +681,9 @@ static int graph_host(struct builder *b)
  * ended between two launches, or where it launched a copy (which may be to or from the host: it
  * stays a launch of its own); each segment becomes one persistent kernel, launched by its first
  * launch call (persist_launch_ns). The segment's other launch calls go, with the host time between
- * them (as for a graph: not repeated); the synchronizations and the host time before a segment's
- * first launch stay.
+ * them (as for a graph: not repeated); the synchronizations stay, and the host time between
+ * segments. As for a graph, the host time before the first segment's launch and after the last
+ * segment's last launch (the replaced code's own) goes.
  */
 static void persist_host(struct builder *b)
 {
@@ -717,6 +723,14 @@ static void persist_host(struct builder *b)
 		last[th] = k;
 	}
 	b->carry_gaps = 0; /* the host work between the absorbed launches is not repeated */
+	for (int s = 0; s < b->nseg; s++) {
+		int c = b->seg_call[s];
+
+		if (b->head_call < 0 || b->pc[c].start < b->pc[b->head_call].start)
+			b->head_call = c;
+		if (b->tail_call < 0 || b->pc[c].start > b->pc[b->tail_call].start)
+			b->tail_call = c;
+	}
 	free(cur);
 	free(prev);
 	free(last);
@@ -890,7 +904,9 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 			    .cal = cal,
 			    .profiled = profiled,
 			    .carry_gaps = 1,
-			    .graph_call = -1};
+			    .graph_call = -1,
+			    .head_call = -1,
+			    .tail_call = -1};
 	struct wi_prog p = {
 	    .t0 = e->t0, .sms = tl->sm_count, .dispatch_gap = sk_ns(cal->graph_dispatch_ns)};
 	int *merged = NULL, *to_prog, *member_op, *wait_op = NULL, graph_call = -1;
@@ -900,7 +916,7 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 	add_launch_calls(&b);
 	add_sync_calls(&b);
 	if (x && x->kind == SK_X_GRAPH)
-		b.graph_call = graph_call = graph_host(&b);
+		b.head_call = b.tail_call = b.graph_call = graph_call = graph_host(&b);
 	if (x && x->kind == SK_X_FUSE) {
 		merged = sk_xmalloc((e->n + 1) * sizeof(int));
 		fuse(&b, x->chain, x->len, merged);

@@ -206,6 +206,30 @@ Test(advise, persistent_chain_by_hand)
 	skip_trace_close(t);
 }
 
+/* advise_persist_preamble.sql: the host time before the first persistent kernel's launch (the
+ * replaced code's own) goes, as for a graph; it stays in the time now. */
+Test(advise, persistent_drops_the_host_time_before_the_first_launch)
+{
+	static const double want[] = {63000, 70000, 92000}; /* 57000 + 10 c, from 500 */
+	struct skip_trace *t = hand_trace_more(dir, "advise_persist", "advise_persist_preamble");
+	struct skip_advise_opts o = {.region = "step", .run_id = 1, .profiled = 1};
+	struct skip_advice_report *r;
+	const struct skip_advice *p;
+
+	persist_cal(&o);
+	r = advise(t, &o);
+	cr_expect_float_eq(r->recorded_il_ns, 190500, 1e-9);
+	cr_expect_float_eq(r->calibration_error, 0, 1e-12);
+	p = find_item(r, SKIP_ADVICE_PERSIST);
+	cr_assert_not_null(p);
+	cr_expect_float_eq(p->baseline_il_ns, 190500, 1e-9);
+	for (int m = 0; m < SKIP_PERSIST_NMODES; m++)
+		cr_expect_float_eq(p->persist_il_ns[m], want[m], 1e-9, "%s",
+				   skip_persist_mode_name(m));
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 Test(advise, persistent_mode_follows_the_calibration)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_persist");

@@ -353,9 +353,9 @@ static __device__ inline void sk_publish(sk_au64 *a, uint64_t v, sk_au64 *b, sk_
 		asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(b) : "memory");
 	asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(c), "l"(n) : "memory");
 }
-/* A wait's first look, for several at once: GPU, relaxed loads that do not order each other,
- * then one sk_fence_acquire() once all were met (acquire by fence: the loads read the
- * release stores, the fence after them synchronizes with those). */
+/* A wait's look that does not acquire yet: GPU, relaxed loads that do not order each other,
+ * then, once all were met, one sk_fence_acquire() (the loads read the release stores, the
+ * fence after them synchronizes with those) or, AOT, an acquire load of each counter. */
 static __device__ inline uint64_t sk_ld_scan(sk_au64 *a)
 {
 	return sk_ld_relaxed(a, SK_DEV);

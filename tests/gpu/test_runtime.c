@@ -145,20 +145,24 @@ ParameterizedTest(int *i, gpu_runtime, every_executor_matches_serial)
 /* AOT's kernel stays resident between runs. With SKIP_E5_LINGER_US=0 it leaves as soon as it
  * is idle, so the runs find it gone or leaving and start another (the race between the bell
  * and its leaving); with SKIP_E5_RESIDENT=0 every run is a launch. Results match either way. */
+/* `skip run WORKLOAD --executor persistent` (aot) with @var=0 in its environment: exit 0 and its
+ * one result verified against E1. */
+static void run_aot_with(const char *var, const char *workload, int iterations, const char *what)
+{
+	char args[160];
+
+	snprintf(args, sizeof(args),
+		 "--size small --executor persistent --verify --iterations %d --json", iterations);
+	setenv(var, "0", 1);
+	cr_assert_eq(skip_run(workload, args), 0, "%s", what);
+	unsetenv(var);
+	cr_assert_eq(all_verified(), 1, "%s", what);
+}
+
 Test(gpu_runtime, a_resident_kernel_that_left_is_replaced_by_the_next_run)
 {
-	setenv("SKIP_E5_LINGER_US", "0", 1);
-	cr_assert_eq(skip_run("m1.json", "--size small --executor persistent --verify "
-					 "--iterations 50 --json"),
-		     0);
-	unsetenv("SKIP_E5_LINGER_US");
-	cr_assert_eq(all_verified(), 1, "persistent (aot), a new kernel for each run");
-	setenv("SKIP_E5_RESIDENT", "0", 1);
-	cr_assert_eq(skip_run("hits.json", "--size small --executor persistent --verify "
-					   "--iterations 20 --json"),
-		     0);
-	unsetenv("SKIP_E5_RESIDENT");
-	cr_assert_eq(all_verified(), 1, "persistent (aot), not resident");
+	run_aot_with("SKIP_E5_LINGER_US", "m1.json", 50, "persistent (aot), a new kernel each run");
+	run_aot_with("SKIP_E5_RESIDENT", "hits.json", 20, "persistent (aot), not resident");
 }
 
 /* The persistent executor's faults: each ends with a message naming the task, never a hang. */

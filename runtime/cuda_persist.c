@@ -441,6 +441,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 {
 	struct sk_cuda_persist *s = calloc(1, sizeof(*s));
 	size_t W = (size_t)p->o.nworkers;
+	const char *resident, *linger;
 	int fit, m;
 	cudaError_t e;
 
@@ -489,11 +490,10 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	s->bell = s->abort_host + DOOR_BELL;
 	s->served = s->abort_host + DOOR_SERVED;
 	s->left = s->abort_host + DOOR_LEFT;
-	s->may_reside = p->o.mode == SK_PERSIST_AOT &&
-			!(getenv("SKIP_E5_RESIDENT") && !strcmp(getenv("SKIP_E5_RESIDENT"), "0"));
-	s->linger_ns = getenv("SKIP_E5_LINGER_US")
-			   ? strtoull(getenv("SKIP_E5_LINGER_US"), NULL, 10) * 1000u
-			   : SK_PERSIST_LINGER_NS;
+	resident = getenv("SKIP_E5_RESIDENT");
+	linger = getenv("SKIP_E5_LINGER_US");
+	s->may_reside = p->o.mode == SK_PERSIST_AOT && !(resident && !strcmp(resident, "0"));
+	s->linger_ns = linger ? strtoull(linger, NULL, 10) * 1000u : SK_PERSIST_LINGER_NS;
 	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
 		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {

@@ -39,6 +39,7 @@ void sk_persist_plan_free(struct sk_persist_plan *p)
 	free(p->succ);
 	free(p->succ_tile);
 	free(p->lost);
+	free(p->jtask);
 	free(p->roots);
 	free(p->topo);
 	free(p->q_off);
@@ -671,6 +672,34 @@ static int build_steps(struct sk_persist_plan *p)
 	return 0;
 }
 
+/* JIT's task records (struct sk_persist_jtask), from the CSR arrays and lost. */
+static int build_jtasks(struct sk_persist_plan *p)
+{
+	if (!p->jtask && !(p->jtask = calloc((size_t)p->ntasks, sizeof(*p->jtask))))
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	for (int t = 0; t < p->ntasks; t++) {
+		struct sk_persist_jtask *j = &p->jtask[t];
+		int tile_in = 0;
+
+		j->ntiles = p->ntiles[t];
+		j->need = p->pred_off[t + 1] - p->pred_off[t];
+		j->succ_off = p->succ_off[t];
+		j->succ_end = p->succ_off[t + 1];
+		j->tile_base = p->tile_base[t];
+		j->flags = p->lost[t] ? SK_JT_LOST : 0;
+		for (int i = p->pred_off[t]; i < p->pred_off[t + 1]; i++)
+			tile_in |= p->pred_tile[i] != 0;
+		for (int i = j->succ_off; i < j->succ_end; i++)
+			if (p->succ_tile[i])
+				j->flags |= SK_JT_TILE_OUT;
+		if (tile_in)
+			j->flags |= SK_JT_TILE_IN;
+		else if (j->ntiles == 1 && !p->lost[t])
+			j->flags |= SK_JT_KEEP;
+	}
+	return 0;
+}
+
 struct sk_persist_plan *sk_persist_plan_new(const struct sk_persist_dag *dag,
 					    const struct sk_persist_opts *o, int *err)
 {
@@ -697,7 +726,7 @@ struct sk_persist_plan *sk_persist_plan_new(const struct sk_persist_dag *dag,
 		    p->max_tiles > o->nworkers ? p->max_tiles : o->nworkers);
 		goto fail;
 	}
-	if ((e = build_queues(p, dag)) || (e = build_steps(p)))
+	if ((e = build_queues(p, dag)) || (e = build_steps(p)) || (e = build_jtasks(p)))
 		goto fail;
 	p->jit_cap = pow2_at_least(p->total_tiles);
 	p->feed_cap = pow2_at_least(o->feed_tiles ? o->feed_tiles : p->total_tiles + o->nworkers);
@@ -711,7 +740,7 @@ fail:
 
 int sk_persist_plan_lose(struct sk_persist_plan *p, int task)
 {
-	int n = 0;
+	int n = 0, err;
 
 	if (task < 0 || task >= p->ntasks || p->lost[task])
 		return 0;
@@ -725,5 +754,6 @@ int sk_persist_plan_lose(struct sk_persist_plan *p, int task)
 		start = end;
 		p->q_off[w + 1] = n;
 	}
-	return build_steps(p);
+	err = build_steps(p);
+	return err ? err : build_jtasks(p);
 }

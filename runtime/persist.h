@@ -181,6 +181,25 @@ struct sk_persist_wait {
 };
 
 /*
+ * JIT: a task as a completing tile reads it, in one 32-byte load: its tiles, its producers
+ * (arrivals an epoch), its successors succ[succ_off .. succ_end) and flags. A successor made
+ * ready that is SK_JT_KEEP (one tile, no tile-edge producer, not lost) may be run next by the
+ * worker that made it ready, without a trip through the ring.
+ */
+#define SK_JT_KEEP     1u /* one tile, no tile-edge producer, not lost */
+#define SK_JT_LOST     2u /* sk_persist_plan_lose() */
+#define SK_JT_TILE_OUT 4u /* some successor reads it through a tile edge (tile_done) */
+#define SK_JT_TILE_IN  8u /* it reads some producer through a tile edge */
+struct sk_persist_jtask {
+	SK_ALIGNED(16) int ntiles;
+	int need;		/* producers */
+	int succ_off, succ_end; /* successors */
+	unsigned flags;		/* SK_JT_* */
+	int tile_base;		/* its first plan tile */
+	int pad[2];
+};
+
+/*
  * The plan: immutable once built (sk_persist_plan_lose() aside), read by every worker. CSR
  * arrays of predecessors and successors (sorted, duplicates merged), the tiles' numbering
  * (tile g of the plan is tile g - tile_base[t] of task tile_task[g]) and the AOT queues.
@@ -209,9 +228,10 @@ struct sk_persist_plan {
 	int *dispatch;	    /* [total_tiles] */
 	double *start_us;   /* [total_tiles] predicted start, from the list scheduling */
 	double makespan_us; /* predicted length of one epoch */
-	int jit_cap;	    /* JIT ring entries: a power of two >= total_tiles */
-	int feed_cap;	    /* COPILOT ring entries: a power of two */
-	int report_cap;	    /* COPILOT report ring entries per worker: a power of two */
+	struct sk_persist_jtask *jtask; /* [ntasks] JIT: what a completing tile reads of a task */
+	int jit_cap;			/* JIT ring entries: a power of two >= total_tiles */
+	int feed_cap;			/* COPILOT ring entries: a power of two */
+	int report_cap;			/* COPILOT report ring entries per worker: a power of two */
 };
 
 /*
@@ -266,6 +286,7 @@ struct sk_persist_stats {
 	uint64_t report_batches;  /* COPILOT: report publications (one release store each) */
 	uint64_t max_inflight;	  /* COPILOT: most tiles fed and not yet reported done */
 	uint64_t max_speculative; /* COPILOT: most speculative tasks in flight (<= lookahead) */
+	uint64_t kept; /* JIT: tiles run next by the worker that made them ready (not ringed) */
 };
 
 struct sk_persist;
@@ -369,6 +390,33 @@ static __device__ inline void sk_red_relaxed(sk_au64 *a)
 {
 	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(a) : "memory");
 }
+/*
+ * JIT's publication, fence-based on the GPU: sk_fence_acq_rel() (fence.acq_rel.gpu), then
+ * read-modify-writes and stores that are relaxed on the GPU (a fence then a relaxed write is
+ * a release; a relaxed read then a fence is an acquire: one fence orders many of them) and
+ * acq_rel / release on the CPU, where ThreadSanitizer does not model fences.
+ */
+static __device__ inline void sk_fence_acq_rel(void)
+{
+	cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_device);
+}
+static __device__ inline uint64_t sk_fetch_add_fenced(sk_au64 *a, uint64_t v)
+{
+	return sk_fetch_add_relaxed(a, v);
+}
+static __device__ inline void sk_st_fenced(sk_au64 *a, uint64_t v)
+{
+	asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
+}
+/* *@a += @v, relaxed, not waited for (GPU: red). */
+static __device__ inline void sk_add_relaxed(sk_au64 *a, uint64_t v)
+{
+	asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
+}
+static __device__ inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
+{
+	asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
+}
 #else
 typedef _Atomic uint64_t sk_au64;
 
@@ -407,6 +455,26 @@ static inline uint64_t sk_ld_scan(sk_au64 *a)
 }
 static inline void sk_fence_acquire(void)
 {
+}
+/* JIT's publication (the GPU's comment): no fence; the operations carry the ordering. */
+static inline void sk_fence_acq_rel(void)
+{
+}
+static inline uint64_t sk_fetch_add_fenced(sk_au64 *a, uint64_t v)
+{
+	return atomic_fetch_add_explicit(a, v, memory_order_acq_rel);
+}
+static inline void sk_st_fenced(sk_au64 *a, uint64_t v)
+{
+	atomic_store_explicit(a, v, memory_order_release);
+}
+static inline void sk_add_relaxed(sk_au64 *a, uint64_t v)
+{
+	atomic_fetch_add_explicit(a, v, memory_order_relaxed);
+}
+static inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
+{
+	atomic_store_explicit(a, v, memory_order_relaxed);
 }
 #endif
 
@@ -496,7 +564,7 @@ struct sk_persist_started {
 struct sk_persist_words {
 	SK_ALIGNED(128) sk_au64 tiles_done; /* tiles completed, every task, all epochs */
 	SK_ALIGNED(128)
-	sk_au64 progress;	       /* GPU, AOT: tiles not yet in tiles_done (the
+	sk_au64 progress;	       /* AOT on the GPU, JIT: tiles not yet in tiles_done (the
 					* watchdog's; relaxed, orders nothing) */
 	SK_ALIGNED(128) sk_au64 abort; /* 0, or minus the error that stops every thread */
 	SK_ALIGNED(128) sk_au64 jit_head, jit_tail; /* the rings' (struct sk_persist_ring) */
@@ -510,7 +578,8 @@ struct sk_persist_words {
 	sk_au64 go;    /* GPU, resident AOT: the last epoch the porter let the workers run,
 			* or SK_GO_EXIT; 0 between kernels */
 	sk_au64 exits; /* GPU, resident AOT: CTAs that left, all kernels */
-	SK_ALIGNED(128) sk_au64 n_tiles, n_waits, n_reports, n_batches; /* statistics, relaxed */
+	SK_ALIGNED(128)
+	sk_au64 n_tiles, n_waits, n_reports, n_batches, n_kept; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
 };
 
@@ -599,9 +668,9 @@ SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch
  * timeout_ns without progress. Returns 0 to keep waiting, or the error the run stops with. */
 SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
 /* Claim the next entry of @r (its slots in the workers' memory): the task id, or -1 when there
- * is none yet; SK_RING_STOP is not claimed. @release: give the slot back for the next lap
- * (JIT); COPILOT's feeder reuses slots by credit instead. */
-SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release);
+ * is none after @polls (>= 1) looks; SK_RING_STOP is not claimed. Slots are reused without
+ * being freed: JIT's ring holds an epoch, COPILOT's feeder reuses slots by credit. */
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, unsigned polls);
 /* COPILOT host: publish @task at position @pos of @r (the caller checked the slot is free). */
 SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
 /* An edge's tile rule in the plan (pred_tile, succ_tile): 0 full, SK_PERSIST_RULE_TILE

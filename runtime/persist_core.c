@@ -334,15 +334,16 @@ static inline SK_PFN int64_t seq_diff(uint64_t a, uint64_t b)
  * takes the position; the CAS can be relaxed, since it only decides which consumer owns the
  * entry. A slot is filled for position pos when its sequence is pos + 1; older means empty
  * (not yet published: consumers never skip ahead, so entries are claimed in position order,
- * which the tile-ticket argument relies on), newer means the head moved on.
+ * which the tile-ticket argument relies on), newer means the head moved on. An empty slot is
+ * looked at @polls times before giving up (its entry is the next one: a worker that waits for
+ * work sees it one load after it lands).
  */
-SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release)
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, unsigned polls)
 {
 	uint64_t pos = sk_ld_relaxed(r->head, SK_DEV);
 
-	for (;;) {
-		sk_au64 *slot = &r->slot[pos & r->mask];
-		uint64_t w = sk_ld_acquire(slot, SK_DEV);
+	for (unsigned n = 0;;) {
+		uint64_t w = sk_ld_acquire(&r->slot[pos & r->mask], SK_DEV);
 		int64_t d = seq_diff(w >> SK_RING_TASK_BITS, pos + 1);
 
 		if (d == 0) {
@@ -351,15 +352,12 @@ SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, int release)
 				return (int)SK_RING_STOP;
 			if (!sk_cas_relaxed(r->head, &pos, pos + 1))
 				continue; /* pos now holds the head */
-			/* JIT: free the slot for position pos + capacity (release: the read above
-			 * happens before the next producer's write) */
-			if (release)
-				sk_st_release(slot, ring_word(pos + r->mask + 1, 0), SK_DEV);
 			return (int)(w & SK_RING_STOP);
 		}
-		if (d < 0)
+		if (d > 0)
+			pos = sk_ld_relaxed(r->head, SK_DEV);
+		else if (++n >= polls)
 			return -1;
-		pos = sk_ld_relaxed(r->head, SK_DEV);
 	}
 }
 
@@ -371,32 +369,26 @@ SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_
 
 /*
  * JIT: push @n entries of @task (one per tile). Positions are reserved with one fetch_add on
- * the tail (relaxed: the reservation orders nothing), then each slot is published with a
- * release store once its consumer of the previous lap has freed it (it has, unless a
- * consumer stalls between claim and release: the ring holds a whole epoch's tiles, and an
- * epoch's entries are all claimed before the next epoch's are pushed).
+ * the tail (relaxed: the reservation orders nothing), then each slot is written with
+ * sk_st_fenced(): the caller has fenced (sk_fence_acq_rel()) after everything the tile's
+ * worker must see, so on the GPU a relaxed store releases it. A slot needs no freeing: the
+ * ring holds a whole epoch's tiles (jit_cap >= total_tiles), so the entry a slot held before
+ * is of an earlier epoch, whose entries were all claimed before it ended, and every push of
+ * a later epoch happens after that end (the tile that ends an epoch acquires every tile of
+ * it before it makes the next one's roots ready); an old entry reads as empty (older).
  */
-static SK_PFN int ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task, int n,
-			    int w)
+static SK_PFN void ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task, int n,
+			     int w)
 {
 	uint64_t pos = sk_fetch_add_relaxed(r->tail, (uint64_t)n);
 
 	jitter(rt, w, SK_AT_PUBLISH);
-	for (int i = 0; i < n; i++, pos++) {
-		sk_au64 *slot = &r->slot[pos & r->mask];
-		struct sk_persist_watch wt;
-
-		sk_persist_watch_init(rt, &wt);
-		while (seq_diff(sk_ld_acquire(slot, SK_DEV) >> SK_RING_TASK_BITS, pos) != 0) {
-			int err = sk_persist_watch_step(rt, &wt, w);
-
-			if (err)
-				return err;
-		}
-		sk_st_release(slot, ring_word(pos + 1, (uint32_t)task), SK_DEV);
-	}
-	return 0;
+	for (int i = 0; i < n; i++, pos++)
+		sk_st_fenced(&r->slot[pos & r->mask], ring_word(pos + 1, (uint32_t)task));
 }
+
+/* JIT: looks at an empty head slot before a worker's idle round (the abort flag, the end). */
+#define SK_POP_POLLS 64
 
 /* ---- co-pilot reports ------------------------------------------------------------------------ */
 
@@ -566,16 +558,15 @@ static SK_HOT SK_PFN int run_body(struct sk_persist *rt, int w, int t, int k, in
 }
 
 /*
- * Run tile @k of @t in epoch @e and publish it: tile_done[g] = e (release: rule 1's producer
- * side; on the GPU after __syncthreads(), by one thread), then the task's and the epoch's
- * counters with acq_rel read-modify-writes: release to publish this tile, acquire so that the
- * tile that completes a task (or an epoch) has seen every other tile's writes before it makes
- * successors ready, and passes them on. Sets *@task_end and *@epoch_end when this tile was the
- * task's or the epoch's last; AOT on the CPU passes NULL for both (on the GPU, AOT publishes
- * in run_step()).
+ * AOT on the CPU and the co-pilot: run tile @k of @t in epoch @e and publish it: tile_done[g]
+ * = e (release: rule 1's producer side; on the GPU after the CTA's barrier, by one thread),
+ * then the task's and the epoch's counters with acq_rel read-modify-writes: release to
+ * publish this tile, acquire so that the tile that completes a task has seen every other
+ * tile's writes. Sets *@task_end (when not NULL) when this tile was the task's last. (JIT:
+ * jit_complete(); AOT on the GPU publishes in skip_task.cuh.)
  */
 static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g, uint64_t e,
-			      const struct sk_persist_gpu_task *gt, int *task_end, int *epoch_end)
+			      const struct sk_persist_gpu_task *gt, int *task_end)
 {
 	const struct sk_persist_plan *p = rt->p;
 	uint64_t old;
@@ -597,21 +588,9 @@ static SK_PFN int finish_tile(struct sk_persist *rt, int w, int t, int k, int g,
 	old = sk_fetch_add_acq_rel(&rt->ctr[t].done, 1);
 	if (task_end)
 		*task_end = old + 1 == (uint64_t)p->ntiles[t] * e;
-	old = sk_fetch_add_acq_rel(&rt->sw->tiles_done, 1);
-	if (epoch_end)
-		*epoch_end = old + 1 == (uint64_t)p->total_tiles * e;
+	sk_fetch_add_acq_rel(&rt->sw->tiles_done, 1);
 	count(&rt->sw->n_tiles);
 	return 0;
-}
-
-static SK_PFN int run_tile(struct sk_persist *rt, int w, int t, int k, uint64_t e, int *task_end,
-			   int *epoch_end)
-{
-	int err = wait_inputs(rt, t, k, e, w);
-
-	return err ? err
-		   : finish_tile(rt, w, t, k, rt->p->tile_base[t] + k, e, NULL, task_end,
-				 epoch_end);
 }
 
 /* GPU, AOT: the worker's tiles that published nothing go into the epoch's count (after the
@@ -683,59 +662,197 @@ static SK_HOT SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_
 	SK_PERSIST_GO(rt);
 	return 0;
 #else
-	return finish_tile(rt, w, s->task, s->tile, s->g, e, &s->gt, NULL, NULL);
+	return finish_tile(rt, w, s->task, s->tile, s->g, e, &s->gt, NULL);
 #endif
 }
 
 /* ---- JIT: readiness by arrivals -------------------------------------------------------------- */
 
-static SK_PFN int arrive(struct sk_persist *rt, int w, int t, uint64_t e);
+/* A JIT worker's own state. */
+struct sk_jit {
+	int keep;			    /* the one-tile task it runs next, which it made ready
+					     * (-1: none) */
+	uint64_t keep_e;		    /* that task's epoch */
+	struct sk_persist_jtask keep_jt;    /* its record */
+	struct sk_persist_gpu_task keep_gt; /* GPU: its entry, read with the record */
+	uint64_t pending;		    /* tiles it ran and has not added to tiles_done yet */
+};
 
-/*
- * Make @t ready in epoch @e: its tiles' entries go into the ring, then its tile-edge consumers
- * count it as arrived (they may start now and wait per tile: their entries land behind
- * these, so producer tiles are claimed first). Recursion follows chains of tile edges only
- * (GPU: an explicit stack).
- */
-static SK_PFN int push_task(struct sk_persist *rt, int w, int t, uint64_t e)
+/* GPU: @t's entry into *@gt (one load of the task table, which the body needs); the CPU has
+ * none. */
+static inline SK_PFN void task_entry(struct sk_persist *rt, int t, struct sk_persist_gpu_task *gt)
 {
-	const struct sk_persist_plan *p = rt->p;
-	int err;
-
-	if (p->lost[t])
-		return 0;
-	if ((err = ring_push(rt, &rt->jit, t, p->ntiles[t], w)))
-		return err;
-	for (int i = p->succ_off[t]; i < p->succ_off[t + 1] && !err; i++)
-		if (p->succ_tile[i])
-			err = arrive(rt, w, p->succ[i], e);
-	return err;
+#ifdef SK_PERSIST_GPU
+	*gt = rt->gtask[t];
+#else
+	(void)rt;
+	(void)t;
+	(void)gt;
+#endif
 }
 
-/* A producer of @t arrived (completed, or pushed for a tile edge). acq_rel: the arrival that
- * makes @t ready has seen every earlier one and their writes. */
-static SK_PFN int arrive(struct sk_persist *rt, int w, int t, uint64_t e)
+/*
+ * @t was made ready in epoch @e: its tile-edge consumers count it as arrived (they may start
+ * now and wait per tile: their entries land behind @t's, and a kept tile is as good as
+ * claimed); the arrival that completes one (acq_rel: it has seen every earlier one and their
+ * writes; the fence then releases them to the ring) pushes it and goes on to its own. Tile
+ * edges are rare, so this is out of line, the one recursive call of the protocol.
+ */
+static SK_COLD SK_PFN void tile_arrivals(struct sk_persist *rt, int w, int t, uint64_t e)
 {
 	const struct sk_persist_plan *p = rt->p;
-	uint64_t need = (uint64_t)(p->pred_off[t + 1] - p->pred_off[t]);
 
-	if (sk_fetch_add_acq_rel(&rt->ctr[t].arrive, 1) + 1 == need * e)
-		return push_task(rt, w, t, e);
+	for (int i = p->succ_off[t]; i < p->succ_off[t + 1]; i++) {
+		int c = p->succ[i];
+		const struct sk_persist_jtask jc = p->jtask[c];
+
+		if (!p->succ_tile[i] ||
+		    sk_fetch_add_acq_rel(&rt->ctr[c].arrive, 1) + 1 != (uint64_t)jc.need * e)
+			continue;
+		sk_fence_acq_rel();
+		if (jc.flags & SK_JT_LOST)
+			continue;
+		ring_push(rt, &rt->jit, c, jc.ntiles, w);
+		if (jc.flags & SK_JT_TILE_OUT)
+			tile_arrivals(rt, w, c, e);
+	}
+}
+
+/* Keep @t (record @jt) for @j's worker to run next, in epoch @e; its ticket is counted,
+ * relaxed, since no one else claims it this epoch. */
+static inline SK_PFN void keep_task(struct sk_persist *rt, int t, const struct sk_persist_jtask *jt,
+				    uint64_t e, struct sk_jit *j)
+{
+	task_entry(rt, t, &j->keep_gt);
+	sk_add_relaxed(&rt->ctr[t].ticket, 1);
+	j->keep = t;
+	j->keep_e = e;
+	j->keep_jt = *jt;
+	count(&rt->sw->n_kept);
+}
+
+/*
+ * Make @t (record @jt) ready in epoch @e. The caller has fenced (sk_fence_acq_rel()) after
+ * everything a worker that runs @t must see. A task that SK_JT_KEEP allows goes to @j's keep
+ * when it is free (the worker runs it next, a trip through the ring saved); otherwise its
+ * tiles' entries go into the ring. Then its tile-edge consumers arrive (tile_arrivals()).
+ */
+static inline SK_PFN void push_task(struct sk_persist *rt, int w, int t,
+				    const struct sk_persist_jtask *jt, uint64_t e, struct sk_jit *j)
+{
+	if (jt->flags & SK_JT_LOST)
+		return;
+	if (j && j->keep < 0 && (jt->flags & SK_JT_KEEP))
+		keep_task(rt, t, jt, e, j);
+	else
+		ring_push(rt, &rt->jit, t, jt->ntiles, w);
+	if (jt->flags & SK_JT_TILE_OUT)
+		tile_arrivals(rt, w, t, e);
+}
+
+static SK_PFN void push_roots(struct sk_persist *rt, int w, uint64_t e, struct sk_jit *j)
+{
+	for (int i = 0; i < rt->p->nroots; i++) {
+		int t = rt->p->roots[i];
+		const struct sk_persist_jtask jt = rt->p->jtask[t];
+
+		push_task(rt, w, t, &jt, e, j);
+	}
+}
+
+SK_COLD SK_PFN int sk_persist_jit_start(struct sk_persist *rt)
+{
+	/* before any worker claims: what they read was written before the run */
+	push_roots(rt, -1, rt->first_epoch, NULL);
 	return 0;
 }
 
-static SK_PFN int push_roots(struct sk_persist *rt, int w, uint64_t e)
+/*
+ * JIT: tile @k of @t (record @jt) ran in epoch @e on worker @w: publish it and make ready
+ * what it completes. @s: @t's one successor through a full edge when @t has one tile and no
+ * other successor (read before the body ran), else -1.
+ * - Held back: when @s has one tile, waits on @t alone, can be kept and has no tile-edge
+ *   consumer (push_task() would make them arrive), nobody but @w reads what the tile wrote
+ *   before @w runs @s, so it publishes nothing: the counts are added relaxed, the epoch's
+ *   with @w's next publication (*pending; the watchdog counts it in progress meanwhile).
+ * - Otherwise one fence releases the tile (and those held back), then tile_done (where a tile
+ *   edge reads it), the task's and the epoch's counts are written (relaxed on the GPU). The
+ *   tile that completes the task adds an arrival to each full-edge successor and makes the
+ *   ones it completes ready, after a second fence (acquire) where others' writes are involved
+ *   (the task had other tiles, or the successor other producers); the tile that completes the
+ *   epoch makes the next one's roots ready, after that fence.
+ */
+static SK_PFN void jit_complete(struct sk_persist *rt, int w, int t,
+				const struct sk_persist_jtask *jt, int s, int k, uint64_t e,
+				struct sk_jit *j)
 {
-	int err = 0;
+	const struct sk_persist_plan *p = rt->p;
+	uint64_t old, all, n = 1 + j->pending, epoch = (uint64_t)p->total_tiles * e;
+	int acquired = 0;
 
-	for (int i = 0; i < rt->p->nroots && !err; i++)
-		err = push_task(rt, w, rt->p->roots[i], e);
-	return err;
+	count(&rt->sw->n_tiles);
+	if (s >= 0 && j->keep < 0) {
+		const struct sk_persist_jtask js = p->jtask[s];
+
+		if (js.need == 1 && (js.flags & (SK_JT_KEEP | SK_JT_TILE_OUT)) == SK_JT_KEEP) {
+			sk_add_relaxed(&rt->ctr[t].done, 1);
+			sk_add_relaxed(&rt->ctr[s].arrive, 1);
+			sk_add_relaxed(&rt->sw->progress, 1);
+			j->pending++;
+			keep_task(rt, s, &js, e, j);
+			return;
+		}
+	}
+	sk_fence_acq_rel();
+	if (jt->flags & SK_JT_TILE_OUT)
+		sk_st_fenced(&rt->tile_done[jt->tile_base + k], e);
+	jitter(rt, w, SK_AT_COMPLETE);
+	old = sk_fetch_add_fenced(&rt->ctr[t].done, 1);
+	all = sk_fetch_add_fenced(&rt->sw->tiles_done, n);
+	j->pending = 0;
+	if (old + 1 == (uint64_t)jt->ntiles * e) {
+		for (int i = jt->succ_off; i < jt->succ_end; i++) {
+			struct sk_persist_jtask js;
+
+			if (p->succ_tile[i]) /* it arrived when this task was made ready */
+				continue;
+			js = p->jtask[p->succ[i]];
+			if (sk_fetch_add_fenced(&rt->ctr[p->succ[i]].arrive, 1) + 1 !=
+			    (uint64_t)js.need * e)
+				continue;
+			if (!acquired && (jt->ntiles > 1 || js.need > 1)) {
+				sk_fence_acq_rel();
+				acquired = 1;
+			}
+			push_task(rt, w, p->succ[i], &js, e, j);
+		}
+	}
+	if (all < epoch && all + n >= epoch && e < rt->last_epoch) {
+		if (!acquired)
+			sk_fence_acq_rel(); /* every tile of the epoch, for its write-after-reads */
+		push_roots(rt, w, e + 1, j);
+	}
 }
 
-SK_PFN int sk_persist_jit_start(struct sk_persist *rt)
+/* JIT: run tile @k of @t (record @jt, entry @gt: NULL on the CPU) in epoch @e on worker @w,
+ * claimed or kept, and complete it; 0, or the error that stops the run. */
+static SK_PFN int jit_run(struct sk_persist *rt, int w, int t, const struct sk_persist_jtask *jt,
+			  const struct sk_persist_gpu_task *gt, int k, uint64_t e, struct sk_jit *j)
 {
-	return push_roots(rt, -1, rt->first_epoch);
+	const struct sk_persist_plan *p = rt->p;
+	/* read before the body, used after it */
+	int s = jt->ntiles == 1 && jt->succ_end - jt->succ_off == 1 && !(jt->flags & SK_JT_TILE_OUT)
+		    ? p->succ[jt->succ_off]
+		    : -1;
+	int err = 0;
+
+	if (jt->flags & SK_JT_TILE_IN)
+		err = wait_inputs(rt, t, k, e, w);
+	if (!err)
+		err = run_body(rt, w, t, k, jt->tile_base + k, e, gt);
+	if (!err)
+		jit_complete(rt, w, t, jt, s, k, e, j);
+	return err;
 }
 
 /* ---- the workers ----------------------------------------------------------------------------- */
@@ -747,39 +864,44 @@ SK_PFN int sk_persist_jit_start(struct sk_persist *rt)
  * unfinished claimed tile earliest in ring order waits on nothing unfinished, so it runs,
  * whatever the number of workers.
  */
-static SK_COLD SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t)
+static SK_COLD SK_PFN int ticket_error(struct sk_persist *rt, int w, int t, uint64_t v, uint64_t e)
+{
+	struct sk_persist_why why = {};
+
+	why.kind = SK_WHY_TICKET;
+	why.task = t;
+	why.ticket = v;
+	why.epoch = e;
+	why.first = rt->first_epoch;
+	why.last = rt->last_epoch;
+	why.worker = w;
+	return sk_persist_stop(rt, SK_PERSIST_E_INVAL, &why);
+}
+
+static inline SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t, struct sk_jit *j)
 {
 	const struct sk_persist_plan *p = rt->p;
-	uint64_t v = sk_fetch_add_relaxed(&rt->ctr[t].ticket, 1),
-		 e = v / (uint64_t)p->ntiles[t] + 1;
-	int k = (int)(v % (uint64_t)p->ntiles[t]), task_end = 0, epoch_end = 0, err;
+	/* the ticket, the task's record and its entry: three reads at once */
+	uint64_t v = sk_fetch_add_relaxed(&rt->ctr[t].ticket, 1);
+	const struct sk_persist_jtask jt = p->jtask[t];
+	struct sk_persist_gpu_task gt;
+	uint64_t e = v / (uint64_t)jt.ntiles + 1;
+	int k = (int)(v % (uint64_t)jt.ntiles), task_end = 0, err;
 
-	if (e < rt->first_epoch || e > rt->last_epoch) {
-		struct sk_persist_why why = {};
-
-		why.kind = SK_WHY_TICKET;
-		why.task = t;
-		why.ticket = v;
-		why.epoch = e;
-		why.first = rt->first_epoch;
-		why.last = rt->last_epoch;
-		why.worker = w;
-		return sk_persist_stop(rt, SK_PERSIST_E_INVAL, &why);
-	}
-	if ((err = run_tile(rt, w, t, k, e, &task_end, &epoch_end)))
+	task_entry(rt, t, &gt);
+	if (e < rt->first_epoch || e > rt->last_epoch)
+		return ticket_error(rt, w, t, v, e);
+	if (p->o.mode == SK_PERSIST_JIT)
+		return jit_run(rt, w, t, &jt, rt->gtask ? &gt : NULL, k, e, j);
+	if ((err = wait_inputs(rt, t, k, e, w)) ||
+	    (err =
+		 finish_tile(rt, w, t, k, jt.tile_base + k, e, rt->gtask ? &gt : NULL, &task_end)))
 		return err;
-	if (p->o.mode == SK_PERSIST_COPILOT)
-		return task_end ? report(rt, w, t) : 0;
-	for (int i = p->succ_off[t]; task_end && i < p->succ_off[t + 1] && !err; i++)
-		if (!p->succ_tile[i])
-			err = arrive(rt, w, p->succ[i], e);
-	if (!err && epoch_end && e < rt->last_epoch)
-		err = push_roots(rt, w, e + 1);
-	return err;
+	return task_end ? report(rt, w, t) : 0;
 }
 
 /* AOT: the worker's queue, every epoch; between epochs, wait for the epoch's end. */
-static SK_PFN void work_aot(struct sk_persist *rt, int w)
+static SK_COLD SK_PFN void work_aot(struct sk_persist *rt, int w)
 {
 	const struct sk_persist_plan *p = rt->p;
 
@@ -810,12 +932,35 @@ static SK_COLD SK_PFN void work_ring(struct sk_persist *rt, int w)
 	struct sk_persist_ring *r = copilot ? &rt->feed : &rt->jit;
 	uint64_t end = (uint64_t)rt->p->total_tiles * rt->last_epoch;
 	struct sk_persist_watch wt;
+#ifdef SK_PERSIST_GPU
+	/* in shared memory, where it costs the protocol thread no registers */
+	static __shared__ struct sk_jit own;
+#else
+	struct sk_jit own;
+#endif
+	struct sk_jit *j = &own;
+
+	own = (struct sk_jit){.keep = -1};
 
 	sk_persist_watch_init(rt, &wt);
-	while (!stopped(rt)) {
-		int t = sk_persist_ring_pop(r, !copilot);
+	/* the abort flag is read while the ring is empty, and by every 32nd tile (run_body()) */
+	for (;;) {
+		int t;
 
-		if (t < 0) {
+		if (j->keep >= 0) { /* JIT: the task this worker made ready last */
+			const struct sk_persist_jtask jt = j->keep_jt;
+			const struct sk_persist_gpu_task gt = j->keep_gt;
+
+			t = j->keep;
+			j->keep = -1;
+			if (jit_run(rt, w, t, &jt, rt->gtask ? &gt : NULL, 0, j->keep_e, j))
+				break;
+			continue;
+		}
+		/* JIT: a while on the slot; the co-pilot: once, then it publishes its reports */
+		if ((t = sk_persist_ring_pop(r, copilot ? 1 : SK_POP_POLLS)) < 0) {
+			if (stopped(rt))
+				break;
 			flush_reports(rt, w);
 			/* JIT ends when the last epoch has; the co-pilot sends a stop entry */
 			if (!copilot && sk_ld_acquire(&rt->sw->tiles_done, SK_DEV) >= end)
@@ -834,7 +979,7 @@ static SK_COLD SK_PFN void work_ring(struct sk_persist *rt, int w)
 			break;
 		}
 		jitter(rt, w, SK_AT_CLAIM);
-		if (claim_and_run(rt, w, t))
+		if (claim_and_run(rt, w, t, j))
 			break;
 		sk_persist_watch_init(rt, &wt);
 	}

@@ -590,5 +590,6 @@ void sk_persist_get_stats(const struct sk_persist *rt, struct sk_persist_stats *
 	    .report_batches = sk_ld_relaxed(n_batches, SK_DEV),
 	    .max_inflight = rt->host->max_inflight,
 	    .max_speculative = rt->host->max_spec,
+	    .kept = sk_ld_relaxed(&rt->sw->n_kept, SK_DEV),
 	};
 }

@@ -341,6 +341,47 @@ Test(persist_run, every_mode_runs_chains)
 	pc_dag_free(&d);
 }
 
+/* JIT: @runs runs of @iters iterations of @d on @workers workers; the tiles kept (run by the
+ * worker that made them ready, not ringed). */
+static uint64_t jit_kept(const struct pc_dag *d, int workers, int runs, int iters)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_stats st;
+
+	o.mode = SK_PERSIST_JIT;
+	o.nworkers = workers;
+	run_checked(d, o, runs, iters, 7, &st);
+	cr_assert_eq(st.tiles, (uint64_t)runs * (uint64_t)iters * (uint64_t)d->ntasks);
+	return st.kept;
+}
+
+/*
+ * JIT keeps a one-tile successor it made ready for the worker that did: a chain of one-tile
+ * tasks never goes through the ring but for each run's first root (which the start pushes):
+ * 3 runs x 10 iterations x 12 tasks = 360 tiles, 357 kept, with any worker count. On the
+ * diamond 0 -> {1, 2} -> 3 of one tile each, one worker: 0 keeps 1 and rings 2, 1 leaves 3
+ * short of 2's arrival, 2 (claimed) keeps 3, and 3, which ends the epoch, keeps the next 0:
+ * 3 kept an iteration but the run's first, 2 x (3 x 10 - 1) = 58.
+ */
+Test(persist_run, jit_runs_a_successor_it_made_ready_without_the_ring)
+{
+	struct pc_dag d;
+
+	pc_chain(&d, 12, 1, 0);
+	for (int w = 1; w <= 4; w++)
+		cr_expect_eq(jit_kept(&d, w, 3, 10), 357, "%d workers", w);
+	pc_dag_free(&d);
+	pc_dag_init(&d, 4);
+	for (int t = 0; t < 4; t++)
+		d.tasks[t].ntiles = 1;
+	pc_edge(&d, 0, 1, 0);
+	pc_edge(&d, 0, 2, 0);
+	pc_edge(&d, 1, 3, 0);
+	pc_edge(&d, 2, 3, 0);
+	cr_expect_eq(jit_kept(&d, 1, 2, 10), 58);
+	pc_dag_free(&d);
+}
+
 Test(persist_run, every_mode_runs_a_diamond)
 {
 	struct pc_dag d;

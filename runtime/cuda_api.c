@@ -71,6 +71,7 @@ static void resolve_all(void)
 	err |= resolve("cuLaunchKernelEx", (void **)&sk_drv.launch_kernel_ex, 1);
 	err |= resolve("cuGraphAddKernelNode", (void **)&sk_drv.graph_add_kernel_node, 1);
 	err |= resolve("cuFuncSetAttribute", (void **)&sk_drv.func_set_attribute, 1);
+	err |= resolve("cuFuncGetAttribute", (void **)&sk_drv.func_get_attribute, 1);
 	err |= resolve("cuGetErrorString", (void **)&sk_drv.get_error_string, 1);
 	err |= resolve("cuModuleGetGlobal", (void **)&sk_drv.module_get_global, 1);
 	err |=

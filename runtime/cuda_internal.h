@@ -23,6 +23,7 @@ struct sk_driver {
 	PFN_cuLaunchKernelEx_v11060 launch_kernel_ex;
 	PFN_cuGraphAddKernelNode_v12000 graph_add_kernel_node;
 	PFN_cuFuncSetAttribute_v9000 func_set_attribute;
+	PFN_cuFuncGetAttribute_v2020 func_get_attribute;
 	PFN_cuFuncGetParamInfo_v12040 func_get_param_info; /* NULL on drivers before 12.4 */
 	PFN_cuGetErrorString_v6000 get_error_string;
 	PFN_cuModuleGetGlobal_v3020 module_get_global;

@@ -25,7 +25,14 @@
 #include "cuda_internal.h"
 #include "persist.h"
 
-#define WORKER "skip_persist_worker"
+/* The worker kernels: AOT's, and JIT's and the co-pilot's (skip_task.cuh). */
+#define WORKER		  "skip_persist_worker"
+#define WORKER_RING	  "skip_persist_worker_ring"
+#define worker_name(mode) ((mode) == SK_PERSIST_AOT ? WORKER : WORKER_RING)
+/* Stack a task's body may use besides its kernel form's local memory: its call frame, where it
+ * saves the worker's registers and spills under the worker's register budget (up to 328
+ * bytes among the bundled modules). */
+#define BODY_STACK_SLACK 512
 
 /* The host-mapped block of the abort flag: a 128-byte line each (uint64_t indices). */
 #define DOOR_BELL   16
@@ -134,19 +141,28 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
 		if (t->shared_bytes > *smem)
 			*smem = t->shared_bytes;
 	}
-	r = sk_drv.module_get_function(&fn, g->cuda->mods[m], WORKER);
-	if (r != CUDA_SUCCESS)
-		return sk_fail(SKIP_E_INVAL,
-			       "persistent: %s has no %s kernel: build the module with "
-			       "runtime/skip_task.cuh (docs/persistent.md) to run it under E5",
-			       g->modules[m], WORKER);
-	if (*smem &&
-	    (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-					   (int)*smem)) != CUDA_SUCCESS)
-		return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker", *smem);
-	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
-	if (r != CUDA_SUCCESS)
-		return sk_cu_fail(r, "persistent: the worker's occupancy");
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? WORKER_RING : WORKER;
+		int n = 0;
+
+		r = sk_drv.module_get_function(&fn, g->cuda->mods[m], name);
+		if (r != CUDA_SUCCESS)
+			return sk_fail(
+			    SKIP_E_INVAL,
+			    "persistent: %s has no %s kernel: build the module with "
+			    "runtime/skip_task.cuh (docs/persistent.md) to run it under E5",
+			    g->modules[m], name);
+		if (*smem && (r = sk_drv.func_set_attribute(
+				  fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+				  (int)*smem)) != CUDA_SUCCESS)
+			return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker",
+					  *smem);
+		r = sk_drv.occupancy(&n, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
+		if (r != CUDA_SUCCESS)
+			return sk_cu_fail(r, "persistent: the worker's occupancy");
+		/* the plan's worker count fits under either kernel */
+		per_sm = k && n > per_sm ? per_sm : n;
+	}
 	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
 		return sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
 	if (per_sm < 1)
@@ -171,6 +187,40 @@ static int check_abi(CUmodule m, const char *path)
 			       "rebuild it with this one",
 			       path);
 	return err;
+}
+
+/*
+ * The worker calls each task's body through the task table, so the compiler cannot size the
+ * stack the calls need: make the context's per-thread stack hold the worker's own local memory
+ * plus the largest body's (its kernel form's local memory, and BODY_STACK_SLACK for the
+ * call). The limit only grows (the CUDA default is 1 KiB).
+ */
+static int stack_for(struct sk_cuda_persist *s)
+{
+	const struct skip_graph *g = s->g;
+	int own = 0, body = 0;
+	size_t have = 0, need;
+	cudaError_t e;
+
+	if (sk_drv.func_get_attribute(&own, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, s->worker) !=
+	    CUDA_SUCCESS)
+		return sk_fail(SKIP_E_CUDA, "persistent: the worker's local memory size");
+	for (int i = 0; i < g->ntasks; i++) {
+		int n = 0;
+
+		if (sk_drv.func_get_attribute(&n, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+					      (CUfunction)g->tasks[i].fn) == CUDA_SUCCESS &&
+		    n > body)
+			body = n;
+	}
+	need = (size_t)own + (size_t)body + BODY_STACK_SLACK;
+	if ((e = cudaDeviceGetLimit(&have, cudaLimitStackSize)) != cudaSuccess)
+		return sk_cuda_fail(e, "persistent: the stack size limit");
+	sk_dbg(1, "persistent: worker local memory %d bytes, largest body %d, stack limit %zu%s",
+	       own, body, have, have < need ? " (raised)" : "");
+	if (have < need && (e = cudaDeviceSetLimit(cudaLimitStackSize, need)) != cudaSuccess)
+		return sk_cuda_fail(e, "persistent: a stack of %zu bytes a thread", need);
+	return 0;
 }
 
 /* ---- the device image ------------------------------------------------------------------------ */
@@ -317,6 +367,7 @@ static uintptr_t put_plan(const struct sk_persist_plan *p, const struct sk_persi
 	MOVE(succ, p->nedges);
 	MOVE(succ_tile, p->nedges);
 	MOVE(lost, p->ntasks);
+	MOVE(jtask, p->ntasks);
 	MOVE(roots, p->nroots);
 	MOVE(q_off, W + 1);
 	MOVE(step_wait, p->nstep_wait);
@@ -467,12 +518,13 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 		goto fail;
 	}
 	m = g->tasks[0].kernel.module;
-	if (sk_drv.module_get_function(&s->worker, g->cuda->mods[m], WORKER) != CUDA_SUCCESS) {
-		*err =
-		    sk_fail(SKIP_E_INVAL, "persistent: %s has no %s kernel", g->modules[m], WORKER);
+	if (sk_drv.module_get_function(&s->worker, g->cuda->mods[m], worker_name(p->o.mode)) !=
+	    CUDA_SUCCESS) {
+		*err = sk_fail(SKIP_E_INVAL, "persistent: %s has no %s kernel", g->modules[m],
+			       worker_name(p->o.mode));
 		goto fail;
 	}
-	if ((*err = check_abi(g->cuda->mods[m], g->modules[m])))
+	if ((*err = check_abi(g->cuda->mods[m], g->modules[m])) || (*err = stack_for(s)))
 		goto fail;
 	e = cudaHostAlloc((void **)&s->started, W * sizeof(*s->started) + 128, cudaHostAllocMapped);
 	if (e == cudaSuccess)

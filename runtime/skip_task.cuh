@@ -466,7 +466,7 @@ static __device__ void sk_resident(struct sk_persist *rt, uint64_t next)
 			break;
 		rt->first_epoch = next;
 		rt->last_epoch = last;
-		sk_persist_work(rt, w);
+		work_aot(rt, w);
 		if (w == 0 &&
 		    !wait_ge(rt, &rt->sw->tiles_done, (uint64_t)rt->p->total_tiles * last, 0))
 			sk_st_release(rt->served, last, SK_SYS);
@@ -485,15 +485,16 @@ static __device__ void sk_resident(struct sk_persist *rt, uint64_t next)
 /*
  * One CTA per worker, all co-resident (a cooperative launch). Thread 0 runs the protocol
  * (persist_core.c) and hands each tile to the other threads as an order (struct sk_cmd); they
- * run it (and under AOT publish it) and leave on SK_CMD_EXIT. @first_epoch and @niters are
- * this launch's;
+ * run it (and under AOT publish it) and leave on SK_CMD_EXIT. Two kernels, so that each mode's
+ * protocol gets the registers (and the stack) it needs alone: skip_persist_worker runs AOT,
+ * skip_persist_worker_ring JIT and the co-pilot. @first_epoch and @niters are this launch's;
  * niters 0 (AOT only): resident, serving the host's bells from @first_epoch on.
  * @dispatcher: the CTA that is the co-pilot's dispatcher (sk_persist_dispatch(), thread 0
  * alone), or -1. @rt is in device memory and not written (its shared words are behind rt->sw).
  */
-extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS,
-					     SKIP_TASK_MIN_WORKERS_PER_SM)
-    skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters, int dispatcher)
+template <int RING>
+static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t first_epoch,
+						 int niters, int dispatcher)
 {
 	/* The state and the plan the protocol reads, copied to shared memory once: the shared
 	 * words stay where they are (rt->sw), everything read-only is read from here, beyond
@@ -501,9 +502,9 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 	__shared__ struct sk_persist srt;
 	__shared__ struct sk_persist_plan sp;
 
-	if ((int)blockIdx.x == dispatcher && threadIdx.x)
+	if (RING && (int)blockIdx.x == dispatcher && threadIdx.x)
 		return; /* the co-pilot's dispatcher: thread 0 alone */
-	if ((int)blockIdx.x == dispatcher) {
+	if (RING && (int)blockIdx.x == dispatcher) {
 		srt = *rt;
 		sp = *rt->p;
 	} else { /* a worker: every thread copies a share (not the host's message) */
@@ -518,19 +519,20 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 		srt.p = &sp;
 		srt.first_epoch = first_epoch;
 		srt.last_epoch = first_epoch + (uint64_t)niters - 1;
-		if ((int)blockIdx.x == dispatcher) {
+		if (RING && (int)blockIdx.x == dispatcher) {
 			sk_persist_dispatch(&srt);
 			return;
 		}
-		if (!niters) {
-			sk_resident(&srt, first_epoch);
-		} else {
+		if (RING) {
 			if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
 				sk_persist_jit_start(&srt);
-			sk_persist_work(&srt, (int)blockIdx.x);
+			work_ring(&srt, (int)blockIdx.x);
+		} else if (!niters) {
+			sk_resident(&srt, first_epoch);
+		} else {
+			work_aot(&srt, (int)blockIdx.x);
 		}
-		if (sp.o.mode ==
-		    SK_PERSIST_AOT) /* JIT's and the co-pilot's orders are synchronous */
+		if (!RING) /* JIT's and the co-pilot's orders are synchronous */
 			sk_gpu_idle();
 		sk_gpu_next()->kind = SK_CMD_EXIT;
 		sk_gpu_go();
@@ -547,7 +549,7 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 			return;
 		if (c->kind != SK_CMD_FLUSH)
 			sk_gpu_tile(&srt, c);
-		if (c->kind == SK_CMD_SYNC) {
+		if (RING) {
 			sk_cta_bar();
 			continue;
 		}
@@ -557,6 +559,24 @@ extern "C" __global__ void __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_
 		if (threadIdx.x == SK_PERSIST_PROTOCOL_THREADS)
 			sk_gpu_publish(&srt, c, &pending, n);
 	}
+}
+
+/* AOT's registers as SKIP_TASK_MIN_WORKERS_PER_SM says; JIT's and the co-pilot's protocol
+ * keeps more state across a tile (the next task, its record and entry), which spills below a
+ * register file of its own: a worker per SM (the default plan's shape; runtime/cuda_persist.c
+ * fits a plan to both kernels). */
+extern "C" __global__ void
+__launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS, SKIP_TASK_MIN_WORKERS_PER_SM)
+    skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters, int dispatcher)
+{
+	sk_worker<0>(rt, first_epoch, niters, dispatcher);
+}
+extern "C" __global__ void
+__launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS, 1)
+    skip_persist_worker_ring(struct sk_persist *rt, uint64_t first_epoch, int niters,
+			     int dispatcher)
+{
+	sk_worker<1>(rt, first_epoch, niters, dispatcher);
 }
 
 #endif /* SKIP_TASK_NO_WORKER */

@@ -60,17 +60,18 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->sm_share_rate = 0.69;    /* math_k beside an older math_k: 20.2 us -> 29.3 us */
 	/* persistent: E5 on the H100, measured by bench/persist/calibrate.sh (docs/BENCHMARKS.md
 	 * "Runtime: cost per task on a dependent chain"): the slope between chains of 1,000 and
-	 * 10,000 empty tasks in each mode (AOT's of two-block tasks, whose waits cross workers),
+	 * 10,000 empty tasks in each mode (AOT's and JIT's of two-block tasks, whose waits cross
+	 * workers),
 	 * and the one-task chain split into the launch, the barrier and the synchronize's return
 	 * (sync_return_ns). */
-	c->persist_launch_ns = 1618;	   /* to the first task: the resident kernel's bell */
-	c->persist_epoch_ns = 1327;	   /* the barrier */
-	c->persist_aot_task_ns = 1774;	   /* AOT: 1.77 us a task, across workers */
-	c->persist_jit_task_ns = 7099;	   /* JIT: 7.10 us a task */
-	c->persist_copilot_task_ns = 2042; /* CPU co-pilot, lookahead 8: 2.04 us a task */
-	c->persist_counter_wait_ns = 1774; /* per hop (informational): AOT's task */
-	c->persist_queue_pop_ns = 5324;	   /* JIT - AOT */
-	c->persist_ring_rtt_ns = 9325;	   /* the co-pilot without lookahead */
+	c->persist_launch_ns = 2943;	   /* to the first task: the resident kernel's bell */
+	c->persist_epoch_ns = 96;	   /* the barrier */
+	c->persist_aot_task_ns = 1488;	   /* AOT: 1.49 us a task, across workers */
+	c->persist_jit_task_ns = 3923;	   /* JIT: 3.92 us a task, across workers */
+	c->persist_copilot_task_ns = 1843; /* CPU co-pilot, lookahead 8: 1.84 us a task */
+	c->persist_counter_wait_ns = 1488; /* per hop (informational): AOT's task */
+	c->persist_queue_pop_ns = 2435;	   /* JIT - AOT */
+	c->persist_ring_rtt_ns = 8287;	   /* the co-pilot without lookahead */
 }
 
 const char *skip_persist_mode_name(int mode)

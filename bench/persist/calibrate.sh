@@ -7,14 +7,15 @@
 #
 # After `make all bench` (build/skip, build/dags/chain.fatbin). Runs the dependent chain of N
 # empty tasks (bench/dags/kernels/chain.cu's chain_empty, grid 1 x 32, as dagbench's chain)
-# under E5 in each mode at two lengths (N1, N2), in AOT also the chain of two-block tasks (whose
-# tiles run on two workers, so that each task waits across workers: a chain of one-block tasks
-# runs on one worker, where AOT skips its waits), the one-task chain in AOT on a worker per SM
+# under E5 in each mode at two lengths (N1, N2), in AOT and JIT also the chain of two-block
+# tasks (whose tiles run on two workers, so that each task waits across workers: a chain of
+# one-block tasks runs on one worker, where AOT skips its waits and JIT runs each task on the
+# worker that made it ready), the one-task chain in AOT on a worker per SM
 # and on one worker, and E3 at both lengths for reference: each a fresh `skip run --json`
 # process, in ROUNDS interleaved rounds; a variant's time is the median over rounds of each
 # process's median iteration. Then, in ns:
-#   persist_<mode>_task_ns  = (T_mode(N2) - T_mode(N1)) / (N2 - N1); aot's from the two-block
-#                             chain
+#   persist_<mode>_task_ns  = (T_mode(N2) - T_mode(N1)) / (N2 - N1); aot's and jit's from the
+#                             two-block chain
 #   persist_epoch_ns        = T_aot(1) - T_aot(1, one worker)      (at least 0)
 #   persist_launch_ns       = T_aot(1) - the one-block chain's aot slope - persist_epoch_ns -
 #                             sync_return_ns
@@ -82,8 +83,10 @@ while [ "$round" -le "$ROUNDS" ]; do
 		variant "${m}_n1" "$N1" "$ITERS" --executor persistent --mode "$m"
 		variant "${m}_n2" "$N2" "$ITERS" --executor persistent --mode "$m"
 	done
-	variant aot2_n1 "2_$N1" "$ITERS" --executor persistent --mode aot
-	variant aot2_n2 "2_$N2" "$ITERS" --executor persistent --mode aot
+	for m in aot jit; do
+		variant "${m}2_n1" "2_$N1" "$ITERS" --executor persistent --mode "$m"
+		variant "${m}2_n2" "2_$N2" "$ITERS" --executor persistent --mode "$m"
+	done
 	if [ -n "$NAIVE" ]; then
 		# shellcheck disable=SC2086
 		variant naive_n1 "$N1" "$ITERS" --executor persistent --mode copilot $NAIVE
@@ -127,7 +130,7 @@ def slope(name):
 say("chain of %d and %d empty tasks, %s rounds; ns" % (n1, n2, rounds))
 say("%-10s %14s %14s %12s %14s" % ("variant", "T(N1)", "T(N2)", "per task", "intercept"))
 per = {}
-for name in ("aot", "aot2", "jit", "copilot", "naive", "e3"):
+for name in ("aot", "aot2", "jit", "jit2", "copilot", "naive", "e3"):
     c, i = slope(name)
     if c is None:
         if name != "naive" or naive:
@@ -152,8 +155,10 @@ cal["persist_epoch_ns"] = epoch
 cal["persist_launch_ns"] = r(t1 - per["aot"] - epoch - sync_ret)
 cal["persist_counter_wait_ns"] = r(hop)
 if "jit" in per:
-    cal["persist_jit_task_ns"] = r(per["jit"])
-    cal["persist_queue_pop_ns"] = r(per["jit"] - hop)
+    # also across workers (a one-block chain runs on the worker that made each task ready)
+    jhop = per.get("jit2", per["jit"])
+    cal["persist_jit_task_ns"] = r(jhop)
+    cal["persist_queue_pop_ns"] = r(jhop - hop)
 if "copilot" in per:
     cal["persist_copilot_task_ns"] = r(per["copilot"])
     cal["persist_ring_rtt_ns"] = r(per["naive"] if "naive" in per else per["copilot"])

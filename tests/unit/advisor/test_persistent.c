@@ -149,7 +149,7 @@ Test(persistent, errors)
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 3, &p), SKIP_E_INVAL);
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
-	cr_expect_float_eq(p.iteration_ns, 1618 + 2 * (1 + 1774) + 1327, 1e-6,
+	cr_expect_float_eq(p.iteration_ns, 2943 + 2 * (1 + 1488) + 96, 1e-6,
 			   "the built-in calibration");
 }
 
@@ -188,9 +188,9 @@ Test(persistent, a_tiny_jit_cost_picks_jit_on_a_wide_dag)
 	cr_expect_eq(ch.mode, SKIP_PERSIST_JIT);
 }
 
-/* a -> b -> c, empty, with the built-in calibration (launch 1618, barrier 1327; a task: AOT
- * 1774, JIT 7099, co-pilot 2042): aot 1618 + 5322 + 1327 = 8267, jit 1618 + 21297 + 1327 =
- * 24242, copilot 1618 + 6126 + 1327 = 9071: aot, of two modes or three. */
+/* a -> b -> c, empty, with the built-in calibration (launch 2943, barrier 96; a task: AOT
+ * 1488, JIT 3923, co-pilot 1843): aot 2943 + 4464 + 96 = 7503, jit 2943 + 11769 + 96 = 14808,
+ * copilot 2943 + 5529 + 96 = 8568: aot, of two modes or three. */
 Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 {
 	static const double ns[3] = {0};
@@ -202,9 +202,9 @@ Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 3, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 8267, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 24242, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 9071, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 7503, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 14808, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 8568, 1e-6);
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 2, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
 	cr_expect_eq(ch.nmodes, 2);

@@ -116,7 +116,7 @@ static int one_module(const struct skip_graph *g)
 	return m < 0 ? sk_fail(SKIP_E_INVAL, "persistent: the graph has no tasks") : m;
 }
 
-int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *smem)
+int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, unsigned *smem)
 {
 	int m = one_module(g), per_sm = 0, sms = 0, dev = g->cuda->device;
 	CUfunction fn;
@@ -141,28 +141,19 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int *nthreads, unsigned *sme
 		if (t->shared_bytes > *smem)
 			*smem = t->shared_bytes;
 	}
-	for (int k = 0; k < 2; k++) {
-		const char *name = k ? WORKER_RING : WORKER;
-		int n = 0;
-
-		r = sk_drv.module_get_function(&fn, g->cuda->mods[m], name);
-		if (r != CUDA_SUCCESS)
-			return sk_fail(
-			    SKIP_E_INVAL,
-			    "persistent: %s has no %s kernel: build the module with "
-			    "runtime/skip_task.cuh (docs/persistent.md) to run it under E5",
-			    g->modules[m], name);
-		if (*smem && (r = sk_drv.func_set_attribute(
-				  fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-				  (int)*smem)) != CUDA_SUCCESS)
-			return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker",
-					  *smem);
-		r = sk_drv.occupancy(&n, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
-		if (r != CUDA_SUCCESS)
-			return sk_cu_fail(r, "persistent: the worker's occupancy");
-		/* the plan's worker count fits under either kernel */
-		per_sm = k && n > per_sm ? per_sm : n;
-	}
+	r = sk_drv.module_get_function(&fn, g->cuda->mods[m], worker_name(mode));
+	if (r != CUDA_SUCCESS)
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent: %s has no %s kernel: build the module with "
+			       "runtime/skip_task.cuh (docs/persistent.md) to run it under E5",
+			       g->modules[m], worker_name(mode));
+	if (*smem &&
+	    (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					   (int)*smem)) != CUDA_SUCCESS)
+		return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker", *smem);
+	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
+	if (r != CUDA_SUCCESS)
+		return sk_cu_fail(r, "persistent: the worker's occupancy");
 	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
 		return sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
 	if (per_sm < 1)
@@ -502,7 +493,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	}
 	s->g = g;
 	s->p = p;
-	if ((fit = sk_cuda_persist_fit(g, &s->nthreads, &s->smem)) < 0) {
+	if ((fit = sk_cuda_persist_fit(g, p->o.mode, &s->nthreads, &s->smem)) < 0) {
 		*err = fit;
 		goto fail;
 	}

@@ -61,10 +61,10 @@ struct sk_dev_ops {
 	/* The host waits for @stream; @task: the task it waits for, or -1 (for messages). With
 	 * a persistent run on @stream, its error if it stopped on one. */
 	int (*sync)(struct sk_dev *d, int stream, int task);
-	/* E5: how many worker CTAs of the graph's persistent kernel fit co-resident, their
-	 * block (the largest task block) in *@nthreads and the GPU's SMs in *@sms; or an error
-	 * naming the task that cannot run under E5. */
-	int (*persist_fit)(struct sk_dev *d, int *nthreads, int *sms);
+	/* E5: how many worker CTAs of the graph's persistent kernel for @mode (enum
+	 * sk_persist_mode) fit co-resident, their block (the largest task block) in *@nthreads
+	 * and the GPU's SMs in *@sms; or an error naming the task that cannot run under E5. */
+	int (*persist_fit)(struct sk_dev *d, int mode, int *nthreads, int *sms);
 	/* E5: the persistent kernel's state for @plan (which outlives the device), numbered
 	 * from 0. */
 	int (*persist_new)(struct sk_dev *d, const struct sk_persist_plan *plan);

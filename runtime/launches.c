@@ -158,8 +158,9 @@ static int rec_sync(struct sk_dev *d, int stream, int task)
 /* E5 as if on the H100 that the advisor's calibration describes: its 132 SMs, a worker each. */
 #define REC_PERSIST_WORKERS 132
 
-static int rec_persist_fit(struct sk_dev *d, int *nthreads, int *sms)
+static int rec_persist_fit(struct sk_dev *d, int mode, int *nthreads, int *sms)
 {
+	(void)mode;
 	*sms = REC_PERSIST_WORKERS;
 	*nthreads = 1;
 	for (int i = 0; i < d->g->ntasks; i++)

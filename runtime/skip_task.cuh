@@ -564,7 +564,7 @@ static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t
 /* AOT's registers as SKIP_TASK_MIN_WORKERS_PER_SM says; JIT's and the co-pilot's protocol
  * keeps more state across a tile (the next task, its record and entry), which spills below a
  * register file of its own: a worker per SM (the default plan's shape; runtime/cuda_persist.c
- * fits a plan to both kernels). */
+ * fits a plan to its mode's kernel). */
 extern "C" __global__ void
 __launch_bounds__(SKIP_TASK_MAX_THREADS + SK_PERSIST_PROTOCOL_THREADS, SKIP_TASK_MIN_WORKERS_PER_SM)
     skip_persist_worker(struct sk_persist *rt, uint64_t first_epoch, int niters, int dispatcher)

@@ -162,7 +162,9 @@ static void *persistent_prepare(const struct sk_run *r, int *err)
 		return NULL;
 	}
 	x->r = *r;
-	if ((fit = d->ops->persist_fit(d, &nthreads, &sms)) < 0) {
+	/* the plan's mode is 1 + enum sk_persist_mode (0: AOT) */
+	if ((fit = d->ops->persist_fit(d, r->p->mode > 1 ? r->p->mode - 1 : SK_PERSIST_AOT,
+				       &nthreads, &sms)) < 0) {
 		*err = fit;
 		goto fail;
 	}

@@ -649,7 +649,8 @@ int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
  * stop entry on, or the run stops.
  */
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt);
-/* Worker @w's whole run in the plan's mode (a CTA's kernel body on the GPU). */
+/* Worker @w's whole run in the plan's mode (a CPU thread's; the GPU's two worker kernels call
+ * their mode's loop themselves, skip_task.cuh). */
 SK_PFN void sk_persist_work(struct sk_persist *rt, int w);
 /* JIT, before the workers start: push the roots of the run's first epoch (later epochs' roots
  * are pushed by the tile that ends the epoch before). */

@@ -857,13 +857,7 @@ static SK_PFN int jit_run(struct sk_persist *rt, int w, int t, const struct sk_p
 
 /* ---- the workers ----------------------------------------------------------------------------- */
 
-/*
- * Claim a tile of @t through its ticket and run it. The ticket (relaxed fetch_add: it only
- * numbers the claims) gives tiles in claim order, so with entries claimed in ring order a
- * producer's tiles are all claimed before any tile of a consumer pushed or fed behind it; the
- * unfinished claimed tile earliest in ring order waits on nothing unfinished, so it runs,
- * whatever the number of workers.
- */
+/* A ticket outside the run's epochs: the protocol is confused; stop with the numbers. */
 static SK_COLD SK_PFN int ticket_error(struct sk_persist *rt, int w, int t, uint64_t v, uint64_t e)
 {
 	struct sk_persist_why why = {};
@@ -878,6 +872,13 @@ static SK_COLD SK_PFN int ticket_error(struct sk_persist *rt, int w, int t, uint
 	return sk_persist_stop(rt, SK_PERSIST_E_INVAL, &why);
 }
 
+/*
+ * Claim a tile of @t through its ticket and run it. The ticket (relaxed fetch_add: it only
+ * numbers the claims) gives tiles in claim order, so with entries claimed in ring order a
+ * producer's tiles are all claimed before any tile of a consumer pushed or fed behind it; the
+ * unfinished claimed tile earliest in ring order waits on nothing unfinished, so it runs,
+ * whatever the number of workers.
+ */
 static inline SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t, struct sk_jit *j)
 {
 	const struct sk_persist_plan *p = rt->p;
@@ -900,7 +901,8 @@ static inline SK_PFN int claim_and_run(struct sk_persist *rt, int w, int t, stru
 	return task_end ? report(rt, w, t) : 0;
 }
 
-/* AOT: the worker's queue, every epoch; between epochs, wait for the epoch's end. */
+/* AOT: the worker's queue, every epoch; between epochs, wait for the epoch's end. Out of line
+ * on the GPU: one copy of the tile loop, for the resident kernel and a launch alike. */
 static SK_COLD SK_PFN void work_aot(struct sk_persist *rt, int w)
 {
 	const struct sk_persist_plan *p = rt->p;

@@ -575,9 +575,9 @@ struct sk_persist_words {
 			      * dispatcher read, and */
 	sk_au64 feed_made;   /* the device entries (tiles) it made of them */
 	SK_ALIGNED(128)
-	sk_au64 go;    /* GPU, resident AOT: the last epoch the porter let the workers run,
+	sk_au64 go;    /* resident AOT: the last epoch the porter let the workers run,
 			* or SK_GO_EXIT; 0 between kernels */
-	sk_au64 exits; /* GPU, resident AOT: CTAs that left, all kernels */
+	sk_au64 exits; /* resident AOT: workers that left, all kernels */
 	SK_ALIGNED(128)
 	sk_au64 n_tiles, n_waits, n_reports, n_batches, n_kept; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
@@ -605,6 +605,7 @@ struct sk_persist {
 	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
 	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */
+	/* resident AOT's (the CPU's tests set them: tests/tsan/persist_check.h) */
 	sk_au64 *bell;	    /* host-mapped, resident AOT: the last epoch the host asked for */
 	sk_au64 *served;    /* host-mapped, resident AOT: the last epoch complete */
 	sk_au64 *left;	    /* host-mapped, resident AOT: 1 once the porter let the kernel end */
@@ -652,6 +653,15 @@ SK_PFN void sk_persist_dispatch(struct sk_persist *rt);
 /* Worker @w's whole run in the plan's mode (a CPU thread's; the GPU's two worker kernels call
  * their mode's loop themselves, skip_task.cuh). */
 SK_PFN void sk_persist_work(struct sk_persist *rt, int w);
+/*
+ * Resident AOT (the GPU's kernel that stays between runs; the CPU's tests): worker @w serves
+ * the host's bells (rt->bell: the last epoch asked for, SK_BELL_STOP to leave) from epoch
+ * @next on; worker 0, the porter, lets the others run through sw->go, reports each last
+ * complete epoch in rt->served and, after rt->linger_ns without a bell, says it leaves in
+ * rt->left. @rt is the worker's own copy of the state (a CTA's in shared memory; a thread's
+ * on the CPU), whose first and last epochs it sets.
+ */
+SK_PFN void sk_persist_resident(struct sk_persist *rt, int w, uint64_t next);
 /* JIT, before the workers start: push the roots of the run's first epoch (later epochs' roots
  * are pushed by the tile that ends the epoch before). */
 SK_PFN int sk_persist_jit_start(struct sk_persist *rt);

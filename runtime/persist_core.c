@@ -927,6 +927,92 @@ static SK_COLD SK_PFN void work_aot(struct sk_persist *rt, int w)
 	}
 }
 
+/* ---- resident AOT: between runs ------------------------------------------------------------- */
+
+/* A worker's pause in the resident kernel's idle waits, poll @n. The porter does not sleep on
+ * the GPU (the bell's latency); the others sleep 128 ns after 64 polls. The CPU's threads yield
+ * (they may outnumber the cores). */
+static inline SK_PFN void resident_pause(unsigned n, int porter)
+{
+#ifdef SK_PERSIST_GPU
+	if (!porter && n >= 64)
+		__nanosleep(128);
+#else
+	(void)porter;
+	if (n >= 64)
+		pause_step(n < 1024 ? 4 : 32);
+#endif
+}
+
+/* The porter (worker 0's protocol thread): wait for the host's bell to ask for epoch @next or
+ * later and let the workers run up to it (sw->go); 0: leave (the host's stop, an error, or
+ * linger_ns without a bell). One load of host memory at a time. */
+static SK_PFN uint64_t porter_wait(struct sk_persist *rt, uint64_t next)
+{
+	uint64_t since = now_ns();
+
+	for (unsigned n = 1;; n++) {
+		uint64_t b = sk_ld_acquire(rt->bell, SK_SYS), want = b & ~SK_BELL_STOP;
+
+		if (want >= next) { /* a stop comes after the epochs rung before it */
+			sk_st_release(&rt->sw->go, want, SK_DEV);
+			return want;
+		}
+		if (b & SK_BELL_STOP)
+			return 0;
+		if (now_ns() - since > rt->linger_ns || (n % 16 == 0 && stopped(rt)))
+			return 0;
+		resident_pause(n, 1);
+	}
+}
+
+/* Any other worker: wait for the porter's go to reach @next; 0: leave. */
+static SK_PFN uint64_t go_wait(struct sk_persist *rt, uint64_t next)
+{
+	for (unsigned n = 0;; n++) {
+		uint64_t g = sk_ld_acquire(&rt->sw->go, SK_DEV);
+
+		if (g == SK_GO_EXIT)
+			return 0;
+		if (g >= next)
+			return g;
+		if (n % 64 == 63 && stopped(rt))
+			return 0;
+		resident_pause(n, 0);
+	}
+}
+
+/*
+ * Resident AOT: worker @w serves the host's bells from epoch @next on. After its queue, the
+ * porter waits for every tile of the epochs it let run (the epoch barrier of the next bell:
+ * go is released only after it) and tells the host (release, system scope). The last worker
+ * to leave clears go for the next kernel.
+ */
+SK_PFN void sk_persist_resident(struct sk_persist *rt, int w, uint64_t next)
+{
+	for (;;) {
+		uint64_t last = w == 0 ? porter_wait(rt, next) : go_wait(rt, next);
+
+		if (!last)
+			break;
+		rt->first_epoch = next;
+		rt->last_epoch = last;
+		work_aot(rt, w);
+		if (w == 0 &&
+		    !wait_ge(rt, &rt->sw->tiles_done, (uint64_t)rt->p->total_tiles * last, 0))
+			sk_st_release(rt->served, last, SK_SYS);
+		if (stopped(rt))
+			break;
+		next = last + 1;
+	}
+	if (w == 0) {
+		sk_st_release(rt->left, 1, SK_SYS);
+		sk_st_release(&rt->sw->go, SK_GO_EXIT, SK_DEV);
+	}
+	if ((sk_fetch_add_relaxed(&rt->sw->exits, 1) + 1) % (uint64_t)rt->p->o.nworkers == 0)
+		sk_st_release(&rt->sw->go, 0, SK_DEV);
+}
+
 /* JIT and COPILOT: claim entries until the run is over. */
 static SK_COLD SK_PFN void work_ring(struct sk_persist *rt, int w)
 {

@@ -411,77 +411,6 @@ static __device__ __forceinline__ void sk_gpu_copy(void *dst, const void *src, s
 		((uint64_t *)dst)[i] = ((const uint64_t *)src)[i];
 }
 
-/* The porter (worker 0's protocol thread, resident AOT): wait for the host's bell to ask for
- * epoch @next or later and let the workers run up to it (sw->go); 0: leave (the host's stop,
- * an error, or linger_ns without a bell). One load of host memory at a time. */
-static __device__ uint64_t sk_porter_wait(struct sk_persist *rt, uint64_t next)
-{
-	uint64_t since = now_ns();
-
-	for (unsigned n = 1;; n++) {
-		uint64_t b = sk_ld_acquire(rt->bell, SK_SYS), want = b & ~SK_BELL_STOP;
-
-		if (want >= next) { /* a stop comes after the epochs rung before it */
-			sk_st_release(&rt->sw->go, want, SK_DEV);
-			return want;
-		}
-		if (b & SK_BELL_STOP)
-			return 0;
-		if (now_ns() - since > rt->linger_ns || (n % 16 == 0 && stopped(rt)))
-			return 0;
-	}
-}
-
-/* Any other worker (resident AOT): wait for the porter's go to reach @next; 0: leave. */
-static __device__ uint64_t sk_go_wait(struct sk_persist *rt, uint64_t next)
-{
-	for (unsigned n = 0;; n++) {
-		uint64_t g = sk_ld_acquire(&rt->sw->go, SK_DEV);
-
-		if (g == SK_GO_EXIT)
-			return 0;
-		if (g >= next)
-			return g;
-		if (n % 64 == 63 && stopped(rt))
-			return 0;
-		if (n >= 64)
-			__nanosleep(128);
-	}
-}
-
-/*
- * Resident AOT (launched with niters 0): serve the host's bells from epoch @next on. After
- * its queue, the porter waits for every tile of the epochs it let run (the epoch barrier of
- * the next bell: go is released only after it) and tells the host (release, system scope).
- * The last CTA to leave clears go for the next kernel.
- */
-static __device__ void sk_resident(struct sk_persist *rt, uint64_t next)
-{
-	int w = (int)blockIdx.x;
-
-	for (;;) {
-		uint64_t last = w == 0 ? sk_porter_wait(rt, next) : sk_go_wait(rt, next);
-
-		if (!last)
-			break;
-		rt->first_epoch = next;
-		rt->last_epoch = last;
-		work_aot(rt, w);
-		if (w == 0 &&
-		    !wait_ge(rt, &rt->sw->tiles_done, (uint64_t)rt->p->total_tiles * last, 0))
-			sk_st_release(rt->served, last, SK_SYS);
-		if (stopped(rt))
-			break;
-		next = last + 1;
-	}
-	if (w == 0) {
-		sk_st_release(rt->left, 1, SK_SYS);
-		sk_st_release(&rt->sw->go, SK_GO_EXIT, SK_DEV);
-	}
-	if ((sk_fetch_add_relaxed(&rt->sw->exits, 1) + 1) % gridDim.x == 0)
-		sk_st_release(&rt->sw->go, 0, SK_DEV);
-}
-
 /*
  * One CTA per worker, all co-resident (a cooperative launch). Thread 0 runs the protocol
  * (persist_core.c) and hands each tile to the other threads as an order (struct sk_cmd); they
@@ -528,7 +457,7 @@ static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t
 				sk_persist_jit_start(&srt);
 			work_ring(&srt, (int)blockIdx.x);
 		} else if (!niters) {
-			sk_resident(&srt, first_epoch);
+			sk_persist_resident(&srt, (int)blockIdx.x, first_epoch);
 		} else {
 			work_aot(&srt, (int)blockIdx.x);
 		}

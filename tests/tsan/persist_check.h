@@ -18,6 +18,7 @@
 #define SKIP_TESTS_PERSIST_CHECK_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -404,6 +405,120 @@ static inline int pc_verify(struct pc_check *c, uint64_t epochs)
 out:
 	free(ref);
 	return bad;
+}
+
+/*
+ * Resident AOT on CPU threads: the host side of the GPU's resident kernel (cuda_persist.c's
+ * ring, wait and park, with a join where the GPU's stream would queue the next kernel) around
+ * the workers' sk_persist_resident(). Each worker gets its own copy of the state, as a CTA
+ * does in shared memory; the bell, served and left words are this struct's.
+ */
+struct pc_worker {
+	struct sk_persist own;
+	int w;
+	uint64_t next;
+	pthread_t th;
+};
+struct pc_resident {
+	struct sk_persist *rt;
+	struct pc_worker *wk; /* [nworkers] */
+	sk_au64 bell, served, left;
+	uint64_t epochs; /* rung so far */
+	int running;	 /* a "kernel" (the worker threads) was started and not joined */
+	int launches;
+};
+
+static inline void *pc_resident_worker(void *a)
+{
+	struct pc_worker *k = a;
+
+	sk_persist_resident(&k->own, k->w, k->next);
+	return NULL;
+}
+
+static inline void pc_resident_init(struct pc_resident *r, struct sk_persist *rt,
+				    uint64_t linger_ns)
+{
+	memset(r, 0, sizeof(*r));
+	r->rt = rt;
+	r->wk = calloc((size_t)rt->p->o.nworkers, sizeof(*r->wk));
+	if (!r->wk)
+		abort();
+	atomic_init(&r->bell, 0);
+	atomic_init(&r->served, 0);
+	atomic_init(&r->left, 0);
+	rt->bell = &r->bell;
+	rt->served = &r->served;
+	rt->left = &r->left;
+	rt->linger_ns = linger_ns;
+}
+
+static inline void pc_resident_join(struct pc_resident *r)
+{
+	for (int w = 0; r->running && w < r->rt->p->o.nworkers; w++)
+		pthread_join(r->wk[w].th, NULL);
+	r->running = 0;
+}
+
+/* A new "kernel" for the epochs after the last served one. */
+static inline void pc_resident_launch(struct pc_resident *r)
+{
+	uint64_t next = atomic_load(&r->served) + 1;
+
+	atomic_store(&r->left, 0);
+	for (int w = 0; w < r->rt->p->o.nworkers; w++) {
+		struct pc_worker *k = &r->wk[w];
+
+		k->own = *r->rt;
+		k->w = w;
+		k->next = next;
+		if (pthread_create(&k->th, NULL, pc_resident_worker, k))
+			abort();
+	}
+	r->running = 1;
+	r->launches++;
+}
+
+/* Ring for @n more iterations; a kernel that left serves no more: a new one follows it. */
+static inline void pc_resident_ring(struct pc_resident *r, int n)
+{
+	atomic_store_explicit(&r->bell, r->epochs + (uint64_t)n, memory_order_release);
+	if (r->running && atomic_load_explicit(&r->left, memory_order_acquire))
+		pc_resident_join(r);
+	if (!r->running)
+		pc_resident_launch(r);
+	r->epochs += (uint64_t)n;
+}
+
+/* Until every epoch rung is served: 0; -1 when the run stopped on an error. */
+static inline int pc_resident_wait(struct pc_resident *r)
+{
+	for (;;) {
+		if (atomic_load_explicit(&r->served, memory_order_acquire) >= r->epochs)
+			return 0;
+		if (atomic_load_explicit(&r->rt->sw->abort, memory_order_relaxed)) {
+			pc_resident_join(r);
+			return -1;
+		}
+		if (atomic_load_explicit(&r->left, memory_order_acquire)) {
+			if (atomic_load_explicit(&r->served, memory_order_acquire) >= r->epochs)
+				return 0;
+			pc_resident_join(r);
+			pc_resident_launch(r);
+			continue;
+		}
+		sched_yield();
+	}
+}
+
+/* The stop bit: the kernel ends after the epochs rung; then the bell is plain again. */
+static inline void pc_resident_park(struct pc_resident *r)
+{
+	atomic_store_explicit(&r->bell, r->epochs | SK_BELL_STOP, memory_order_release);
+	pc_resident_join(r);
+	atomic_store_explicit(&r->bell, r->epochs, memory_order_release);
+	free(r->wk);
+	r->wk = NULL;
 }
 
 #endif /* SKIP_TESTS_PERSIST_CHECK_H */

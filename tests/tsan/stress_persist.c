@@ -6,8 +6,9 @@
  * For a bounded time (argv[1] seconds, default 3) it runs rounds of seeded random plans
  * (seeds from argv[2], default 1, so that a failing round can be replayed):
  * random DAGs of 2..120 tasks (chains, diamonds and fans among them), every mode in turn, 1..8
- * workers, 1..6 iterations, random co-pilot lookahead, report batch and feed ring size, and
- * random delays in the task bodies and at every step of the protocol (tests/tsan/
+ * workers, 1..6 iterations (AOT's in half its rounds as a resident kernel that the host rings,
+ * leaving at once or lingering 1 ms), random co-pilot lookahead, report batch and feed ring size,
+ * and random delays in the task bodies and at every step of the protocol (tests/tsan/
  * persist_check.h checks each tile's inputs and the final values). Then the ends that must not
  * hang, once per mode: a cycle and a missing producer end with the watchdog's -ETIMEDOUT, a
  * failing task with its error. Exit status 0 only if every result was right (ThreadSanitizer
@@ -57,7 +58,8 @@ static int round_ok(uint64_t seed, long *tiles)
 	struct sk_persist_dag view;
 	struct pc_check c;
 	struct pc_dag d;
-	int err, iters = 1 + (int)(r >> 40 & 3), runs = 1 + (int)(r >> 44 & 1), bad = -1;
+	int err = 0, iters = 1 + (int)(r >> 40 & 3), runs = 1 + (int)(r >> 44 & 1), bad = -1;
+	int resident = seed % SK_PERSIST_NMODES == SK_PERSIST_AOT && (r >> 45 & 1);
 
 	make_dag(&d, r);
 	view = pc_view(&d);
@@ -83,7 +85,22 @@ static int round_ok(uint64_t seed, long *tiles)
 		fprintf(stderr, "round %llu: %s\n", (unsigned long long)seed, skip_errmsg());
 		goto out;
 	}
-	for (int k = 0; k < runs; k++)
+	if (resident) {
+		struct pc_resident res;
+
+		pc_resident_init(&res, rt, r >> 46 & 1 ? 0 : 1000000);
+		for (int k = 0; k < runs && !err; k++) {
+			pc_resident_ring(&res, iters);
+			err = pc_resident_wait(&res);
+		}
+		pc_resident_park(&res);
+		if (err) {
+			fprintf(stderr, "round %llu (resident aot, %d workers): stopped [%s]\n",
+				(unsigned long long)seed, o.nworkers, c.msg);
+			goto out;
+		}
+	}
+	for (int k = 0; k < runs && !resident; k++)
 		if ((err = sk_persist_run(rt, iters))) {
 			fprintf(stderr, "round %llu (%s, %d workers): %s [%s]\n",
 				(unsigned long long)seed, sk_persist_mode_name(o.mode), o.nworkers,

@@ -327,6 +327,70 @@ Test(persist_plan, tile_edges_let_consumer_tiles_start_during_the_producer)
 	assert_makespans(3, 2, SK_PERSIST_EDGE_TILE, 0, 4.0, 3.0);
 }
 
+/* ---- resident AOT ------------------------------------------------------------------------------
+ */
+
+/*
+ * 24 bells of 1-3 iterations (48 in all) to a resident AOT "kernel" of @workers threads running a
+ * random DAG of 60 tasks, with delays (tests/tsan/persist_check.h plays the host): lingering
+ * @linger_ns; with @wait_left, the host waits for the kernel to leave before each bell. The
+ * results must be a serial run's, every epoch served once; returns the launches.
+ */
+static int resident_rounds(int workers, uint64_t linger_ns, int wait_left, uint64_t seed)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_plan *p;
+	struct sk_persist *rt;
+	struct pc_resident r;
+	struct pc_check c;
+	struct pc_dag d;
+	int err;
+
+	pc_random(&d, 60, 4, seed);
+	o.nworkers = workers;
+	p = plan_of(&d, o);
+	pc_check_init(&c, &d);
+	c.seed = seed;
+	c.delay_permille = 100;
+	c.jitter_permille = 50;
+	rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, pc_jitter, &c}, &err);
+	cr_assert_not_null(rt, "%s", skip_errmsg());
+	pc_resident_init(&r, rt, linger_ns);
+	for (int b = 0; b < 24; b++) {
+		while (wait_left && r.running && !atomic_load(&r.left))
+			sched_yield();
+		pc_resident_ring(&r, 1 + b % 3);
+		cr_assert_eq(pc_resident_wait(&r), 0, "bell %d, %d workers: [%s]", b, workers,
+			     c.msg);
+	}
+	pc_resident_park(&r);
+	cr_assert_eq(atomic_load(&r.served), 48);
+	cr_assert_eq(sk_persist_epoch(rt), 48, "every epoch served once");
+	cr_assert_eq(pc_verify(&c, 48), 0, "%d workers: %s", workers, c.msg);
+	cr_assert_eq(atomic_load(&rt->sw->go), 0, "the last worker out cleared go");
+	sk_persist_free(rt);
+	sk_persist_plan_free(p);
+	pc_check_fini(&c);
+	pc_dag_free(&d);
+	return r.launches;
+}
+
+/* Lingering 10 s, one launch serves all 24 bells; lingering 0 with the host waiting for the
+ * kernel to leave, each bell has a launch of its own (each starts from the go the last worker
+ * out cleared); without waiting, bells race the leaving and a new launch takes over. */
+Test(persist_resident, one_kernel_serves_every_bell_and_one_that_left_is_replaced)
+{
+	for (int w = 1; w <= 4; w++) {
+		int n;
+
+		cr_expect_eq(resident_rounds(w, 10000000000ull, 0, 11 + (uint64_t)w), 1,
+			     "%d workers", w);
+		cr_expect_eq(resident_rounds(w, 0, 1, 21 + (uint64_t)w), 24, "%d workers", w);
+		n = resident_rounds(w, 0, 0, 31 + (uint64_t)w);
+		cr_expect(n >= 1 && n <= 24, "%d workers: %d launches", w, n);
+	}
+}
+
 /* ---- run time: right results ----------------------------------------------------------------- */
 
 Test(persist_run, every_mode_runs_chains)

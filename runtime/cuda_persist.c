@@ -1,7 +1,8 @@
 /*
  * cuda_persist.c: E5, the persistent executor, on the GPU: the state of persist.h in device
- * memory, one cooperative launch of skip_persist_worker (compiled into the workload's module
- * by skip_task.cuh) per run, and the wait that turns what stopped it into a message.
+ * memory, one cooperative launch of the mode's worker kernel (skip_persist_worker or
+ * skip_persist_worker_ring, compiled into the workload's module by skip_task.cuh) per run (AOT:
+ * a kernel that stays between runs), and the wait that turns what stopped it into a message.
  *
  * Memory: one device block holds the plan's arrays (with the plan itself, its pointers
  * rewritten to device addresses), the counters (a 128-byte line per task), the tiles' epochs,

@@ -7,8 +7,9 @@
  *   - an entry of the module's task table (NAME__skip_task, a device function pointer, and
  *     NAME__skip_task_argsize), through which the persistent executor E5 runs one tile of the
  *     task inside its resident worker kernel.
- * The header also compiles the worker kernel, skip_persist_worker, into the module (the
- * scheduling protocol of runtime/persist_core.c, built as device code). So a module built this
+ * The header also compiles the worker kernels, skip_persist_worker (AOT) and
+ * skip_persist_worker_ring (JIT, co-pilot), into the module (the scheduling protocol of
+ * runtime/persist_core.c, built as device code). So a module built this
  * way runs under every executor; a module without it runs under E1-E4, and E5 names the task
  * whose entry is missing.
  *

@@ -728,7 +728,7 @@ struct sk_persist_plan *sk_persist_plan_new(const struct sk_persist_dag *dag,
 	}
 	if ((e = build_queues(p, dag)) || (e = build_steps(p)) || (e = build_jtasks(p)))
 		goto fail;
-	p->jit_cap = pow2_at_least(p->total_tiles);
+	p->jit_cap = pow2_at_least(p->total_tiles + o->nworkers); /* an epoch, and the stops */
 	p->feed_cap = pow2_at_least(o->feed_tiles ? o->feed_tiles : p->total_tiles + o->nworkers);
 	p->report_cap = pow2_at_least(2 * o->report_batch > 64 ? 2 * o->report_batch : 64);
 	return p;

@@ -229,9 +229,9 @@ struct sk_persist_plan {
 	double *start_us;   /* [total_tiles] predicted start, from the list scheduling */
 	double makespan_us; /* predicted length of one epoch */
 	struct sk_persist_jtask *jtask; /* [ntasks] JIT: what a completing tile reads of a task */
-	int jit_cap;			/* JIT ring entries: a power of two >= total_tiles */
-	int feed_cap;			/* COPILOT ring entries: a power of two */
-	int report_cap;			/* COPILOT report ring entries per worker: a power of two */
+	int jit_cap;	/* JIT ring entries: a power of two >= total_tiles + nworkers (the stops) */
+	int feed_cap;	/* COPILOT ring entries: a power of two */
+	int report_cap; /* COPILOT report ring entries per worker: a power of two */
 };
 
 /*
@@ -678,10 +678,9 @@ SK_PFN void sk_persist_watch_init(struct sk_persist *rt, struct sk_persist_watch
  * poll (on the GPU it looks only every SK_WATCH_POLLS calls); trips the watchdog after
  * timeout_ns without progress. Returns 0 to keep waiting, or the error the run stops with. */
 SK_PFN int sk_persist_watch_step(struct sk_persist *rt, struct sk_persist_watch *wt, int worker);
-/* Claim the next entry of @r (its slots in the workers' memory): the task id, or -1 when there
- * is none after @polls (>= 1) looks; SK_RING_STOP is not claimed. Slots are reused without
- * being freed: JIT's ring holds an epoch, COPILOT's feeder reuses slots by credit. */
-SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, unsigned polls);
+/* COPILOT: claim the next entry of @r (its slots in the workers' memory): the task id, or -1
+ * when there is none yet; SK_RING_STOP is not claimed. The feeder reuses slots by credit. */
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r);
 /* COPILOT host: publish @task at position @pos of @r (the caller checked the slot is free). */
 SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_t task);
 /* An edge's tile rule in the plan (pred_tile, succ_tile): 0 full, SK_PERSIST_RULE_TILE

@@ -334,15 +334,14 @@ static inline SK_PFN int64_t seq_diff(uint64_t a, uint64_t b)
  * takes the position; the CAS can be relaxed, since it only decides which consumer owns the
  * entry. A slot is filled for position pos when its sequence is pos + 1; older means empty
  * (not yet published: consumers never skip ahead, so entries are claimed in position order,
- * which the tile-ticket argument relies on), newer means the head moved on. An empty slot is
- * looked at @polls times before giving up (its entry is the next one: a worker that waits for
- * work sees it one load after it lands).
+ * which the tile-ticket argument relies on), newer means the head moved on. (JIT claims by
+ * position instead: jit_claim().)
  */
-SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, unsigned polls)
+SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r)
 {
 	uint64_t pos = sk_ld_relaxed(r->head, SK_DEV);
 
-	for (unsigned n = 0;;) {
+	for (;;) {
 		uint64_t w = sk_ld_acquire(&r->slot[pos & r->mask], SK_DEV);
 		int64_t d = seq_diff(w >> SK_RING_TASK_BITS, pos + 1);
 
@@ -354,10 +353,9 @@ SK_PFN int sk_persist_ring_pop(struct sk_persist_ring *r, unsigned polls)
 				continue; /* pos now holds the head */
 			return (int)(w & SK_RING_STOP);
 		}
-		if (d > 0)
-			pos = sk_ld_relaxed(r->head, SK_DEV);
-		else if (++n >= polls)
+		if (d < 0)
 			return -1;
+		pos = sk_ld_relaxed(r->head, SK_DEV);
 	}
 }
 
@@ -372,10 +370,11 @@ SK_PFN void sk_persist_ring_put(struct sk_persist_ring *r, uint64_t pos, uint32_
  * the tail (relaxed: the reservation orders nothing), then each slot is written with
  * sk_st_fenced(): the caller has fenced (sk_fence_acq_rel()) after everything the tile's
  * worker must see, so on the GPU a relaxed store releases it. A slot needs no freeing: the
- * ring holds a whole epoch's tiles (jit_cap >= total_tiles), so the entry a slot held before
- * is of an earlier epoch, whose entries were all claimed before it ended, and every push of
- * a later epoch happens after that end (the tile that ends an epoch acquires every tile of
- * it before it makes the next one's roots ready); an old entry reads as empty (older).
+ * ring holds a whole epoch's tiles and a run's stop entries (jit_cap >= total_tiles +
+ * nworkers), so the entry a slot held before is of an earlier epoch (or run), whose entries
+ * were all claimed before it ended, and every push of a later epoch happens after that end
+ * (the tile that ends an epoch acquires every tile of it before it makes the next one's roots
+ * ready); an old entry reads as empty (older).
  */
 static SK_PFN void ring_push(struct sk_persist *rt, struct sk_persist_ring *r, int task, int n,
 			     int w)
@@ -387,8 +386,28 @@ static SK_PFN void ring_push(struct sk_persist *rt, struct sk_persist_ring *r, i
 		sk_st_fenced(&r->slot[pos & r->mask], ring_word(pos + 1, (uint32_t)task));
 }
 
-/* JIT: looks at an empty head slot before a worker's idle round (the abort flag, the end). */
-#define SK_POP_POLLS 64
+/*
+ * JIT: take the next position with a fetch_add on the head and wait for its entry (acquire: it
+ * synchronizes with the release that published it). No CAS is retried, so a claim costs the
+ * contended head line one read-modify-write, and an idle worker waits on a slot of its own.
+ * Positions are taken in order, so entries are still claimed in ring order (the tile-ticket
+ * argument), and every position taken gets an entry: the tile that ends a run's last epoch
+ * pushes a stop entry for each worker, which each takes once and leaves on. The task id,
+ * SK_RING_STOP, or -1 when the run stops (an error, the watchdog).
+ */
+static SK_PFN int jit_claim(struct sk_persist *rt, int w)
+{
+	struct sk_persist_ring *r = &rt->jit;
+	uint64_t pos = sk_fetch_add_relaxed(r->head, 1), v;
+	sk_au64 *slot = &r->slot[pos & r->mask];
+	struct sk_persist_watch wt;
+
+	sk_persist_watch_init(rt, &wt);
+	while (seq_diff((v = sk_ld_acquire(slot, SK_DEV)) >> SK_RING_TASK_BITS, pos + 1) != 0)
+		if (sk_persist_watch_step(rt, &wt, w))
+			return -1;
+	return (int)(v & SK_RING_STOP);
+}
 
 /* ---- co-pilot reports ------------------------------------------------------------------------ */
 
@@ -827,10 +846,13 @@ static SK_PFN void jit_complete(struct sk_persist *rt, int w, int t,
 			push_task(rt, w, p->succ[i], &js, e, j);
 		}
 	}
-	if (all < epoch && all + n >= epoch && e < rt->last_epoch) {
+	if (all < epoch && all + n >= epoch) {
 		if (!acquired)
 			sk_fence_acq_rel(); /* every tile of the epoch, for its write-after-reads */
-		push_roots(rt, w, e + 1, j);
+		if (e < rt->last_epoch)
+			push_roots(rt, w, e + 1, j);
+		else /* the run is over: a stop entry for each worker's last claim */
+			ring_push(rt, &rt->jit, (int)SK_RING_STOP, p->o.nworkers, w);
 	}
 }
 
@@ -1017,8 +1039,7 @@ SK_PFN void sk_persist_resident(struct sk_persist *rt, int w, uint64_t next)
 static SK_COLD SK_PFN void work_ring(struct sk_persist *rt, int w)
 {
 	int copilot = rt->p->o.mode == SK_PERSIST_COPILOT;
-	struct sk_persist_ring *r = copilot ? &rt->feed : &rt->jit;
-	uint64_t end = (uint64_t)rt->p->total_tiles * rt->last_epoch;
+	struct sk_persist_ring *r = &rt->feed;
 	struct sk_persist_watch wt;
 #ifdef SK_PERSIST_GPU
 	/* in shared memory, where it costs the protocol thread no registers */
@@ -1045,14 +1066,18 @@ static SK_COLD SK_PFN void work_ring(struct sk_persist *rt, int w)
 				break;
 			continue;
 		}
-		/* JIT: a while on the slot; the co-pilot: once, then it publishes its reports */
-		if ((t = sk_persist_ring_pop(r, copilot ? 1 : SK_POP_POLLS)) < 0) {
+		if (!copilot) { /* JIT: the next position's entry; a stop entry ends the run */
+			if ((t = jit_claim(rt, w)) < 0 || t == (int)SK_RING_STOP)
+				break;
+			jitter(rt, w, SK_AT_CLAIM);
+			if (claim_and_run(rt, w, t, j))
+				break;
+			continue;
+		}
+		if ((t = sk_persist_ring_pop(r)) < 0) {
 			if (stopped(rt))
 				break;
-			flush_reports(rt, w);
-			/* JIT ends when the last epoch has; the co-pilot sends a stop entry */
-			if (!copilot && sk_ld_acquire(&rt->sw->tiles_done, SK_DEV) >= end)
-				break;
+			flush_reports(rt, w); /* before it waits: the host may wait on them */
 			if (sk_persist_watch_step(rt, &wt, w))
 				break;
 			continue;

@@ -1,12 +1,12 @@
 # bench/persist/calibrate.sh without a GPU: a stand-in for skip gives every chain run a time of
-# its own (aot 20 us + N x 1.5 us, 1 us less on one worker, N x 1.8 us on the chain of two-block
+# its own (aot 20 us + N x 1.5 us, 1 us less on one worker, N x 1.7 us on the chain of two-block
 # tasks; jit 25 us + N x 6 us, N x 8 us on two-block tasks; the co-pilot fails; graph 8 us + N x
 # 0.95 us), and the calibration it writes is checked against the method's formulas worked by
-# hand: the per-task costs are the slopes (AOT's and JIT's of the two-block chains: 1800 and
-# 8000, the queue pop 8000 - 1800 = 6200), the barrier is the one-task chain's cost on a worker
+# hand: the per-task costs are the slopes (AOT's and JIT's of the two-block chains: 1700 and
+# 8000, the queue pop 8000 - 1700 = 6300), the barrier is the one-task chain's cost on a worker
 # per SM over one worker (1000), and the launch is the one-task iteration less a task, the
 # barrier and BASE's sync_return_ns (21500 - 1500 - 1000 - 3000 = 16000). The file is then read
-# by the real skip, which picks aot with it (1.8 us a task against the built-in co-pilot's 1.84).
+# by the real skip, which picks aot with it (1.7 us a task against the built-in co-pilot's 1.79).
 . "$(dirname "$0")/lib.sh"
 command -v python3 > /dev/null || skip_test "needs python3"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +25,7 @@ ex, mode, workers = opt("--executor"), opt("--mode"), opt("--workers")
 if ex == "graph":
     ns = 8000 + n * 950
 elif mode == "aot":
-    ns = 20000 + n * (1800 if two else 1500) - (1000 if workers == "1" else 0)
+    ns = 20000 + n * (1700 if two else 1500) - (1000 if workers == "1" else 0)
 elif mode == "jit":
     ns = 25000 + n * (8000 if two else 6000)
 else:
@@ -41,9 +41,9 @@ SKIP="$TMPDIR/fake_skip" MODULES=dags N1=10 N2=110 ROUNDS=2 ITERS=1 \
 python3 - cal/persist.cal.json <<'PY' || fail "the calibration: $(cat cal/persist.cal.json)"
 import json, sys
 c = json.load(open(sys.argv[1]))
-want = {"graph_launch_ns": 1900, "sync_return_ns": 3000, "persist_aot_task_ns": 1800,
-        "persist_epoch_ns": 1000, "persist_launch_ns": 16000, "persist_counter_wait_ns": 1800,
-        "persist_jit_task_ns": 8000, "persist_queue_pop_ns": 6200}
+want = {"graph_launch_ns": 1900, "sync_return_ns": 3000, "persist_aot_task_ns": 1700,
+        "persist_epoch_ns": 1000, "persist_launch_ns": 16000, "persist_counter_wait_ns": 1700,
+        "persist_jit_task_ns": 8000, "persist_queue_pop_ns": 6300}
 assert c == want, c
 PY
 expect_out "copilot     not measured (a run failed: failed.txt)"

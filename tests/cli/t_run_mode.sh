@@ -25,15 +25,15 @@ workload() {
 workload chain "$(task a 1), $(task b 1 a), $(task c 1 b)" > chain.json
 workload wide "$(task r 1), $(task b1 2 r), $(task b2 2 r), $(task b3 2 r), $(task b4 2 r), $(task j 1 b1 b2 b3 b4)" > wide.json
 
-# The built-in calibration on a chain of 3: launch 2.943 us and barrier 0.096 us around 3
-# tasks of 1.488 (aot), 3.923 (jit) or 1.843 us (copilot): 7.50, 14.81 and 8.57 us. aot.
+# The built-in calibration on a chain of 3: launch 2.870 us and barrier 0.210 us around 3
+# tasks of 1.503 (aot), 3.565 (jit) or 1.793 us (copilot): 7.59, 13.78 and 8.46 us. aot.
 expect_exit 0 "$SKIP" run chain.json --executor persistent --dry-run
 expect_out "plan persistent  1 stream, mode aot, a worker per SM"
 expect_out "persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on 132 workers:"
-expect_out "aot           7.50 us  (1.49 us a task)  fastest"
-expect_out "jit          14.81 us  (3.92 us a task)"
-expect_out "copilot       8.57 us  (1.84 us a task)"
-expect_out "calibration: built-in (measured on an H100): launch 2.94 us, barrier 0.10 us"
+expect_out "aot           7.59 us  (1.50 us a task)  fastest"
+expect_out "jit          13.78 us  (3.56 us a task)"
+expect_out "copilot       8.46 us  (1.79 us a task)"
+expect_out "calibration: built-in (measured on an H100): launch 2.87 us, barrier 0.21 us"
 
 # A machine whose JIT costs 0.1 us a task, on r -> b1..b4 (2 blocks each) -> j with 4 workers:
 # r, then b's 8 tiles in two rounds of 4, then j: 4 tiles in a row. Launch 4 + barrier 1 us:

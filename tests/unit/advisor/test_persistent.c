@@ -149,7 +149,7 @@ Test(persistent, errors)
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 3, &p), SKIP_E_INVAL);
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
-	cr_expect_float_eq(p.iteration_ns, 2943 + 2 * (1 + 1488) + 96, 1e-6,
+	cr_expect_float_eq(p.iteration_ns, 2870 + 2 * (1 + 1503) + 210, 1e-6,
 			   "the built-in calibration");
 }
 
@@ -188,9 +188,9 @@ Test(persistent, a_tiny_jit_cost_picks_jit_on_a_wide_dag)
 	cr_expect_eq(ch.mode, SKIP_PERSIST_JIT);
 }
 
-/* a -> b -> c, empty, with the built-in calibration (launch 2943, barrier 96; a task: AOT
- * 1488, JIT 3923, co-pilot 1843): aot 2943 + 4464 + 96 = 7503, jit 2943 + 11769 + 96 = 14808,
- * copilot 2943 + 5529 + 96 = 8568: aot, of two modes or three. */
+/* a -> b -> c, empty, with the built-in calibration (launch 2870, barrier 210; a task: AOT
+ * 1503, JIT 3565, co-pilot 1793): aot 2870 + 4509 + 210 = 7589, jit 2870 + 10695 + 210 = 13775,
+ * copilot 2870 + 5379 + 210 = 8459: aot, of two modes or three. */
 Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 {
 	static const double ns[3] = {0};
@@ -202,9 +202,9 @@ Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 3, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 7503, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 14808, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 8568, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 7589, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 13775, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 8459, 1e-6);
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 2, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
 	cr_expect_eq(ch.nmodes, 2);

@@ -385,11 +385,6 @@ static __device__ inline void sk_fence_acquire(void)
 {
 	cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
 }
-/* GPU only: *@a += 1, relaxed, not waited for (a count that orders nothing). */
-static __device__ inline void sk_red_relaxed(sk_au64 *a)
-{
-	asm volatile("red.relaxed.gpu.global.add.u64 [%0], 1;" ::"l"(a) : "memory");
-}
 /*
  * JIT's publication, fence-based on the GPU: sk_fence_acq_rel() (fence.acq_rel.gpu), then
  * read-modify-writes and stores that are relaxed on the GPU (a fence then a relaxed write is
@@ -408,14 +403,10 @@ static __device__ inline void sk_st_fenced(sk_au64 *a, uint64_t v)
 {
 	asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
 }
-/* *@a += @v, relaxed, not waited for (GPU: red). */
+/* *@a += @v, relaxed, not waited for (GPU: red; a count that orders nothing). */
 static __device__ inline void sk_add_relaxed(sk_au64 *a, uint64_t v)
 {
 	asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
-}
-static __device__ inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
-{
-	asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
 }
 #else
 typedef _Atomic uint64_t sk_au64;
@@ -471,10 +462,6 @@ static inline void sk_st_fenced(sk_au64 *a, uint64_t v)
 static inline void sk_add_relaxed(sk_au64 *a, uint64_t v)
 {
 	atomic_fetch_add_explicit(a, v, memory_order_relaxed);
-}
-static inline void sk_st_relaxed(sk_au64 *a, uint64_t v)
-{
-	atomic_store_explicit(a, v, memory_order_relaxed);
 }
 #endif
 
@@ -650,9 +637,9 @@ int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
  * stop entry on, or the run stops.
  */
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt);
-/* Worker @w's whole run in the plan's mode (a CPU thread's; the GPU's two worker kernels call
+/* Worker @w's whole run in the plan's mode: a CPU thread's (the GPU's two worker kernels call
  * their mode's loop themselves, skip_task.cuh). */
-SK_PFN void sk_persist_work(struct sk_persist *rt, int w);
+void sk_persist_work(struct sk_persist *rt, int w);
 /*
  * Resident AOT (the GPU's kernel that stays between runs; the CPU's tests): worker @w serves
  * the host's bells (rt->bell: the last epoch asked for, SK_BELL_STOP to leave) from epoch

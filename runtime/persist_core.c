@@ -1141,10 +1141,12 @@ SK_COLD SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 	sk_st_release(&rt->sw->feed_made, made, SK_DEV);
 }
 
-SK_PFN void sk_persist_work(struct sk_persist *rt, int w)
+#ifndef SK_PERSIST_GPU
+void sk_persist_work(struct sk_persist *rt, int w)
 {
 	if (rt->p->o.mode == SK_PERSIST_AOT)
 		work_aot(rt, w);
 	else
 		work_ring(rt, w);
 }
+#endif

@@ -389,7 +389,7 @@ static __device__ __forceinline__ void sk_gpu_publish(struct sk_persist *rt, con
 	}
 	if (!(c->flags & (SK_STEP_PUB_TILE | SK_STEP_PUB_CTR))) {
 		++*pending;
-		sk_red_relaxed(&rt->sw->progress);
+		sk_add_relaxed(&rt->sw->progress, 1);
 		return;
 	}
 	sk_publish(c->flags & SK_STEP_PUB_TILE ? &rt->tile_done[c->g] : NULL, c->e,

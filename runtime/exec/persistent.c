@@ -141,13 +141,18 @@ out:
 	return plan;
 }
 
+/* The plan's mode as an enum sk_persist_mode: the plan's is 1 + that (0: AOT). */
+static int persist_mode(const struct skip_plan *p)
+{
+	return p->mode > 1 ? p->mode - 1 : SK_PERSIST_AOT;
+}
+
 static int make_plan(struct persistent *x, int nworkers)
 {
 	int err;
 
-	/* the plan's mode is 1 + enum sk_persist_mode */
-	x->plan = sk_persistent_plan(x->r.g, x->r.p->mode > 1 ? x->r.p->mode - 1 : SK_PERSIST_AOT,
-				     nworkers, x->r.p->lookahead, &err);
+	x->plan =
+	    sk_persistent_plan(x->r.g, persist_mode(x->r.p), nworkers, x->r.p->lookahead, &err);
 	return err;
 }
 
@@ -162,9 +167,7 @@ static void *persistent_prepare(const struct sk_run *r, int *err)
 		return NULL;
 	}
 	x->r = *r;
-	/* the plan's mode is 1 + enum sk_persist_mode (0: AOT) */
-	if ((fit = d->ops->persist_fit(d, r->p->mode > 1 ? r->p->mode - 1 : SK_PERSIST_AOT,
-				       &nthreads, &sms)) < 0) {
+	if ((fit = d->ops->persist_fit(d, persist_mode(r->p), &nthreads, &sms)) < 0) {
 		*err = fit;
 		goto fail;
 	}

@@ -159,6 +159,7 @@ struct mode_pick {
 	int predicted; /* choice is filled (a persistent plan whose DAG the model takes) */
 	int by_plan;   /* --mode or the plan file's "mode" chose; else auto, the fastest */
 	int workers;   /* the workers predicted for */
+	int durations; /* the plan's predicted durations (else empty tasks) */
 	struct skip_persist_choice choice;
 };
 
@@ -460,22 +461,26 @@ static int runtime_modes(void)
 #define PREDICT_WORKERS 132 /* without the plan's "workers": one per SM of the H100 */
 
 /*
- * The persistent plan's mode: each mode the runtime runs predicted for the DAG with empty task
- * bodies (the workload gives no durations) on the plan's workers, and with @auto_mode the
- * fastest set in the plan, before anything prepares it. Without @auto_mode a prediction that
- * fails only leaves the predictions out. Returns 0 or an exit code.
+ * The persistent plan's mode: each mode the runtime runs predicted for the DAG on the plan's
+ * workers, its tasks taking the plan's predicted durations ("durations_us", which skip advise
+ * writes), or with empty bodies when the plan has none (the workload gives no durations), and
+ * with @auto_mode the fastest set in the plan, before anything prepares it. Without @auto_mode
+ * a prediction that fails only leaves the predictions out. Returns 0 or an exit code.
  */
 static int pick_mode(const struct run_opts *o, const struct skip_graph *g, struct result *r,
 		     int auto_mode)
 {
 	struct mode_pick *k = &r->pick;
-	double *empty = sk_xcalloc((size_t)skip_graph_ntasks(g) + 1, sizeof(double));
-	int err;
+	int n = skip_graph_ntasks(g), err;
+	double *ns = sk_xcalloc((size_t)n + 1, sizeof(double));
 
 	k->by_plan = !auto_mode;
 	k->workers = r->plan->workers ? r->plan->workers : PREDICT_WORKERS;
-	err = skip_persist_choose(g, empty, k->workers, &o->cal, runtime_modes(), &k->choice);
-	free(empty);
+	k->durations = r->plan->durations_us != NULL;
+	for (int t = 0; k->durations && t < n; t++)
+		ns[t] = r->plan->durations_us[t] * 1e3;
+	err = skip_persist_choose(g, ns, k->workers, &o->cal, runtime_modes(), &k->choice);
+	free(ns);
 	k->predicted = !err;
 	if (err && auto_mode) {
 		fprintf(
@@ -632,7 +637,8 @@ static void print_pick(const struct run_opts *o, const struct result *r)
 		printf(" (not predicted: the model does not take this DAG)\n");
 		return;
 	}
-	printf("; an iteration of the DAG's empty tasks on %d workers:\n", k->workers);
+	printf("; an iteration of the DAG's %s on %d workers:\n",
+	       k->durations ? "tasks (the plan's predicted durations)" : "empty tasks", k->workers);
 	for (int m = 0; m < k->choice.nmodes; m++)
 		printf("    %-8s %9.2f us  (%.2f us a task)%s\n", skip_persist_mode_name(m),
 		       k->choice.pred[m].iteration_ns / 1e3, skip_persist_task_ns(c, m) / 1e3,
@@ -658,6 +664,7 @@ static cJSON *pick_json(const struct run_opts *o, const struct result *r)
 	if (!k->predicted)
 		return j;
 	cJSON_AddNumberToObject(j, "workers", k->workers);
+	cJSON_AddStringToObject(j, "task_durations", k->durations ? "plan" : "empty");
 	pred = cJSON_AddObjectToObject(j, "predicted_iteration_ns");
 	for (int m = 0; m < k->choice.nmodes; m++)
 		cJSON_AddNumberToObject(pred, skip_persist_mode_name(m),
@@ -699,6 +706,8 @@ static void plan_line(FILE *out, const struct skip_plan *p)
 			fprintf(out, "%d workers", p->workers);
 		else
 			fprintf(out, "a worker per SM");
+		if ((f & SKIP_PLAN_DURATIONS) && p->durations_us && p->mode == 1)
+			fprintf(out, ", tiles placed by the plan's durations");
 	}
 	fputc('\n', out);
 }

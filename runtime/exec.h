@@ -123,11 +123,14 @@ struct sk_executor {
  * task with declared tile edges (skip_graph_add_tile_edge()), whose edges become tile and row
  * edges, with the dependencies the reduction dropped put back where a tile edge no longer
  * covers them (docs/persistent.md, "Tile edges in workloads"). @mode an enum sk_persist_mode,
- * @nworkers 1..SK_PERSIST_MAX_WORKERS, @lookahead the co-pilot's. Free with
- * sk_persist_plan_free(); NULL and *@err (SKIP_E_INVAL naming the task, SKIP_E_NOMEM) on failure.
+ * @nworkers 1..SK_PERSIST_MAX_WORKERS, @lookahead the co-pilot's. @durations_us ([ntasks], or
+ * NULL: every tile 1 us) is each task's predicted kernel time, from which the AOT list
+ * scheduling counts a tile as that time over the task's rounds on the workers,
+ * d / ceil(tiles / nworkers). Free with sk_persist_plan_free(); NULL and *@err (SKIP_E_INVAL
+ * naming the task, SKIP_E_NOMEM) on failure.
  */
 struct sk_persist_plan *sk_persistent_plan(const struct skip_graph *g, int mode, int nworkers,
-					   int lookahead, int *err);
+					   int lookahead, const double *durations_us, int *err);
 
 /* The table (exec.c): sk_executors[e]->id == e. */
 extern const struct sk_executor *const sk_executors[SKIP_NEXECUTORS];

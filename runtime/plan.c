@@ -96,6 +96,7 @@ void skip_plan_free(struct skip_plan *p)
 	free(p->order);
 	free(p->stream);
 	free(p->events);
+	free(p->durations_us);
 	free(p);
 }
 
@@ -383,5 +384,12 @@ int skip_plan_validate(const struct skip_graph *g, const struct skip_plan *p)
 	if (!err && (fields & SKIP_PLAN_ASSIGNMENT))
 		err = check_streams(g, p, pos);
 	free(pos);
+	for (int v = 0; !err && p->durations_us && v < g->ntasks; v++)
+		if (!(fields & SKIP_PLAN_DURATIONS) ||
+		    !(p->durations_us[v] >= 0 && p->durations_us[v] <= 1e9))
+			err = sk_fail(SKIP_E_INVAL, "plan: durations_us: %s",
+				      fields & SKIP_PLAN_DURATIONS
+					  ? "a time from 0 to 1e9 us for each task expected"
+					  : "only a persistent plan has them");
 	return err;
 }

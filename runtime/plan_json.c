@@ -152,9 +152,47 @@ static int parse_events(const struct skip_graph *g, const cJSON *arr, struct ski
 	return 0;
 }
 
+/* "durations_us": {"task": us, ...}, every task, each a finite number >= 0. */
+static int parse_durations(const struct skip_graph *g, const cJSON *obj, struct skip_plan *p)
+{
+	const cJSON *it;
+	int err = 0;
+
+	if (!cJSON_IsObject(obj))
+		return sk_fail(SKIP_E_INVAL, "plan: \"durations_us\" must map task names to "
+					     "predicted times in us");
+	free(p->durations_us);
+	p->durations_us = malloc(sizeof(double) * ((size_t)g->ntasks + 1));
+	if (!p->durations_us)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	for (int v = 0; v < g->ntasks; v++)
+		p->durations_us[v] = -1;
+	cJSON_ArrayForEach(it, obj)
+	{
+		int t = skip_graph_find_task(g, it->string);
+
+		if (t < 0)
+			return sk_fail(SKIP_E_INVAL, "plan: durations_us: unknown task '%s'",
+				       it->string);
+		/* the negated test also refuses NaN; 1e9 us bounds a task at 1000 s */
+		if (!cJSON_IsNumber(it) || !(it->valuedouble >= 0 && it->valuedouble <= 1e9))
+			return sk_fail(SKIP_E_INVAL,
+				       "plan: durations_us: '%s': a time in us from 0 to 1e9 "
+				       "expected",
+				       it->string);
+		p->durations_us[t] = it->valuedouble;
+	}
+	for (int v = 0; v < g->ntasks && !err; v++)
+		if (p->durations_us[v] < 0)
+			err = sk_fail(SKIP_E_INVAL, "plan: durations_us: task '%s' has no time",
+				      g->tasks[v].name);
+	return err;
+}
+
 static int write_order(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
 static int write_assignment(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
 static int write_events(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
+static int write_durations(const struct skip_graph *g, cJSON *root, const struct skip_plan *p);
 
 /* The members that are lists, in the order they are written. Reading them is apply()'s: an
  * assignment without events gets them computed. */
@@ -166,6 +204,7 @@ static const struct list_member {
     {"order", SKIP_PLAN_ORDER, write_order},
     {"assignment", SKIP_PLAN_ASSIGNMENT, write_assignment},
     {"events", SKIP_PLAN_EVENTS, write_events},
+    {"durations_us", SKIP_PLAN_DURATIONS, write_durations},
 };
 #define NLISTS (sizeof(lists) / sizeof(lists[0]))
 
@@ -280,6 +319,7 @@ static int apply(const struct skip_graph *g, const cJSON *root, const struct ski
 	const cJSON *order = cJSON_GetObjectItemCaseSensitive(root, "order");
 	const cJSON *assign = cJSON_GetObjectItemCaseSensitive(root, "assignment");
 	const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "events");
+	const cJSON *durations = cJSON_GetObjectItemCaseSensitive(root, "durations_us");
 	unsigned fields = sk_plan_fields(p);
 	int err;
 
@@ -288,6 +328,8 @@ static int apply(const struct skip_graph *g, const cJSON *root, const struct ski
 	if ((err = foreign_lists(root, p)))
 		return err;
 	if (assign && (err = parse_assignment(g, assign, p, o->nstreams)))
+		return err;
+	if (durations && (err = parse_durations(g, durations, p)))
 		return err;
 	if (events) {
 		free(p->events);
@@ -370,6 +412,21 @@ static int write_events(const struct skip_graph *g, cJSON *root, const struct sk
 	     !cJSON_AddNumberToObject(root, "events_after_step_b", p->events_step_b)))
 		return SKIP_E_NOMEM;
 	return cJSON_AddNumberToObject(root, "events_after_pruning", p->nevents) ? 0 : SKIP_E_NOMEM;
+}
+
+/* Written only when the plan has them (a plan without them is still a persistent plan). */
+static int write_durations(const struct skip_graph *g, cJSON *root, const struct skip_plan *p)
+{
+	cJSON *d;
+
+	if (!p->durations_us)
+		return 0;
+	if (!(d = cJSON_AddObjectToObject(root, "durations_us")))
+		return SKIP_E_NOMEM;
+	for (int v = 0; v < p->ntasks; v++)
+		if (!cJSON_AddNumberToObject(d, g->tasks[v].name, p->durations_us[v]))
+			return SKIP_E_NOMEM;
+	return 0;
 }
 
 /* The options @p's executor owns, as numbers or booleans. */

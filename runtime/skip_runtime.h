@@ -253,6 +253,7 @@ enum skip_plan_field {
 	SKIP_PLAN_PDL = 1 << 4,	       /* "pdl": pdl */
 	SKIP_PLAN_WINDOW = 1 << 5,     /* "window": window */
 	SKIP_PLAN_PERSIST = 1 << 6,    /* "mode", "workers": mode, workers */
+	SKIP_PLAN_DURATIONS = 1 << 7,  /* "durations_us": durations_us */
 };
 
 /* What an executor is, from the table of executors (runtime/exec.c). */
@@ -291,6 +292,10 @@ struct skip_plan {
 	int mode;      /* persistent: 1 aot, 2 jit, 3 copilot (skip_persist_modes[mode - 1]) */
 	int workers;   /* persistent: worker CTAs; 0 one per SM (as far as they fit) */
 	int lookahead; /* persistent, copilot: speculative tasks in flight at most */
+	/* persistent: [ntasks] each task's predicted kernel time in us (what skip advise recorded),
+	 * by which E5's AOT list scheduling places the tiles; NULL: unknown, every tile counts
+	 * 1 us. Owned by the plan (skip_plan_free() frees it). */
+	double *durations_us;
 };
 
 /* In struct skip_plan_opts, 0 means "the default": an option whose range starts at 0

@@ -93,7 +93,7 @@ static void edges_into(const struct skip_graph *g, int v, struct sk_persist_edge
 }
 
 struct sk_persist_plan *sk_persistent_plan(const struct skip_graph *g, int mode, int nworkers,
-					   int lookahead, int *err)
+					   int lookahead, const double *durations_us, int *err)
 {
 	struct sk_persist_task *tasks = calloc((size_t)g->ntasks + 1, sizeof(*tasks));
 	size_t cap = (size_t)g->nedges + (size_t)g->ntile_edges + 1;
@@ -116,6 +116,12 @@ struct sk_persist_plan *sk_persistent_plan(const struct skip_graph *g, int mode,
 
 		tasks[v].ntiles = (int)t->grid[0];
 		tasks[v].tile_us = 1.0;
+		if (durations_us && nworkers > 0) { /* over its rounds, ceil(tiles / workers) */
+			unsigned rounds =
+			    (t->grid[0] + (unsigned)nworkers - 1) / (unsigned)nworkers;
+
+			tasks[v].tile_us = durations_us[v] / (rounds ? rounds : 1);
+		}
 		if (t->grid[0] > SK_PERSIST_MAX_TILES || t->grid[1] > 1 || t->grid[2] > 1 ||
 		    t->block[1] > 1 || t->block[2] > 1)
 			*err = sk_fail(SKIP_E_INVAL,
@@ -151,8 +157,8 @@ static int make_plan(struct persistent *x, int nworkers)
 {
 	int err;
 
-	x->plan =
-	    sk_persistent_plan(x->r.g, persist_mode(x->r.p), nworkers, x->r.p->lookahead, &err);
+	x->plan = sk_persistent_plan(x->r.g, persist_mode(x->r.p), nworkers, x->r.p->lookahead,
+				     x->r.p->durations_us, &err);
 	return err;
 }
 
@@ -209,7 +215,8 @@ static int persistent_run(void *state)
 
 const struct sk_executor sk_exec_persistent = {
     .id = SKIP_EXEC_PERSISTENT,
-    .info = {"persistent", "E5", "one resident kernel", SKIP_PLAN_ORDER | SKIP_PLAN_PERSIST},
+    .info = {"persistent", "E5", "one resident kernel",
+	     SKIP_PLAN_ORDER | SKIP_PLAN_PERSIST | SKIP_PLAN_DURATIONS},
     .prepare = persistent_prepare,
     .run = persistent_run,
     .fini = persistent_fini,

@@ -89,6 +89,34 @@ printf '{"skip_plan": 1, "executor": "persistent", "mode": "auto", "workers": 8}
 expect_exit 0 "$SKIP" run wide.json --plan auto.plan.json --dry-run --calibration fast_jit.cal.json
 expect_out "mode jit, 8 workers"
 expect_out "jit           5.30 us"
+# A plan with predicted durations (what skip advise --workload writes): r 10 us, each b 2 us, j
+# 1 us, on 4 workers. r, then b's 8 tiles in two rounds, then j, each tile its task's time plus
+# the mode's per-task cost: aot 4 + 11.5 + 2 x 3.5 + 2.5 + 1 = 26.00, jit 4 + 10.1 + 2 x 2.1 +
+# 1.1 + 1 = 20.40, copilot 4 + 13.4 + 2 x 5.4 + 4.4 + 1 = 33.60 us. jit.
+dur='"durations_us": {"r": 10, "b1": 2, "b2": 2, "b3": 2, "b4": 2, "j": 1}'
+printf '{"skip_plan": 1, "executor": "persistent", "workers": 4, %s}' "$dur" > dur.plan.json
+expect_exit 0 "$SKIP" run wide.json --plan dur.plan.json --dry-run --calibration fast_jit.cal.json
+expect_out "persistent mode jit, predicted fastest; an iteration of the DAG's tasks (the plan's predicted durations) on 4 workers:"
+expect_out "aot          26.00 us"
+expect_out "jit          20.40 us  (0.10 us a task)  fastest"
+expect_out "copilot      33.60 us"
+# in aot, the plan's durations place the tiles; --emit-plan keeps them
+expect_exit 0 "$SKIP" run wide.json --plan dur.plan.json --mode aot --dry-run --json \
+	--calibration fast_jit.cal.json --emit-plan dur.out.json
+python3 - "$TMPDIR/out" dur.out.json <<'PY' || fail "durations in --json and the emitted plan"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["persistent_mode"]
+assert p["task_durations"] == "plan" and p["predicted_iteration_ns"]["aot"] == 26000, p
+e = json.load(open(sys.argv[2]))
+assert e["durations_us"] == {"r": 10, "b1": 2, "b2": 2, "b3": 2, "b4": 2, "j": 1}, e
+PY
+expect_exit 0 "$SKIP" run wide.json --plan dur.plan.json --mode aot --dry-run
+expect_out "mode aot, 4 workers, tiles placed by the plan's durations"
+printf '{"skip_plan": 1, "executor": "persistent", "durations_us": {"r": 10}}' > short.plan.json
+expect_exit 2 "$SKIP" run wide.json --plan short.plan.json --dry-run
+expect_out "durations_us: task 'b1' has no time"
+
 # another executor has no mode to choose
 expect_exit 0 "$SKIP" run wide.json --executor graph --dry-run
 grep -q "persistent mode" "$TMPDIR/out" && fail "a mode printed for the graph executor"

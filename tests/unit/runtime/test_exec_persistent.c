@@ -4,7 +4,8 @@
  * one; a dependency the transitive reduction dropped comes back when the path that covered it
  * now ends in a tile edge; a declared tile edge that a full path already covers is dropped;
  * and the graph refuses a tile edge between tasks that do not depend on each other, or rows
- * that do not divide both block counts.
+ * that do not divide both block counts. The AOT list scheduling by the plan's predicted
+ * durations, against every tile counted as 1 us (schedules worked out by hand).
  */
 #include "helpers.h"
 #include "runtime/exec.h"
@@ -52,7 +53,7 @@ static void make_plan(void)
 	int err;
 
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
-	plan = sk_persistent_plan(g, SK_PERSIST_AOT, 4, 8, &err);
+	plan = sk_persistent_plan(g, SK_PERSIST_AOT, 4, 8, NULL, &err);
 	cr_assert_not_null(plan, "%s", skip_errmsg());
 }
 
@@ -97,6 +98,52 @@ Test(runtime_persistent_plan, without_tile_edges_every_reduced_edge_is_full)
 	cr_assert_str_eq(edges_into("b"), "a:full");
 	cr_assert_str_eq(edges_into("c"), "b:full", "a -> c is covered by a -> b -> c");
 	cr_assert_eq(plan->nedges, 2);
+}
+
+/* Four independent one-tile tasks on 2 workers, x 3 us and y, z, u 1 us each. By their
+ * durations x goes first (rank 3) to worker 0 and y, z, u follow one another on worker 1: starts
+ * 0, 0, 1, 2 us, an epoch of 3 us. Counted as 1 us each, they go in task order to the worker
+ * free first (ties: the lower): x and y at 0, z and u at 1, which puts z behind the long x on
+ * worker 0 (its real end: 4 us). */
+Test(runtime_persistent_plan, aot_places_tiles_by_the_predicted_durations)
+{
+	const double dur[] = {3, 1, 1, 1}, by_dur[] = {0, 0, 1, 2}, equal[] = {0, 0, 1, 1};
+	int err;
+
+	task("x", "w:X", 1);
+	task("y", "w:Y", 1);
+	task("z", "w:Z", 1);
+	task("u", "w:U", 1);
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	for (int k = 0; k < 2; k++) {
+		const double *want = k ? equal : by_dur;
+
+		plan = sk_persistent_plan(g, SK_PERSIST_AOT, 2, 8, k ? NULL : dur, &err);
+		cr_assert_not_null(plan, "%s", skip_errmsg());
+		for (int t = 0; t < 4; t++)
+			cr_expect_float_eq(plan->start_us[t], want[t], 1e-9, "%s: tile %d",
+					   k ? "1 us each" : "by duration", t);
+		cr_expect_float_eq(plan->makespan_us, k ? 2.0 : 3.0, 1e-9);
+		sk_persist_plan_free(plan);
+		plan = NULL;
+	}
+}
+
+/* A task of 4 tiles predicted at 8 us runs in 2 rounds on 2 workers: 4 us a tile, starts 0, 0,
+ * 4, 4, an epoch of 8 us; a task of 1 tile on 2 workers keeps its whole time (1 round). */
+Test(runtime_persistent_plan, a_tile_counts_the_task_time_over_its_rounds)
+{
+	const double dur[] = {8, 5}, want[] = {0, 0, 4, 4, 8};
+	int err;
+
+	task("v", "w:V", 4);
+	task("s", "r:V w:S", 1);
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	plan = sk_persistent_plan(g, SK_PERSIST_AOT, 2, 8, dur, &err);
+	cr_assert_not_null(plan, "%s", skip_errmsg());
+	for (int t = 0; t < 5; t++)
+		cr_expect_float_eq(plan->start_us[t], want[t], 1e-9, "tile %d", t);
+	cr_expect_float_eq(plan->makespan_us, 13.0, 1e-9);
 }
 
 Test(runtime_persistent_plan, a_gemm_pair_gets_its_row_edge)

@@ -176,6 +176,39 @@ Test(runtime_plan, a_written_plan_reads_back_the_same)
 	skip_plan_free(q);
 }
 
+/* A persistent plan's predicted durations: every task, each a time; they read back; another
+ * executor's plan may not give them. */
+Test(runtime_plan, persistent_durations_cover_every_task_and_read_back)
+{
+	const char *d = "\"durations_us\": {\"a\": 3, \"b\": 1.5, \"c\": 0, \"d\": 2}";
+	char json[256], *text;
+
+	snprintf(json, sizeof(json), "{" HEAD "\"executor\": \"persistent\", %s}", d);
+	accepts(json);
+	cr_assert_not_null(p->durations_us);
+	cr_expect_float_eq(p->durations_us[1], 1.5, 1e-12);
+	cr_expect_float_eq(p->durations_us[3], 2.0, 1e-12);
+	text = skip_plan_to_json(g, p);
+	accepts(text);
+	free(text);
+	cr_expect_float_eq(p->durations_us[0], 3.0, 1e-12, "written and read back");
+	accepts("{" HEAD "\"executor\": \"persistent\"}");
+	cr_expect_null(p->durations_us, "none given: none");
+	rejects("{" HEAD "\"executor\": \"persistent\", \"durations_us\": [1, 2]}",
+		"\"durations_us\" must map task names to predicted times in us");
+	rejects("{" HEAD "\"executor\": \"persistent\", \"durations_us\": {\"a\": 1, \"b\": 1, "
+		"\"c\": 1}}",
+		"durations_us: task 'd' has no time");
+	rejects("{" HEAD "\"executor\": \"persistent\", \"durations_us\": {\"e\": 1}}",
+		"durations_us: unknown task 'e'");
+	rejects("{" HEAD "\"executor\": \"persistent\", \"durations_us\": {\"a\": -1}}",
+		"durations_us: 'a': a time in us from 0 to 1e9 expected");
+	rejects("{" HEAD "\"executor\": \"persistent\", \"durations_us\": {\"a\": \"1\"}}",
+		"'a': a time in us");
+	snprintf(json, sizeof(json), "{" HEAD "\"executor\": \"graph\", %s}", d);
+	rejects(json, "\"durations_us\" applies to the persistent executor only");
+}
+
 Test(runtime_plan, plans_for_another_graph_are_rejected)
 {
 	struct skip_plan *q = sk_plan_alloc(3, 0);

@@ -70,6 +70,9 @@ static cJSON *item_json(const struct skip_advice_report *r, const struct skip_ad
 		cJSON_AddNumberToObject(o, "regions", (double)a->regions);
 		cJSON_AddNumberToObject(o, "calibration_error", a->calibration_error);
 		cJSON_AddBoolToObject(o, "has_plan", a->plan_json != NULL);
+		/* the item's own plan, so that one other than the best can be run too */
+		if (a->plan_json)
+			cJSON_AddItemToObject(o, "plan", cJSON_Parse(a->plan_json));
 	}
 	return o;
 }

@@ -877,13 +877,18 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	for (int v = 0; v < m->n; v++)
 		dur[v] = m->ts[v].dur;
 	err = skip_persist_choose(m->g, dur, workers, cal, SKIP_PERSIST_JIT + 1, &ch);
-	free(dur);
 	best = ch.mode;
 	for (int md = SKIP_PERSIST_AOT; md <= SKIP_PERSIST_JIT; md++)
 		pred[md] = err ? -1 : pp[md].iteration_ns + (double)m->c->lat.sync_ret;
 	po.mode = best + 1; /* the plan's modes count from 1: aot, jit */
-	if (base <= 0 || err || skip_plan_compute(m->g, &po, &plan))
+	if (base <= 0 || err || skip_plan_compute(m->g, &po, &plan)) {
+		free(dur);
 		return;
+	}
+	/* the recorded times go into the plan: E5's AOT places tiles by them as predicted here */
+	for (int v = 0; v < m->n; v++)
+		dur[v] /= 1e3;
+	plan->durations_us = dur;
 	a = sk_item_push(r);
 	kernels = kernel_words(m);
 	a->kind = SKIP_ADVICE_PERSIST;
@@ -893,7 +898,8 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 				pred[SKIP_PERSIST_AOT] / 1e3, pred[SKIP_PERSIST_JIT] / 1e3);
 	a->assumptions = sk_xasprintf(
 	    "%s; each task's blocks become tiles (at most one per worker) that take the task's "
-	    "recorded time, list-scheduled on %d workers as E5's plan schedules them; a tile "
+	    "recorded time, list-scheduled on %d workers as E5's plan schedules them (the plan "
+	    "carries the recorded times, durations_us); a tile "
 	    "starts %.0f ns after its producers end (persist_%s_task_ns), after one cooperative "
 	    "launch of %.0f ns on the host; an iteration ends with a %.0f ns barrier and the "
 	    "synchronize returns %lld ns after it; the module must be built with "

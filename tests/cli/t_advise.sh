@@ -36,6 +36,23 @@ expect_out "plan (dag-graph, predicted 1.11x) written to"
 : > "$TMPDIR/none.fatbin"
 expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/plan.json" --module "$TMPDIR/none.fatbin" --dry-run
 expect_out "graph"
+# Each item with a plan carries it in --json; the persistent item's holds the recorded kernel
+# times (4000 ns each in advise_wl.sql), by which E5's AOT places the tiles.
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
+	--calibration "$TMPDIR/cal.json" --json
+python3 - "$TMPDIR/out" <<'PY' || fail "the items' plans in --json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+items = {x["kind"]: x for x in d["advice"]}
+assert items["dag-graph"]["plan"]["executor"] == "graph", items["dag-graph"]
+p = items["persistent"]["plan"]
+assert p["executor"] == "persistent" and p["durations_us"] == {"a": 4, "b": 4, "c": 4}, p
+assert all(("plan" in x) == x["has_plan"] for x in d["advice"]), d["advice"]
+PY
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["advice"][0]["plan"], open(sys.argv[2], "w"))' \
+	"$TMPDIR/out" "$TMPDIR/item.plan.json"
+expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/item.plan.json" \
+	--module "$TMPDIR/none.fatbin" --dry-run
 
 # Bad input and bad options.
 expect_exit 2 "$SKIP" advise

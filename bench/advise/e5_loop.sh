@@ -6,16 +6,18 @@
 #
 # For each DAG of bench/dags and each size: record the serial executor (three runs, which skip
 # advise pools), skip advise --workload --json (the persistent item: its mode and predicted
-# iteration; the graph item beside it), then measure E5 in that mode and E3, each a fresh
-# `skip run` process of timed iterations (50 at the small size, 5 at the large), and print
-# predicted against measured. CAL: a calibration file for skip advise (default: its built-in).
+# iteration; the graph item beside it), then measure E5 with the persistent item's plan (its
+# mode, and the recorded task times by which AOT places the tiles), E5 in that mode without
+# the times (every tile counted 1 us) and E3, each a fresh `skip run` process of timed
+# iterations (50 at the small size, 5 at the large), and print predicted against measured.
+# CAL: a calibration file for skip advise (default: its built-in).
 set -u
 out=${1:?usage: e5_loop.sh OUTDIR [SIZES]}
 sizes=${2:-small large}
 B=${B:-build}
 mkdir -p "$out"
-printf "%-5s %-6s %-5s %12s %12s %8s %12s %12s %8s\n" DAG size mode "E5 pred us" "E5 meas us" \
-	err "E3 pred us" "E3 meas us" err
+printf "%-5s %-6s %-5s %12s %12s %8s %12s %12s %12s %8s\n" DAG size mode "E5 pred us" \
+	"E5 meas us" err "no times us" "E3 pred us" "E3 meas us" err
 for size in $sizes; do
 	n=50
 	[ "$size" = large ] && n=5
@@ -29,9 +31,19 @@ for size in $sizes; do
 		"$B/skip" advise "$p.db" --workload "$w" --size "$size" ${CAL:+--calibration "$CAL"} \
 			--json > "$p.advice.json" \
 			2> "$p.advise.err" || { echo "$d $size: advise failed"; continue; }
-		mode=$(python3 -c "import json,sys; a=json.load(open(sys.argv[1])); print(next((x['mode'] for x in a['advice'] if x['kind']=='persistent'), 'aot'))" "$p.advice.json")
+		mode=$(python3 - "$p.advice.json" "$p.e5.plan.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+x = next((x for x in a["advice"] if x["kind"] == "persistent"), None)
+if x and "plan" in x:
+    json.dump(x["plan"], open(sys.argv[2], "w"))
+print(x["mode"] if x else "aot")
+PY
+)
+		"$B/skip" run "$w" --size "$size" --plan "$p.e5.plan.json" -n "$n" --warmup 2 \
+			--json > "$p.e5.json" 2> "$p.e5.err"
 		"$B/skip" run "$w" --size "$size" --executor persistent --mode "$mode" -n "$n" \
-			--warmup 2 --json > "$p.e5.json" 2> "$p.e5.err"
+			--warmup 2 --json > "$p.e5u.json" 2> "$p.e5u.err"
 		"$B/skip" run "$w" --size "$size" --executor graph -n "$n" --warmup 2 --json \
 			> "$p.e3.json" 2> "$p.e3.err"
 		python3 - "$p" "$d" "$size" "$mode" <<'PY'
@@ -48,9 +60,9 @@ def meas(name):
         return json.load(open(p + "." + name + ".json"))["results"][0]["median_ms"] * 1e3
     except Exception:
         return float("nan")
-pe, me, pg, mg = pred("persistent"), meas("e5"), pred("dag-graph"), meas("e3")
+pe, me, mu, pg, mg = pred("persistent"), meas("e5"), meas("e5u"), pred("dag-graph"), meas("e3")
 err = lambda x, y: (x - y) / y * 100 if y == y and y else float("nan")
-print("%-5s %-6s %-5s %12.1f %12.1f %7.1f%% %12.1f %12.1f %7.1f%%" % (d, size, mode, pe, me, err(pe, me), pg, mg, err(pg, mg)))
+print("%-5s %-6s %-5s %12.1f %12.1f %7.1f%% %12.1f %12.1f %12.1f %7.1f%%" % (d, size, mode, pe, me, err(pe, me), mu, pg, mg, err(pg, mg)))
 PY
 	done
 done

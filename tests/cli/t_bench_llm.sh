@@ -1,4 +1,4 @@
-# The device-side benchmark scripts (bench/llm/graph_gain.py, fidelity.py,
+# The device-side benchmark scripts (bench/llm/graph_gain.py, fidelity.py, replay_cost.py,
 # bench/overhead/cost_breakdown.py) without a GPU: their options, dry runs and clear failures,
 # their arithmetic on hand-built inputs, and their whole flow on a stand-in torch (instant
 # "passes") with a stand-in nvidia-smi, under the real skip record and skip advise.
@@ -166,6 +166,8 @@ export PYTHONPATH="$TMPDIR/fake"
 # clear failures
 FAKE_NO_TORCH=1 expect_exit 1 python3 "$LLM/graph_gain.py" --passes 1
 expect_out "graph_gain.py: needs PyTorch with CUDA (No module named 'torch' (stand-in)); run it on the GPU machine"
+FAKE_NO_TORCH=1 expect_exit 1 python3 "$LLM/replay_cost.py" --models gpt2
+expect_out "replay_cost.py: needs PyTorch with CUDA"
 FAKE_NO_GPU=1 expect_exit 1 python3 "$LLM/prefill.py" --model gpt2
 expect_out "prefill.py: PyTorch sees no CUDA GPU (torch.cuda.is_available() is False)"
 if ! command -v nvidia-smi >/dev/null 2>&1 && [ ! -e /dev/nvidia0 ]; then
@@ -274,4 +276,36 @@ assert v["bare"]["in_process"]["n"] == 1 and v["default"]["in_process"]["n"] == 
 assert "in_process" not in v["nvtx"], v
 PY
 expect_exit 0 python3 check.py
+
+# replay_cost.py --analyze on a hand-built trace: two replays (correlation ids 7 and 8) of 11
+# nodes 1000 ns apart, kernels 800 ns long and node 5 a 4-byte memset of 100 ns. Each replay:
+# span 10800 ns, busy 10 x 800 + 100 = 8100, gaps 2700; the 9 kernels after the first wait
+# 200 ns each but the one after the memset (900): median 200, 2.50 us a replay; the memset 200.
+python3 - "$SRC/schemas/trace.sql" hand_replay.db <<'PY' || fail "building hand_replay.db"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[2])
+db.executescript(open(sys.argv[1]).read())
+db.execute("INSERT INTO StringIds VALUES (1, 'k')")
+for c, t0 in ((7, 0), (8, 100000)):
+    for i in range(11):
+        s = t0 + 1000 * i
+        if i == 5:
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (runId, start, end, deviceId, "
+                       "contextId, streamId, correlationId, globalPid, value, bytes) "
+                       "VALUES (1, ?, ?, 0, 1, 7, ?, 1, 0, 4)", (s, s + 100, c))
+        else:
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (runId, start, end, deviceId, "
+                       "contextId, streamId, correlationId, globalPid, demangledName, shortName, "
+                       "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+                       "staticSharedMemory, dynamicSharedMemory, graphId) VALUES (1, ?, ?, 0, "
+                       "1, 7, ?, 1, 1, 1, 16, 1, 1, 1, 32, 1, 1, 0, 0, 3)", (s, s + 800, c))
+db.commit()
+PY
+expect_exit 0 python3 "$LLM/replay_cost.py" --analyze hand_replay.db
+expect_out "all: 2 replays, 11 nodes: span 10.8 us, nodes busy 8.1 us, gaps 2.7 us"
+expect_out "       9     200    2.50  k|g1|b32|r16|dyn0K|cl0"
+expect_out "       1     200    0.20  memset4"
+expect_out "       1     900    0.90  memset4 -> k"
+expect_exit 1 python3 "$LLM/replay_cost.py" --analyze "$SRC/schemas/trace.sql"
+expect_out "trace.sql: not a skip trace (file is not a database)"
 exit 0

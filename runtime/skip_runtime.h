@@ -336,6 +336,15 @@ SKIP_API int skip_plan_option_value(const struct skip_plan_option *r, const char
 /* The persistent executor's modes, by plan value - 1: "aot", "jit", "copilot";
  * NULL-terminated. */
 SKIP_API extern const char *const skip_persist_modes[];
+/*
+ * The list schedule E5's AOT plan makes of finalized @g on @nworkers workers (1..1024): the
+ * tasks' blocks as tiles, the workload's tile edges as the plan takes them, task t's tiles
+ * each @durations_us[t] / ceil(blocks / nworkers) (as a plan's "durations_us" places them).
+ * *@makespan_us is an epoch's predicted length and *@tiles the tile count. 0, or SKIP_E_INVAL
+ * (a grid E5 does not run, bad arguments) or SKIP_E_NOMEM. No device needed; thread-safe.
+ */
+SKIP_API int skip_persist_schedule(const struct skip_graph *g, int nworkers,
+				   const double *durations_us, double *makespan_us, int *tiles);
 
 /*
  * Compute a plan for a finalized graph. Streams: levelize, least predecessors first, the

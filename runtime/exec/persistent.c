@@ -147,6 +147,28 @@ out:
 	return plan;
 }
 
+int skip_persist_schedule(const struct skip_graph *g, int nworkers, const double *durations_us,
+			  double *makespan_us, int *tiles)
+{
+	struct sk_persist_plan *plan;
+	int err;
+
+	*makespan_us = 0;
+	*tiles = 0;
+	if (!g || !g->finalized || !durations_us || nworkers < 1 ||
+	    nworkers > SK_PERSIST_MAX_WORKERS)
+		return sk_fail(SKIP_E_INVAL,
+			       "persistent schedule: a finalized graph, durations and "
+			       "1..%d workers expected",
+			       SK_PERSIST_MAX_WORKERS);
+	if (!(plan = sk_persistent_plan(g, SK_PERSIST_AOT, nworkers, 0, durations_us, &err)))
+		return err ? err : SKIP_E_NOMEM;
+	*makespan_us = plan->makespan_us;
+	*tiles = plan->total_tiles;
+	sk_persist_plan_free(plan);
+	return 0;
+}
+
 /* The plan's mode as an enum sk_persist_mode: the plan's is 1 + that (0: AOT). */
 static int persist_mode(const struct skip_plan *p)
 {

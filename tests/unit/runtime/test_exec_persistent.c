@@ -127,6 +127,17 @@ Test(runtime_persistent_plan, aot_places_tiles_by_the_predicted_durations)
 		sk_persist_plan_free(plan);
 		plan = NULL;
 	}
+	{ /* the public form the advisor predicts with */
+		double makespan = -1;
+		int tiles = -1;
+
+		cr_assert_eq(skip_persist_schedule(g, 2, dur, &makespan, &tiles), 0, "%s",
+			     skip_errmsg());
+		cr_expect_float_eq(makespan, 3.0, 1e-9);
+		cr_expect_eq(tiles, 4);
+		cr_expect_eq(skip_persist_schedule(g, 0, dur, &makespan, &tiles), SKIP_E_INVAL);
+		cr_expect_eq(skip_persist_schedule(g, 2, NULL, &makespan, &tiles), SKIP_E_INVAL);
+	}
 }
 
 /* A task of 4 tiles predicted at 8 us runs in 2 rounds on 2 workers: 4 us a tile, starts 0, 0,

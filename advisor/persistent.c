@@ -46,6 +46,36 @@ static int build_dag(const struct skip_graph *g, const double *task_ns, int nwor
 	return 0;
 }
 
+/* With tile edges: E5's own schedule of @g (skip_persist_schedule()), each block a tile of its
+ * task's duration over its rounds plus @task_cost_ns. */
+static int tile_schedule(const struct skip_graph *g, const double *task_ns, int nworkers,
+			 double task_cost_ns, struct skip_persist_prediction *out)
+{
+	int n = skip_graph_ntasks(g), err;
+	double *us = sk_xcalloc((size_t)n + 1, sizeof(double)), makespan_us = 0;
+
+	for (int t = 0; t < n; t++) {
+		unsigned grid[3] = {1, 1, 1};
+		double rounds;
+
+		if (!task_ns || !isfinite(task_ns[t]) || task_ns[t] < 0) {
+			free(us);
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent prediction: task '%s': a duration of %g ns (a "
+				       "finite number >= 0)",
+				       skip_graph_task_name(g, t), task_ns ? task_ns[t] : NAN);
+		}
+		skip_graph_task_kernel(g, t, grid, NULL);
+		rounds = ceil((double)(grid[0] ? grid[0] : 1) / nworkers);
+		us[t] = (task_ns[t] + rounds * task_cost_ns) / 1000;
+	}
+	err = skip_persist_schedule(g, nworkers, us, &makespan_us, &out->tiles);
+	free(us);
+	out->makespan_ns = makespan_us * 1000;
+	out->tile_edges = 1;
+	return err;
+}
+
 int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, int nworkers,
 			    const struct skip_calibration *cal, int mode,
 			    struct skip_persist_prediction *out)
@@ -55,6 +85,7 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 	struct sk_persist_task *tasks = NULL;
 	struct sk_persist_edge *edges = NULL;
 	struct sk_persist_plan *plan;
+	const struct skip_tile_edge *te;
 	int err, nedges = 0, n = g ? skip_graph_ntasks(g) : 0;
 
 	*out = (struct skip_persist_prediction){0};
@@ -72,6 +103,10 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 	if (nworkers < 1 || nworkers > SK_PERSIST_MAX_WORKERS)
 		return sk_fail(SKIP_E_INVAL, "persistent prediction: %d workers (1..%d)", nworkers,
 			       SK_PERSIST_MAX_WORKERS);
+	if (skip_graph_tile_edges(g, &te) > 0) {
+		err = tile_schedule(g, task_ns, nworkers, skip_persist_task_ns(cal, mode), out);
+		goto done;
+	}
 	err = build_dag(g, task_ns, nworkers, skip_persist_task_ns(cal, mode), &tasks, &edges,
 			&nedges);
 	if (!err) {
@@ -87,6 +122,7 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 	}
 	free(tasks);
 	free(edges);
+done:
 	if (err)
 		return err;
 	out->launch_ns = cal->persist_launch_ns;

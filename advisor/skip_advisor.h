@@ -312,8 +312,12 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
  * The tiles are list-scheduled on the workers as the runtime's AOT plan schedules them
  * (runtime/persist.c, sk_persist_plan_new(): the longest remaining path first, each tile to the
  * worker where it can start first, after every tile of its producers); JIT and the co-pilot
- * dispatch at run time, which the same greedy schedule stands for. The iteration is
- * persist_launch_ns + that makespan + persist_epoch_ns.
+ * dispatch at run time, which the same greedy schedule stands for. A graph with tile edges
+ * (skip_graph_add_tile_edge()) is scheduled as E5's plan runs it instead
+ * (skip_persist_schedule()): every block a tile, taking its task's duration over the task's
+ * rounds on the workers (ceil(G / @nworkers)) plus the per-task cost, and a consumer tile
+ * waiting only on the producer tiles it reads. The iteration is persist_launch_ns + that
+ * makespan + persist_epoch_ns.
  *
  * Returns 0 and *@out, or SKIP_E_INVAL (skip_errmsg() says why: a graph not finalized or
  * empty, a duration that is negative or not finite, a worker count or mode out of range, a
@@ -325,6 +329,7 @@ struct skip_persist_prediction {
 	double epoch_ns;     /* persist_epoch_ns */
 	double iteration_ns; /* launch_ns + makespan_ns + epoch_ns */
 	int tiles;	     /* tiles scheduled */
+	int tile_edges;	     /* scheduled with the graph's tile edges, every block a tile */
 };
 struct skip_graph;
 SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,

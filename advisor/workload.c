@@ -897,14 +897,20 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 				wname, skip_persist_mode_name(best), workers, pp[best].tiles,
 				pred[SKIP_PERSIST_AOT] / 1e3, pred[SKIP_PERSIST_JIT] / 1e3);
 	a->assumptions = sk_xasprintf(
-	    "%s; each task's blocks become tiles (at most one per worker) that take the task's "
-	    "recorded time, list-scheduled on %d workers as E5's plan schedules them (the plan "
+	    "%s; %s, list-scheduled on %d workers as E5's plan schedules them (the plan "
 	    "carries the recorded times, durations_us); a tile "
 	    "starts %.0f ns after its producers end (persist_%s_task_ns), after one cooperative "
 	    "launch of %.0f ns on the host; an iteration ends with a %.0f ns barrier and the "
 	    "synchronize returns %lld ns after it; the module must be built with "
 	    "runtime/skip_task.cuh",
-	    kernels, workers, skip_persist_task_ns(cal, best), skip_persist_mode_name(best),
+	    kernels,
+	    pp[best].tile_edges
+		? "every block a tile that takes its task's recorded time over the task's rounds "
+		  "on the workers, a consumer tile waiting only on the producer tiles it reads "
+		  "(the workload's tile edges)"
+		: "each task's blocks become tiles (at most one per worker) that take the task's "
+		  "recorded time",
+	    workers, skip_persist_task_ns(cal, best), skip_persist_mode_name(best),
 	    cal->persist_launch_ns, cal->persist_epoch_ns, (long long)m->c->lat.sync_ret);
 	free(kernels);
 	a->regions = r->regions;

@@ -1,8 +1,9 @@
 /*
  * test_persistent.c: skip_predict_persistent() (advisor/persistent.c) on hand-built task DAGs
- * (a chain, a fork-join, a diamond with a grid larger than the workers), every answer computed
- * by hand from the list schedule, and its errors; skip_persist_choose() (the mode skip run's
- * auto takes) on a wide DAG and a chain of empty tasks, as skip run predicts them.
+ * (a chain, a fork-join, a diamond with a grid larger than the workers, a tile edge), every
+ * answer computed by hand from the list schedule, and its errors; skip_persist_choose() (the
+ * mode skip run's auto takes) on a wide DAG and a chain of empty tasks, as skip run predicts
+ * them.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -131,6 +132,38 @@ Test(persistent, diamond)
 	cr_expect_eq(predict(ns, 4, SKIP_PERSIST_JIT).tiles, 7);
 	cr_expect_float_eq(predict(ns, 8, SKIP_PERSIST_JIT).makespan_ns, 13200, 1e-6);
 	cr_expect_float_eq(predict(ns, 9, SKIP_PERSIST_JIT).makespan_ns, 9900, 1e-6);
+}
+
+/*
+ * a (6 blocks, 8 us) -> b (6 blocks, 4 us) on 4 workers, AOT (600 ns a task). With a tile edge
+ * (b's tile k reads a's tile k) every block is a tile of its task's time over its 2 rounds plus
+ * the cost: a 4.6 us, b 2.6 us. a0-a3 run 0-4.6 and a4, a5 4.6-9.2 on workers 0 and 1; b0 and
+ * b1 start at 4.6 on workers 2 and 3, b2 and b3 at 7.2 there, b4 and b5 at 9.2 on 0 and 1:
+ * makespan 11.8 us, 12 tiles. With a full edge (no declaration): 4 tiles each, a 8.6 and b 4.6
+ * us, makespan 13.2 us.
+ */
+Test(persistent, a_tile_edge_lets_consumer_tiles_start_early)
+{
+	const double ns[] = {8000, 4000};
+	struct skip_tile_edge e = {0, 1, SKIP_TILE_TILE, 0};
+	struct skip_persist_prediction p;
+
+	task("a", 6, NULL, "x");
+	task("b", 6, "x", "y");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	p = predict(ns, 4, 0);
+	cr_expect_float_eq(p.makespan_ns, 13200, 1e-6, "a full edge");
+	cr_expect_eq(p.tiles, 8);
+	cr_expect_eq(p.tile_edges, 0);
+	fini();
+	task("a", 6, NULL, "x");
+	task("b", 6, "x", "y");
+	cr_assert_eq(skip_graph_add_tile_edge(g, &e), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	p = predict(ns, 4, 0);
+	cr_expect_float_eq(p.makespan_ns, 11800, 1e-6, "a tile edge");
+	cr_expect_eq(p.tiles, 12);
+	cr_expect_eq(p.tile_edges, 1);
 }
 
 Test(persistent, errors)

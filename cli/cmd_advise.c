@@ -17,8 +17,8 @@
 
 static const char help[] =
     "usage: skip advise TRACE [--workload W.json [--size NAME]] [--region NAME] [--run N]\n"
-    "                   [--lengths A-B] [--min-ps X] [--top K] [-o PLAN.json] [--json]\n"
-    "                   [--profiled] [--calibration FILE.json] [--starts FILE.json]\n"
+    "                   [--lengths A-B] [--min-ps X] [--top K] [-o PLAN.json [--plan-of KIND]]\n"
+    "                   [--json] [--profiled] [--calibration FILE.json] [--starts FILE.json]\n"
     "\n"
     "What to change in the recorded program, each with a predicted gain: a discrete-event\n"
     "model replays the recording (each thread's calls and the gaps between them, each stream\n"
@@ -44,6 +44,8 @@ static const char help[] =
     "  -k, --top K            chains to model and list (default 5)\n"
     "  -o, --output FILE      write the best executable plan (schemas/plan.schema.json);\n"
     "                         needs --workload\n"
+    "      --plan-of KIND     with -o: write the plan of the item KIND (streams,\n"
+    "                         dag-graph or persistent) instead of the best one\n"
     "  -j, --json             the advice as JSON\n"
     "      --profiled         predict a profiled run like the recording (default: the\n"
     "                         profiler's cost per launch is taken out)\n"
@@ -63,11 +65,14 @@ static const char help[] =
     "  skip advise trace.skip.db --region step\n"
     "  skip record -o m1.db -- skip run bench/dags/m1.json --size small --executor serial\n"
     "  skip advise m1.db --workload bench/dags/m1.json --size small -o m1.plan.json\n"
-    "  skip run bench/dags/m1.json --size small --plan m1.plan.json\n";
+    "  skip run bench/dags/m1.json --size small --plan m1.plan.json\n"
+    "  skip advise m1.db --workload bench/dags/m1.json --size small -o m1.e5.json \\\n"
+    "      --plan-of persistent\n";
 
 struct advise_opts {
 	struct skip_advise_opts a;
 	const char *path, *output, *calibration, *starts;
+	int plan_of; /* --plan-of: the advice kind whose plan -o writes; -1 the best */
 	int json;
 	char **start_tasks; /* --starts, owned */
 	double *start_costs;
@@ -94,9 +99,43 @@ static int parse_lengths(struct advise_opts *o, const char *s)
 	return 0;
 }
 
+/* The advice kinds that give a plan (a workload's). */
+static const enum skip_advice_kind plan_kinds[] = {SKIP_ADVICE_STREAMS, SKIP_ADVICE_DAGGRAPH,
+						   SKIP_ADVICE_PERSIST};
+#define NPLAN_KINDS (int)(sizeof(plan_kinds) / sizeof(plan_kinds[0]))
+
+static int parse_plan_of(struct advise_opts *o, const char *arg)
+{
+	for (int i = 0; i < NPLAN_KINDS; i++)
+		if (!strcmp(arg, skip_advice_kind_name(plan_kinds[i]))) {
+			o->plan_of = (int)plan_kinds[i];
+			return 0;
+		}
+	return cli_usage_error("advise",
+			       "--plan-of takes streams, dag-graph or persistent, not '%s'", arg);
+}
+
+/* --plan-of: the item of that kind becomes the plan -o writes (and the one the text and JSON
+ * mark); 0, or an exit code when none of that kind has a plan. */
+static int pick_plan_of(const struct advise_opts *o, struct skip_advice_report *r)
+{
+	for (size_t i = 0; i < r->nitems; i++)
+		if ((int)r->items[i].kind == o->plan_of && r->items[i].plan_json) {
+			r->best_plan = (int)i;
+			free(r->plan_note);
+			r->plan_note = NULL;
+			return 0;
+		}
+	fprintf(stderr,
+		"skip advise: error: --plan-of %s: no such item with a plan (its model could not "
+		"run on this workload; skip advise without -o lists the items)\n",
+		skip_advice_kind_name((enum skip_advice_kind)o->plan_of));
+	return EXIT_USAGE;
+}
+
 static int parse(int argc, char **argv, struct advise_opts *o)
 {
-	enum { OPT_PROFILED = 256, OPT_CALIBRATION, OPT_STARTS };
+	enum { OPT_PROFILED = 256, OPT_CALIBRATION, OPT_STARTS, OPT_PLAN_OF };
 	static const struct option opts[] = {
 	    {"workload", required_argument, NULL, 'w'},
 	    {"size", required_argument, NULL, 's'},
@@ -109,6 +148,7 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	    {"profiled", no_argument, NULL, OPT_PROFILED},
 	    {"calibration", required_argument, NULL, OPT_CALIBRATION},
 	    {"starts", required_argument, NULL, OPT_STARTS},
+	    {"plan-of", required_argument, NULL, OPT_PLAN_OF},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -116,6 +156,7 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	int c, rc = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->plan_of = -1;
 	opterr = 0;
 	optind = 1;
 	while (!rc && (c = getopt_long(argc, argv, ":w:s:R:r:l:m:k:o:jh", opts, NULL)) != -1) {
@@ -153,6 +194,9 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 		case OPT_STARTS:
 			o->starts = optarg;
 			break;
+		case OPT_PLAN_OF:
+			rc = parse_plan_of(o, optarg);
+			break;
 		case 'h':
 			fputs(help, stdout);
 			return -1;
@@ -172,6 +216,8 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 	o->path = argv[optind];
 	if (o->a.size && !o->a.workload)
 		return cli_usage_error("advise", "--size needs --workload");
+	if (o->plan_of >= 0 && !o->output)
+		return cli_usage_error("advise", "--plan-of needs -o FILE");
 	if (o->output && !o->a.workload)
 		return cli_usage_error("advise",
 				       "-o needs --workload: only a workload's task graph "
@@ -430,6 +476,13 @@ int cmd_advise(int argc, char **argv)
 		return err == SKIP_E_NOMEM ? EXIT_ERR : EXIT_USAGE;
 	}
 	r->path = sk_xstrdup(o.path);
+	if (o.plan_of >= 0 && (err = pick_plan_of(&o, r))) {
+		skip_advice_free(r);
+		skip_trace_close(t);
+		free_starts(&o);
+		skip_outfile_abort(&out);
+		return err;
+	}
 	if (o.json) {
 		char *s = skip_advice_json(r);
 

@@ -53,6 +53,21 @@ python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1]))["advice"][0]
 	"$TMPDIR/out" "$TMPDIR/item.plan.json"
 expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/item.plan.json" \
 	--module "$TMPDIR/none.fatbin" --dry-run
+# --plan-of: -o writes that item's plan, marked as the plan
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
+	--calibration "$TMPDIR/cal.json" -o "$TMPDIR/e5.plan.json" --plan-of persistent
+expect_out "plan (persistent, predicted"
+grep -q '"executor":	"persistent"' "$TMPDIR/e5.plan.json" || fail "--plan-of persistent: $(cat "$TMPDIR/e5.plan.json")"
+grep -q '"durations_us"' "$TMPDIR/e5.plan.json" || fail "the persistent plan without durations_us"
+expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/e5.plan.json" \
+	--module "$TMPDIR/none.fatbin" --dry-run
+expect_out "tiles placed by the plan's durations"
+expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json --plan-of streams
+expect_out "--plan-of needs -o FILE"
+expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json -o "$TMPDIR/x.json" \
+	--plan-of fusion
+expect_out "--plan-of takes streams, dag-graph or persistent, not 'fusion'"
+[ -e "$TMPDIR/x.json" ] && fail "a refused --plan-of left $TMPDIR/x.json"
 
 # Bad input and bad options.
 expect_exit 2 "$SKIP" advise

@@ -13,6 +13,18 @@
 #include "skip_advisor.h"
 #include "skip_runtime.h"
 
+/* 0 when every task of @g has a duration (finite, >= 0), else SKIP_E_INVAL naming the first. */
+static int check_durations(const struct skip_graph *g, const double *task_ns)
+{
+	for (int t = 0; t < skip_graph_ntasks(g); t++)
+		if (!task_ns || !isfinite(task_ns[t]) || task_ns[t] < 0)
+			return sk_fail(SKIP_E_INVAL,
+				       "persistent prediction: task '%s': a duration of %g ns (a "
+				       "finite number >= 0)",
+				       skip_graph_task_name(g, t), task_ns ? task_ns[t] : NAN);
+	return 0;
+}
+
 /* The tasks and edges of @g for sk_persist_plan_new(), each task's tiles min(grid, @nworkers)
  * of (its duration + @task_ns) us. */
 static int build_dag(const struct skip_graph *g, const double *task_ns, int nworkers,
@@ -29,11 +41,6 @@ static int build_dag(const struct skip_graph *g, const double *task_ns, int nwor
 		const int *preds = NULL;
 		int np = skip_graph_preds(g, t, &preds);
 
-		if (!task_ns || !isfinite(task_ns[t]) || task_ns[t] < 0)
-			return sk_fail(SKIP_E_INVAL,
-				       "persistent prediction: task '%s': a duration of %g ns (a "
-				       "finite number >= 0)",
-				       skip_graph_task_name(g, t), task_ns ? task_ns[t] : NAN);
 		skip_graph_task_kernel(g, t, grid, NULL);
 		blocks = (double)(grid[0] ? grid[0] : 1) * (grid[1] ? grid[1] : 1) *
 			 (grid[2] ? grid[2] : 1);
@@ -58,13 +65,6 @@ static int tile_schedule(const struct skip_graph *g, const double *task_ns, int 
 		unsigned grid[3] = {1, 1, 1};
 		double rounds;
 
-		if (!task_ns || !isfinite(task_ns[t]) || task_ns[t] < 0) {
-			free(us);
-			return sk_fail(SKIP_E_INVAL,
-				       "persistent prediction: task '%s': a duration of %g ns (a "
-				       "finite number >= 0)",
-				       skip_graph_task_name(g, t), task_ns ? task_ns[t] : NAN);
-		}
 		skip_graph_task_kernel(g, t, grid, NULL);
 		rounds = ceil((double)(grid[0] ? grid[0] : 1) / nworkers);
 		us[t] = (task_ns[t] + rounds * task_cost_ns) / 1000;
@@ -103,6 +103,8 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 	if (nworkers < 1 || nworkers > SK_PERSIST_MAX_WORKERS)
 		return sk_fail(SKIP_E_INVAL, "persistent prediction: %d workers (1..%d)", nworkers,
 			       SK_PERSIST_MAX_WORKERS);
+	if ((err = check_durations(g, task_ns)))
+		return err;
 	if (skip_graph_tile_edges(g, &te) > 0) {
 		err = tile_schedule(g, task_ns, nworkers, skip_persist_task_ns(cal, mode), out);
 		goto done;

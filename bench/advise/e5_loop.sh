@@ -29,17 +29,10 @@ for size in $sizes; do
 			{ echo "$d $size: record failed"; continue; }
 		# shellcheck disable=SC2086
 		"$B/skip" advise "$p.db" --workload "$w" --size "$size" ${CAL:+--calibration "$CAL"} \
-			--json > "$p.advice.json" \
+			--json -o "$p.e5.plan.json" --plan-of persistent > "$p.advice.json" \
 			2> "$p.advise.err" || { echo "$d $size: advise failed"; continue; }
-		mode=$(python3 - "$p.advice.json" "$p.e5.plan.json" <<'PY'
-import json, sys
-a = json.load(open(sys.argv[1]))
-x = next((x for x in a["advice"] if x["kind"] == "persistent"), None)
-if x and "plan" in x:
-    json.dump(x["plan"], open(sys.argv[2], "w"))
-print(x["mode"] if x else "aot")
-PY
-)
+		mode=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['mode'])" \
+			"$p.e5.plan.json")
 		"$B/skip" run "$w" --size "$size" --plan "$p.e5.plan.json" -n "$n" --warmup 2 \
 			--json > "$p.e5.json" 2> "$p.e5.err"
 		"$B/skip" run "$w" --size "$size" --executor persistent --mode "$mode" -n "$n" \

@@ -71,7 +71,7 @@ def measure(args):
         torch.cuda.empty_cache()
 
 
-def replay_groups(db, names):
+def replay_groups(db):
     """Correlation id of each graph launch -> the NVTX range MODEL_replay its call ran in
     ("all" without one)."""
     ranges = [(a, b, t) for a, b, t in db.execute(
@@ -98,7 +98,7 @@ def analyze(path):
                                  "FROM CUPTI_ACTIVITY_KIND_MEMSET"):
         if c in nodes:
             nodes[c].append((s, e, f"memset{n}"))
-    group = replay_groups(db, names)
+    group = replay_groups(db)
     found = False
     for g in sorted({group.get(c, "all") for c in nodes}):
         found |= analyze_group(g, [rs for c, rs in nodes.items() if group.get(c, "all") == g])

@@ -85,6 +85,41 @@ static __device__ __forceinline__ struct skip_tile skip_tile_of_grid(void)
 	for (long w = ((long)skip_t.tile * skip_t.nthreads + skip_t.thread) / 32; w < (long)(n);   \
 	     w += (long)skip_t.ntiles * skip_t.nthreads / 32)
 
+/*
+ * SKIP_GRID_LOOP for a body that stores in each iteration, with its loads batched: each thread
+ * takes B of its elements at a time, calls load(i) on all B (what load returns is held in
+ * registers), then store(i, value) on each. Called through the task table, a body's pointers
+ * lose __restrict__ and PTX has no other way to say two pointers do not alias, so the compiler
+ * keeps every load after the store before it: a plain loop of load-then-store then waits a
+ * memory latency per element under E5, where the kernel form batches its loads
+ * (docs/persistent.md, "Bodies that store in a loop"). load(i) may read what store(i) writes,
+ * never what another element's store writes. Both are called by reference ([&] lambdas):
+ *
+ *   skip_grid_batched<4>(skip_t, n, [&](long i) { return x[i]; },
+ *                        [&](long i, float v) { y[i] = v * v; });
+ */
+template <int B, class Load, class Store>
+static __device__ __forceinline__ void skip_grid_batched(const struct skip_tile skip_t, long n,
+							 Load load, Store store)
+{
+	const long step = (long)skip_t.ntiles * skip_t.nthreads;
+	long i = (long)skip_t.tile * skip_t.nthreads + skip_t.thread;
+
+	for (; i + (B - 1) * step < n; i += B * step) {
+		decltype(load(i)) v[B];
+
+#pragma unroll
+		for (int b = 0; b < B; b++)
+			v[b] = load(i + b * step);
+#pragma unroll
+		for (int b = 0; b < B; b++)
+			store(i + b * step, v[b]);
+	}
+#pragma unroll 1
+	for (; i < n; i += step)
+		store(i, load(i));
+}
+
 /* __syncthreads() for a tile: in E5's worker, the threads that run the tile (warp 0 runs the
  * protocol and never reaches a body's barrier, so a body must use this, not __syncthreads). */
 static __device__ __forceinline__ void skip_tile_sync(const struct skip_tile skip_t)

@@ -15,11 +15,11 @@ SKIP_TASK(bs_price, (const double *__restrict__, spot), (double *__restrict__, c
 	const double R = 0.08, V = 0.3, T = 1.0, K = 60.0;
 	const double vsqrt = V * sqrt(T), disc = K * exp(-R * T);
 
-	SKIP_GRID_LOOP(i, n)
-	{
-		double s = spot[i];
+	auto price = [&](double s) {
 		double d1 = (log(s / K) + (R + 0.5 * V * V) * T) / vsqrt, d2 = d1 - vsqrt;
 
-		call[i] = s * cnd(d1) - disc * cnd(d2);
-	}
+		return s * cnd(d1) - disc * cnd(d2);
+	};
+
+	GRID_MAP(i, n, call, price(spot[i]));
 }

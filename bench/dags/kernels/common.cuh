@@ -16,6 +16,13 @@
 
 #include "skip_task.cuh"
 
+/* out[i] = value (an expression of i) for every element i < n: SKIP_GRID_LOOP with the loads of
+ * four elements ahead of their stores (skip_grid_batched, runtime/skip_task.cuh), which E5's
+ * task table needs to keep the kernel form's memory parallelism. */
+#define GRID_MAP(i, n, out, value)                                                                 \
+	skip_grid_batched<4>(                                                                      \
+	    skip_t, (n), [&](long i) { return (value); }, [&](long i, auto v) { (out)[i] = v; })
+
 static __device__ __forceinline__ float warp_sum(float v)
 {
 	for (int o = 16; o > 0; o /= 2)

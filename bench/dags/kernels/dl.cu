@@ -74,10 +74,7 @@ SKIP_TASK(dl_pool, (const float *__restrict__, in), (float *__restrict__, out), 
 SKIP_TASK(dl_concat, (const float *__restrict__, a), (const float *__restrict__, b),
 	  (float *__restrict__, z), (long, n))
 {
-	SKIP_GRID_LOOP(i, 2 * n)
-	{
-		z[i] = i < n ? a[i] : b[i - n];
-	}
+	GRID_MAP(i, 2 * n, z, i < n ? a[i] : b[i - n]);
 }
 
 SKIP_TASK(dl_dot, (const float *__restrict__, z), (const float *__restrict__, w), (float *, res),

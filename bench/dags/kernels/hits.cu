@@ -14,13 +14,14 @@ SKIP_TASK(hits_spmv, (const int *__restrict__, idx), (const float *__restrict__,
 {
 	if (skip_t.tile == 0 && skip_t.thread == 0)
 		*norm = 0.0f; /* for the sum that follows */
-	SKIP_GRID_LOOP(i, n)
-	{
+	auto row = [&](long i) {
 		const int *c = idx + 3 * i;
 		const float *w = val + 3 * i;
 
-		out[i] = w[0] * vec[c[0]] + w[1] * vec[c[1]] + w[2] * vec[c[2]];
-	}
+		return w[0] * vec[c[0]] + w[1] * vec[c[1]] + w[2] * vec[c[2]];
+	};
+
+	GRID_MAP(i, n, out, row(i));
 }
 
 SKIP_TASK(hits_sum, (const float *__restrict__, x), (float *, norm), (long, n))
@@ -39,8 +40,5 @@ SKIP_TASK(hits_divide, (const float *__restrict__, x), (const float *__restrict_
 {
 	float inv = 1.0f / *norm;
 
-	SKIP_GRID_LOOP(i, n)
-	{
-		y[i] = x[i] * inv;
-	}
+	GRID_MAP(i, n, y, x[i] * inv);
 }

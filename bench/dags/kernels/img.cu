@@ -94,26 +94,17 @@ SKIP_TASK(img_extend, (float *, mask), (const float *__restrict__, mx),
 	float lo = *mn, span = *mx - lo;
 	float inv = span > 0.0f ? 1.0f / span : 0.0f;
 
-	SKIP_GRID_LOOP(i, n)
-	{
-		mask[i] = fminf(fmaxf((mask[i] - lo) * inv, 0.0f), 1.0f);
-	}
+	GRID_MAP(i, n, mask, fminf(fmaxf((mask[i] - lo) * inv, 0.0f), 1.0f));
 }
 
 SKIP_TASK(img_unsharpen, (const float *__restrict__, img), (const float *__restrict__, blur),
 	  (float *__restrict__, out), (long, n), (float, amount))
 {
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = fminf(fmaxf(img[i] * (1.0f + amount) - blur[i] * amount, 0.0f), 1.0f);
-	}
+	GRID_MAP(i, n, out, fminf(fmaxf(img[i] * (1.0f + amount) - blur[i] * amount, 0.0f), 1.0f));
 }
 
 SKIP_TASK(img_combine, (const float *__restrict__, a), (const float *__restrict__, b),
 	  (const float *__restrict__, mask), (float *__restrict__, out), (long, n))
 {
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = a[i] * mask[i] + b[i] * (1.0f - mask[i]);
-	}
+	GRID_MAP(i, n, out, a[i] * mask[i] + b[i] * (1.0f - mask[i]));
 }

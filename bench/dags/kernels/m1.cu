@@ -13,30 +13,18 @@
 SKIP_TASK(m_add_bias_gelu, (const float *__restrict__, in), (const float *__restrict__, bias),
 	  (float *__restrict__, out), (long, n), (int, h))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = gelu(in[i] + bias[i % h]);
-	}
+	GRID_MAP(i, n, out, gelu(in[i] + bias[i % h]));
 }
 
 SKIP_TASK(m_add_bias_residual2, (const float *__restrict__, a), (const float *__restrict__, b),
 	  (const float *__restrict__, bias), (float *__restrict__, out), (long, n), (int, h))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = a[i] + b[i] + bias[i % h];
-	}
+	GRID_MAP(i, n, out, a[i] + b[i] + bias[i % h]);
 }
 
 SKIP_TASK(m_average4, (const float *__restrict__, a), (const float *__restrict__, b),
 	  (const float *__restrict__, c), (const float *__restrict__, d),
 	  (float *__restrict__, out), (long, n))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = 0.25f * (a[i] + b[i] + c[i] + d[i]);
-	}
+	GRID_MAP(i, n, out, 0.25f * (a[i] + b[i] + c[i] + d[i]));
 }

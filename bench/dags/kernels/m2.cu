@@ -8,35 +8,26 @@
  */
 #include "common.cuh"
 
+static __device__ __forceinline__ float silu(float v)
+{
+	return v * sigmoid(v);
+}
+
 SKIP_TASK(m_add_bias_silu, (const float *__restrict__, in), (const float *__restrict__, bias),
 	  (float *__restrict__, out), (long, n), (int, h))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		float v = in[i] + bias[i % h];
-
-		out[i] = v * sigmoid(v);
-	}
+	GRID_MAP(i, n, out, silu(in[i] + bias[i % h]));
 }
 
 SKIP_TASK(m_add_bias_gated_relu, (const float *__restrict__, s), (const float *__restrict__, gate),
 	  (const float *__restrict__, bias), (float *__restrict__, out), (long, n), (int, h))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = fmaxf(s[i] + bias[i % h], 0.0f) * sigmoid(gate[i]);
-	}
+	GRID_MAP(i, n, out, fmaxf(s[i] + bias[i % h], 0.0f) * sigmoid(gate[i]));
 }
 
 SKIP_TASK(m_add_bias_residual3, (const float *__restrict__, a), (const float *__restrict__, b),
 	  (const float *__restrict__, c), (const float *__restrict__, bias),
 	  (float *__restrict__, out), (long, n), (int, h))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		out[i] = a[i] + b[i] + c[i] + bias[i % h];
-	}
+	GRID_MAP(i, n, out, a[i] + b[i] + c[i] + bias[i % h]);
 }

@@ -15,12 +15,7 @@
 SKIP_TASK(ml_normalize, (const float *__restrict__, x), (const float *__restrict__, mean),
 	  (const float *__restrict__, std), (float *__restrict__, z), (long, rows), (int, feats))
 {
-	SKIP_GRID_LOOP(i, rows * feats)
-	{
-		int j = (int)(i % feats);
-
-		z[i] = (x[i] - mean[j]) / std[j];
-	}
+	GRID_MAP(i, rows * feats, z, (x[i] - mean[i % feats]) / std[i % feats]);
 }
 
 /* out[r, c] = sum_j in[r, j] * w[c, j], one warp per row; classes <= ML_MAXC. */
@@ -58,66 +53,69 @@ SKIP_TASK(ml_rowdot, (const float *__restrict__, in), (const float *__restrict__
 SKIP_TASK(ml_add_intercept, (float *, r2), (const float *__restrict__, intercept), (long, rows),
 	  (int, classes))
 {
-	SKIP_GRID_LOOP(i, rows * classes)
-	{
-		r2[i] += intercept[i % classes];
-	}
+	GRID_MAP(i, rows * classes, r2, r2[i] + intercept[i % classes]);
 }
 
 SKIP_TASK(ml_softmax, (float *, r), (long, rows), (int, classes))
 {
-	SKIP_GRID_LOOP(i, rows)
-	{
-		float *row = r + i * classes, m = row[0], s = 0.0f;
+	/* a row's max and sum of exponentials, then the row rewritten */
+	auto stats = [&](long i) {
+		const float *row = r + i * classes;
+		float m = row[0], s = 0.0f;
 
 		for (int c = 1; c < classes; c++)
 			m = fmaxf(m, row[c]);
 		for (int c = 0; c < classes; c++)
 			s += __expf(row[c] - m);
+		return make_float2(m, s);
+	};
+	auto rewrite = [&](long i, float2 ms) {
+		float *row = r + i * classes;
+
 		for (int c = 0; c < classes; c++)
-			row[c] = __expf(row[c] - m) / s;
-	}
+			row[c] = __expf(row[c] - ms.x) / ms.y;
+	};
+
+	skip_grid_batched<4>(skip_t, rows, stats, rewrite);
 }
 
 SKIP_TASK(ml_rowmax, (const float *__restrict__, r1), (float *__restrict__, m), (long, rows),
 	  (int, classes))
 {
-	SKIP_GRID_LOOP(i, rows)
-	{
+	auto row_max = [&](long i) {
 		float v = r1[i * classes];
 
 		for (int c = 1; c < classes; c++)
 			v = fmaxf(v, r1[i * classes + c]);
-		m[i] = v;
-	}
+		return v;
+	};
+
+	GRID_MAP(i, rows, m, row_max(i));
 }
 
 SKIP_TASK(ml_logsumexp, (const float *__restrict__, r1), (const float *__restrict__, m),
 	  (float *__restrict__, l), (long, rows), (int, classes))
 {
-	SKIP_GRID_LOOP(i, rows)
-	{
+	auto row_lse = [&](long i) {
 		float s = 0.0f;
 
 		for (int c = 0; c < classes; c++)
 			s += __expf(r1[i * classes + c] - m[i]);
-		l[i] = m[i] + __logf(s);
-	}
+		return m[i] + __logf(s);
+	};
+
+	GRID_MAP(i, rows, l, row_lse(i));
 }
 
 SKIP_TASK(ml_exp_sub, (float *, r1), (const float *__restrict__, l), (long, rows), (int, classes))
 {
-	SKIP_GRID_LOOP(i, rows * classes)
-	{
-		r1[i] = __expf(r1[i] - l[i / classes]);
-	}
+	GRID_MAP(i, rows * classes, r1, __expf(r1[i] - l[i / classes]));
 }
 
 SKIP_TASK(ml_argmax, (const float *__restrict__, r1), (const float *__restrict__, r2),
 	  (int *__restrict__, out), (long, rows), (int, classes))
 {
-	SKIP_GRID_LOOP(i, rows)
-	{
+	auto row_argmax = [&](long i) {
 		int best = 0;
 		float bv = r1[i * classes] + r2[i * classes];
 
@@ -129,6 +127,8 @@ SKIP_TASK(ml_argmax, (const float *__restrict__, r1), (const float *__restrict__
 				best = c;
 			}
 		}
-		out[i] = best;
-	}
+		return best;
+	};
+
+	GRID_MAP(i, rows, out, row_argmax(i));
 }

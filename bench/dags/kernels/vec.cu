@@ -13,13 +13,7 @@ SKIP_TASK(vec_zero, (float *, res))
 
 SKIP_TASK(vec_square, (const float *__restrict__, x), (float *__restrict__, y), (long, n))
 {
-#pragma unroll 4
-	SKIP_GRID_LOOP(i, n)
-	{
-		float v = x[i];
-
-		y[i] = v * v;
-	}
+	GRID_MAP(i, n, y, x[i] * x[i]);
 }
 
 SKIP_TASK(vec_reduce, (const float *__restrict__, x), (const float *__restrict__, y),

@@ -54,8 +54,7 @@ SKIP_TASK(dl_pool, (const float *__restrict__, in), (float *__restrict__, out), 
 	long per = (long)n * n;
 	int r = pool / 2;
 
-	SKIP_GRID_LOOP(i, per * c)
-	{
+	auto avg = [&](long i) {
 		const float *plane = in + i / per * per;
 		int y = (int)(i % per / n), x = (int)(i % n);
 		float s = 0.0f;
@@ -67,8 +66,10 @@ SKIP_TASK(dl_pool, (const float *__restrict__, in), (float *__restrict__, out), 
 
 				s += plane[(long)yy * n + xx];
 			}
-		out[i] = s / (float)(pool * pool);
-	}
+		return s / (float)(pool * pool);
+	};
+
+	GRID_MAP(i, per * c, out, avg(i));
 }
 
 SKIP_TASK(dl_concat, (const float *__restrict__, a), (const float *__restrict__, b),

@@ -42,8 +42,7 @@ SKIP_TASK(img_blur, (const float *__restrict__, in), (float *__restrict__, out),
 
 SKIP_TASK(img_sobel, (const float *__restrict__, in), (float *__restrict__, out), (int, n))
 {
-	SKIP_GRID_LOOP(i, (long)n * n)
-	{
+	auto sobel = [&](long i) {
 		int y = (int)(i / n), x = (int)(i % n);
 		float gx = px(in, n, y - 1, x + 1) + 2 * px(in, n, y, x + 1) +
 			   px(in, n, y + 1, x + 1) - px(in, n, y - 1, x - 1) -
@@ -52,8 +51,10 @@ SKIP_TASK(img_sobel, (const float *__restrict__, in), (float *__restrict__, out)
 			   px(in, n, y + 1, x + 1) - px(in, n, y - 1, x - 1) -
 			   2 * px(in, n, y - 1, x) - px(in, n, y - 1, x + 1);
 
-		out[i] = sqrtf(gx * gx + gy * gy);
-	}
+		return sqrtf(gx * gx + gy * gy);
+	};
+
+	GRID_MAP(i, (long)n * n, out, sobel(i));
 }
 
 /* mx = 0, mn = +inf: the identities of max and min over non-negative values. */

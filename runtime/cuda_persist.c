@@ -152,6 +152,12 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, uns
 	    (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
 					   (int)*smem)) != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: %u bytes of shared memory for the worker", *smem);
+	/* no dynamic shared memory: the most L1 the SM can give (the worker's own shared state
+	 * is a few KB), for bodies that read their data again and again (stencils, weights) */
+	if (!*smem &&
+	    (r = sk_drv.func_set_attribute(fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+					   CU_SHAREDMEM_CARVEOUT_MAX_L1)) != CUDA_SUCCESS)
+		return sk_cu_fail(r, "persistent: the worker's L1 and shared memory split");
 	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: the worker's occupancy");

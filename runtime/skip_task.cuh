@@ -36,6 +36,8 @@
  *     (which warp 0 never reaches); the lanes of a warp are the hardware's (skip_t.thread & 31);
  *   - shared memory: dynamic shared memory only, through skip_smem() (the worker is launched
  *     with the largest dynamic size of the plan);
+ *   - a loop that stores in each iteration loads ahead with skip_grid_batched() (below):
+ *     through the task table the compiler may not move a load above a store;
  *   - skip_task_fail(code) makes the run stop with that error (code < 0), naming the tile;
  *     __trap() kills the context: the run ends with the tile the worker had started.
  * One translation unit per module includes this header with the worker; a program that

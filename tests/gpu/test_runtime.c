@@ -3,7 +3,8 @@
  * DAG of the suite (bench/dags, small size) gives the serial executor's results (--verify);
  * programmatic-dependent-launch edges keep a dependent chain's results; a plan written by
  * --emit-plan runs back; a plan that breaks a dependency is refused before anything runs;
- * E5's resident kernel, replaced when it left between runs, keeps them too;
+ * E5's resident kernel, replaced when it left between runs, keeps them too; a batched grid loop
+ * (skip_grid_batched) visits every element once;
  * --probe-starts finds that kernel starts cost ML's row-dots (which re-read their weights
  * through L1) and leaves its short tasks unprobed.
  *
@@ -206,6 +207,29 @@ Test(gpu_runtime, persistent_refuses_more_workers_than_fit)
 {
 	expect_error("../../../bench/dags/vec.json",
 		     "--size small --executor persistent --workers 1024", 2, "fit co-resident");
+}
+
+/* skip_grid_batched(): its own check traps unless every element was visited once, whether the
+ * loop runs batches and a remainder, a remainder only or batches only, in every executor and
+ * E5 mode; without the in-place step the check fails, so it catches a wrong result. */
+Test(gpu_runtime, a_batched_loop_visits_every_element_once)
+{
+	static const char *const sizes[] = {"", "--size tail", "--size exact"};
+	static const char *const modes[] = {"--executor all", "--executor persistent --mode jit",
+					    "--executor persistent --mode copilot"};
+	char args[256];
+
+	for (int s = 0; s < 3; s++)
+		for (int m = 0; m < 3; m++) {
+			snprintf(args, sizeof(args), "%s %s -n 3 --verify --json", sizes[s],
+				 modes[m]);
+			cr_assert_eq(skip_run("../../tests/gpu/modules/batched.json", args), 0,
+				     "batched.json %s", args);
+			cr_assert_geq(all_verified(), 1, "batched.json %s", args);
+		}
+	cr_assert_neq(
+	    skip_run("../../tests/gpu/modules/batched_wrong.json", "--executor serial -n 1"), 0,
+	    "the check let a wrong result through");
 }
 
 Test(gpu_runtime, pdl_edges_keep_the_results_of_a_dependent_chain)

@@ -295,8 +295,7 @@ static int pack_args(const struct sk_task *t, unsigned argsize, unsigned char *o
 	return 0;
 }
 
-/* The task table: entries and packed arguments (padded to 8-byte words, which a task's entry
- * reads them in: sk_task_args()), into the image; the entries also into @gt. */
+/* The task table: entries and packed arguments, into the image; the entries also into @gt. */
 static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *table,
 		     struct sk_persist_gpu_task *gt)
 {
@@ -306,7 +305,7 @@ static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *tab
 
 	for (int i = 0; i < g->ntasks && !err; i++) {
 		const struct sk_task *t = &g->tasks[i];
-		unsigned argsize = 0, words;
+		unsigned argsize = 0;
 		unsigned char *args;
 		uint64_t fn = 0;
 
@@ -322,14 +321,13 @@ static int put_tasks(struct sk_cuda_persist *s, struct image *im, uintptr_t *tab
 				      t->name, t->kernel.name, g->modules[t->kernel.module]);
 		if (err)
 			break;
-		words = (argsize + 7) / 8;
-		if (!(args = calloc(1, 8 * (size_t)words + 1))) {
+		if (!(args = calloc(1, argsize + 1))) {
 			err = sk_fail(SKIP_E_NOMEM, "out of memory");
 			break;
 		}
 		err = pack_args(t, argsize, args);
 		gt[i].fn = (void *)(uintptr_t)fn;
-		gt[i].args = (const void *)img_put(im, args, 8 * (size_t)words, 16);
+		gt[i].args = (const void *)img_put(im, args, argsize, 16);
 		gt[i].nthreads = t->block[0];
 		gt[i].ntiles = t->grid[0];
 		free(args);

@@ -181,16 +181,6 @@ static __device__ __forceinline__ void *skip_smem(void)
 	extern "C" __device__ unsigned name##__skip_task_argsize = argsize;
 #endif
 
-/* A task's packed arguments (@n 8-byte words, read-only while the worker runs) through the
- * non-coherent cache: a body's first loads wait on them, and the acquire loads of the waits
- * before it leave nothing in L1. */
-static __device__ __forceinline__ void sk_task_args(uint64_t *dst, const void *src, size_t n)
-{
-#pragma unroll
-	for (size_t i = 0; i < n; i++)
-		dst[i] = __ldg((const unsigned long long *)src + i);
-}
-
 /*
  * The parameters' struct has the kernel's parameter layout (each at its natural alignment,
  * in order), which is how E5 packs a task's arguments: the runtime checks the size against
@@ -209,13 +199,7 @@ static __device__ __forceinline__ void sk_task_args(uint64_t *dst, const void *s
 	}                                                                                          \
 	static __device__ void name##__skip_entry(const void *skip_p, struct skip_tile skip_t)     \
 	{                                                                                          \
-		union {                                                                            \
-			struct name##__skip_args a;                                                \
-			uint64_t w[(sizeof(struct name##__skip_args) + 7) / 8];                    \
-		} skip_u;                                                                          \
-		const struct name##__skip_args *skip_a = &skip_u.a;                                \
-                                                                                                   \
-		sk_task_args(skip_u.w, skip_p, sizeof(skip_u.w) / 8);                              \
+		const struct name##__skip_args *skip_a = (const struct name##__skip_args *)skip_p;  \
 		name##__skip_body(skip_t, SK_T_MAP(SK_T_FROM, SK_T_COMMA, __VA_ARGS__));           \
 	}                                                                                          \
 	SK_T_ENTRY(name, sizeof(struct name##__skip_args))                             \

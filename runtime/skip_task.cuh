@@ -49,16 +49,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The worker kernel's __launch_bounds__ minimum of resident workers per SM. The default, 0,
- * leaves the registers to the compiler, which keeps a worker small (more workers fit per SM) but
- * may spill a register-hungry body, called through the task table; a module of such bodies (a
- * tensor-core GEMM) defines 1 before including this header: a worker per SM, with the registers
- * its bodies need. */
-#ifndef SKIP_TASK_MIN_WORKERS_PER_SM
-#define SKIP_TASK_MIN_WORKERS_PER_SM 0
-#endif
 #ifndef SKIP_TASK_MAX_THREADS
 #define SKIP_TASK_MAX_THREADS 256
+#endif
+/* The AOT worker kernel's __launch_bounds__ minimum of resident workers per SM, which sets the
+ * registers of every body it calls through the task table. The default, 2 (1 for blocks above
+ * 256 threads), gives them up to 112 registers (91-96 with the bundled modules) and still lets
+ * two workers share an SM; left to the compiler (0), the worker took 56 and ML's row dot product
+ * spilled in its loop. A module of bodies that need more (a tensor-core GEMM) defines 1 before
+ * including this header: a worker per SM, with the registers its bodies need. */
+#ifndef SKIP_TASK_MIN_WORKERS_PER_SM
+#define SKIP_TASK_MIN_WORKERS_PER_SM (SKIP_TASK_MAX_THREADS <= 256 ? 2 : 1)
 #endif
 
 struct skip_tile {

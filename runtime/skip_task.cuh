@@ -96,7 +96,8 @@ static __device__ __forceinline__ struct skip_tile skip_tile_of_grid(void)
  * keeps every load after the store before it: a plain loop of load-then-store then waits a
  * memory latency per element under E5, where the kernel form batches its loads
  * (docs/persistent.md, "Bodies that store in a loop"). load(i) may read what store(i) writes,
- * never what another element's store writes. Both are called by reference ([&] lambdas):
+ * never what another element's store writes. Both are usually lambdas that capture the body's
+ * parameters by reference:
  *
  *   skip_grid_batched<4>(skip_t, n, [&](long i) { return x[i]; },
  *                        [&](long i, float v) { y[i] = v * v; });

@@ -57,6 +57,7 @@ struct sk_cuda_persist {
 	uint64_t *dabort;
 	/* AOT: the kernel stays between runs (persist.h, "resident") */
 	int may_reside;	     /* AOT, unless SKIP_E5_RESIDENT=0 */
+	int sm_order;	     /* AOT with more workers than SMs: workers numbered by SM */
 	uint64_t linger_ns;  /* SKIP_E5_LINGER_US, else SK_PERSIST_LINGER_NS */
 	int resident;	     /* a resident kernel was launched on @stream and may still run */
 	cudaStream_t stream; /* its stream */
@@ -468,6 +469,7 @@ static int build(struct sk_cuda_persist *s)
 	rt.served = (sk_au64 *)s->dabort + DOOR_SERVED;
 	rt.left = (sk_au64 *)s->dabort + DOOR_LEFT;
 	rt.linger_ns = s->linger_ns;
+	rt.sm_order = s->sm_order;
 	memcpy(im.h + rt_off, &rt, sizeof(rt));
 	s->drt = (CUdeviceptr)(im.dbase + rt_off);
 	s->dsw = (CUdeviceptr)(im.dbase + sw_off);
@@ -544,6 +546,16 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	linger = getenv("SKIP_E5_LINGER_US");
 	s->may_reside = p->o.mode == SK_PERSIST_AOT && !(resident && !strcmp(resident, "0"));
 	s->linger_ns = linger ? strtoull(linger, NULL, 10) * 1000u : SK_PERSIST_LINGER_NS;
+	if (p->o.mode == SK_PERSIST_AOT) {
+		int sms = 0;
+
+		if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->cuda->device) !=
+		    cudaSuccess) {
+			*err = sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
+			goto fail;
+		}
+		s->sm_order = p->o.nworkers > sms && sms <= SK_PERSIST_MAX_SMS;
+	}
 	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
 		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {
@@ -603,6 +615,15 @@ static int launch(struct sk_cuda_persist *s, cudaStream_t stream, uint64_t first
 	attr.value.cooperative = 1;
 	cfg.attrs = &attr;
 	cfg.numAttrs = 1;
+	if (s->sm_order) { /* skip_task.cuh, sk_gpu_worker_by_sm() */
+		size_t off = offsetof(struct sk_persist_words, sm_ctas);
+		cudaError_t e = cudaMemsetAsync(
+		    (void *)(uintptr_t)(s->dsw + off), 0,
+		    offsetof(struct sk_persist_words, n_second) + sizeof(unsigned) - off, stream);
+
+		if (e != cudaSuccess)
+			return sk_cuda_fail(e, "persistent: clearing the workers' numbering");
+	}
 	r = sk_drv.launch_kernel_ex(&cfg, s->worker, params, NULL);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: launching %d workers", s->p->o.nworkers);

@@ -80,6 +80,7 @@ const char *sk_persist_mode_name(int mode);
 #define SK_PERSIST_MAX_TASKS   ((1 << 24) - 2)
 #define SK_PERSIST_MAX_TILES   (1 << 20) /* per task */
 #define SK_PERSIST_MAX_WORKERS 1024
+#define SK_PERSIST_MAX_SMS     256 /* %smid below this (sk_persist_words.sm_ctas) */
 /* The watchdog's default: no tile finishes anywhere for this long and the run ends with
  * -ETIMEDOUT. It must exceed the longest tile. */
 #define SK_PERSIST_WATCHDOG_MS 5000u
@@ -568,6 +569,10 @@ struct sk_persist_words {
 	SK_ALIGNED(128)
 	sk_au64 n_tiles, n_waits, n_reports, n_batches, n_kept; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
+	/* AOT on the GPU with more workers than SMs (sk_persist.sm_order), zeroed before each
+	 * launch: the CTAs each SM has seen, and the worker numbers given out from either end */
+	SK_ALIGNED(128) unsigned sm_ctas[SK_PERSIST_MAX_SMS];
+	unsigned n_first, n_second;
 };
 
 struct sk_persist {
@@ -588,7 +593,8 @@ struct sk_persist {
 	uint64_t timeout_ns;		  /* the watchdog */
 	struct sk_persist_host *host;
 	int spent; /* a run failed: the counters are mid-epoch */
-	/* the GPU's (NULL on the CPU) */
+	/* the GPU's (NULL or 0 on the CPU) */
+	int sm_order; /* AOT, more workers than SMs: number the workers by SM (skip_task.cuh) */
 	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
 	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */

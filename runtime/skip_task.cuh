@@ -444,6 +444,25 @@ static_assert(offsetof(struct sk_persist_started, task) == 8 &&
 static_assert(offsetof(struct sk_persist, diag) % 8 == 0 && sizeof(struct sk_persist_plan) % 8 == 0,
 	      "the worker copies the state in 8-byte words");
 
+/*
+ * AOT with more workers than SMs: this CTA's worker number. A cooperative launch puts two CTAs
+ * on an SM in blockIdx order from the first SMs on (on the H100, CTAs 0 and 8 share one), but
+ * AOT's placement fills the lowest worker numbers first: so the first CTA on each SM takes the
+ * next number from 0 up, a second one from @nworkers - 1 down, and a plan that needs no more
+ * tiles at once than there are SMs runs them on SMs of their own. A permutation of 0 ..
+ * nworkers - 1 (the counters are zeroed before each launch).
+ */
+static __device__ __forceinline__ int sk_gpu_worker_by_sm(struct sk_persist_words *sw,
+							  int nworkers)
+{
+	unsigned smid;
+
+	asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+	if (atomicAdd(&sw->sm_ctas[smid % SK_PERSIST_MAX_SMS], 1u) == 0)
+		return (int)atomicAdd(&sw->n_first, 1u);
+	return nworkers - 1 - (int)atomicAdd(&sw->n_second, 1u);
+}
+
 /* @n bytes (a multiple of 8) from @src to @dst, a share for each thread of the CTA. */
 static __device__ __forceinline__ void sk_gpu_copy(void *dst, const void *src, size_t n)
 {
@@ -496,10 +515,14 @@ static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t
 			if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
 				sk_persist_jit_start(&srt);
 			work_ring(&srt, (int)blockIdx.x);
-		} else if (!niters) {
-			sk_persist_resident(&srt, (int)blockIdx.x, first_epoch);
 		} else {
-			work_aot(&srt, (int)blockIdx.x);
+			int w = srt.sm_order ? sk_gpu_worker_by_sm(srt.sw, sp.o.nworkers)
+					     : (int)blockIdx.x;
+
+			if (!niters)
+				sk_persist_resident(&srt, w, first_epoch);
+			else
+				work_aot(&srt, w);
 		}
 		if (!RING) /* JIT's and the co-pilot's orders are synchronous */
 			sk_gpu_idle();

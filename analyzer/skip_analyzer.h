@@ -36,6 +36,9 @@
  * records" has the whole definition.
  */
 #define SKIP_TIME_MAX ((int64_t)1 << 62)
+/* More multiprocessors than any GPU has: a trace that says so is damaged (its count is taken
+ * as unknown, rather than sized for by the models). */
+#define SKIP_MAX_SMS 4096
 
 /* @a + @b, saturated at INT64_MIN and INT64_MAX instead of overflowing. */
 static inline int64_t skip_add_sat(int64_t a, int64_t b)
@@ -440,8 +443,8 @@ struct skip_timeline {
 	size_t nsyncs;
 	struct skip_window *windows; /* occurrences of the region asked for, by start */
 	size_t nwindows;
-	int64_t t0;			 /* the run's IL start (first operator or launch call) */
-	int sm_count;			 /* multiprocessors of the GPU, 0 when unknown */
+	int64_t t0;   /* the run's IL start (first operator or launch call) */
+	int sm_count; /* multiprocessors of the GPU, 0 when unknown or above SKIP_MAX_SMS */
 	struct skip_malformed malformed; /* the run's records left out as malformed */
 };
 

@@ -149,6 +149,7 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 	struct skip_timeline *tl;
 	struct sk_range *win = NULL;
 	struct sk_loaded_run run;
+	int64_t sms;
 	int err;
 
 	*out = NULL;
@@ -179,8 +180,8 @@ int skip_timeline_load(struct skip_trace *t, int64_t run_id, const char *region,
 	tl->napi_calls = run.napi_calls;
 	if (tl->nsyncs)
 		qsort(tl->syncs, tl->nsyncs, sizeof(*tl->syncs), cmp_sync_start);
-	tl->sm_count =
-	    (int)sk_db_int(t->db, 0, "SELECT smCount FROM TARGET_INFO_GPU ORDER BY id LIMIT 1");
+	sms = sk_db_int(t->db, 0, "SELECT smCount FROM TARGET_INFO_GPU ORDER BY id LIMIT 1");
+	tl->sm_count = sms > 0 && sms <= SKIP_MAX_SMS ? (int)sms : 0;
 	sk_run_free(&run);
 	*out = tl;
 	return 0;

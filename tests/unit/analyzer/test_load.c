@@ -150,6 +150,24 @@ Test(analyzer_load, the_timeline_leaves_malformed_records_out)
 	skip_trace_close(t);
 }
 
+/* A GPU row with two billion multiprocessors: the count is unknown (0), never sized for. */
+Test(analyzer_load, an_implausible_sm_count_is_taken_as_unknown)
+{
+	struct skip_trace *good = hand_trace_more(dir, "launch", "sms_132");
+	struct skip_trace *bad = hand_trace_more(dir, "launch", "implausible_sms");
+	struct skip_timeline *tl = NULL;
+
+	cr_assert_eq(skip_timeline_load(bad, 1, NULL, &tl), 0, "%s", skip_errmsg());
+	cr_expect_eq(tl->sm_count, 0);
+	skip_timeline_free(tl);
+	skip_trace_close(bad);
+	/* the same trace with a plausible count keeps it */
+	cr_assert_eq(skip_timeline_load(good, 1, NULL, &tl), 0, "%s", skip_errmsg());
+	cr_expect_eq(tl->sm_count, 132);
+	skip_timeline_free(tl);
+	skip_trace_close(good);
+}
+
 Test(analyzer_load, malformed_rows_between_runs_are_counted_with_the_run_they_lie_in)
 {
 	struct skip_trace *t = hand_trace(dir, "runs_malformed");

@@ -3,8 +3,8 @@
  * DAG of the suite (bench/dags, small size) gives the serial executor's results (--verify);
  * programmatic-dependent-launch edges keep a dependent chain's results; a plan written by
  * --emit-plan runs back; a plan that breaks a dependency is refused before anything runs;
- * E5's resident kernel, replaced when it left between runs, keeps them too; a batched grid loop
- * (skip_grid_batched) visits every element once;
+ * E5's resident kernel, replaced when it left between runs, keeps them too, and so do more AOT
+ * workers than SMs; a batched grid loop (skip_grid_batched) visits every element once;
  * --probe-starts finds that kernel starts cost ML's row-dots (which re-read their weights
  * through L1) and leaves its short tasks unprobed.
  *
@@ -164,6 +164,38 @@ Test(gpu_runtime, a_resident_kernel_that_left_is_replaced_by_the_next_run)
 {
 	run_aot_with("SKIP_E5_LINGER_US", "m1.json", 50, "persistent (aot), a new kernel each run");
 	run_aot_with("SKIP_E5_RESIDENT", "hits.json", 20, "persistent (aot), not resident");
+}
+
+/* More AOT workers than SMs (160 on the H100's 132): the workers number themselves by SM
+ * (skip_task.cuh, sk_gpu_worker_by_sm); results match E1's, resident and launched each run. A
+ * GPU that cannot hold 160 co-resident refuses the plan (exit 2) and the case is skipped. */
+Test(gpu_runtime, more_aot_workers_than_sms_keep_the_results)
+{
+	static const char *const dags[] = {"img.json", "bs.json", "m1.json"};
+	const char *args = "--size small --executor persistent --mode aot --workers 160 --verify "
+			   "--iterations 5 --json";
+
+	for (int i = 0; i < 3; i++) {
+		int rc = skip_run(dags[i], args);
+
+		if (rc == 2) {
+			char *err = slurp("err.txt"), *out = slurp("out.json");
+			int too_many =
+			    strstr(err, "fit co-resident") || strstr(out, "fit co-resident");
+
+			free(err);
+			free(out);
+			cr_assert(too_many, "%s: exit 2, not for the worker count", dags[i]);
+			cr_skip_test("160 workers do not fit co-resident on this GPU");
+		}
+		cr_assert_eq(rc, 0, "%s", dags[i]);
+		cr_assert_eq(all_verified(), 1, "%s on 160 workers", dags[i]);
+		setenv("SKIP_E5_RESIDENT", "0", 1);
+		rc = skip_run(dags[i], args);
+		unsetenv("SKIP_E5_RESIDENT");
+		cr_assert_eq(rc, 0, "%s, launched each run", dags[i]);
+		cr_assert_eq(all_verified(), 1, "%s on 160 workers, launched each run", dags[i]);
+	}
 }
 
 /* The persistent executor's faults: each ends with a message naming the task, never a hang. */

@@ -209,10 +209,7 @@ static int cuda_persist_fit(struct sk_dev *d, int mode, int *nthreads, int *sms)
 {
 	unsigned smem;
 
-	if (cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, cdev(d)->g->cuda->device) !=
-	    cudaSuccess)
-		return sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
-	return sk_cuda_persist_fit(cdev(d)->g, mode, nthreads, &smem);
+	return sk_cuda_persist_fit(cdev(d)->g, mode, nthreads, &smem, sms);
 }
 
 static int cuda_persist_new(struct sk_dev *d, const struct sk_persist_plan *plan)

@@ -64,12 +64,13 @@ struct sk_cuda_persist;
 
 /*
  * How E5 would run @g in @mode (enum sk_persist_mode): the worker kernel for the mode of the
- * module every task comes from, its block (the largest task block) into *@nthreads and dynamic
- * shared memory into *@smem; returns how many worker CTAs fit co-resident (occupancy times
- * SMs), or a negative code naming the task that cannot run under E5 (another module, no
- * SKIP_TASK entry, a 2-D grid, ...).
+ * module every task comes from, its block (the largest task block) into *@nthreads, dynamic
+ * shared memory into *@smem and the device's SMs into *@sms; returns how many worker CTAs fit
+ * co-resident (occupancy times SMs), or a negative code naming the task that cannot run under E5
+ * (another module, no SKIP_TASK entry, a 2-D grid, ...).
  */
-int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, unsigned *smem);
+int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, unsigned *smem,
+			int *sms);
 /* E5's state for plan @p of @g on the GPU (device memory, and host-mapped words for errors);
  * @p must outlive it. NULL and *@err. Free with sk_cuda_persist_free(). */
 struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,

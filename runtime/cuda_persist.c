@@ -118,9 +118,10 @@ static int one_module(const struct skip_graph *g)
 	return m < 0 ? sk_fail(SKIP_E_INVAL, "persistent: the graph has no tasks") : m;
 }
 
-int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, unsigned *smem)
+int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, unsigned *smem,
+			int *sms)
 {
-	int m = one_module(g), per_sm = 0, sms = 0, dev = g->cuda->device;
+	int m = one_module(g), per_sm = 0, dev = g->cuda->device;
 	CUfunction fn;
 	CUresult r;
 
@@ -162,14 +163,14 @@ int sk_cuda_persist_fit(const struct skip_graph *g, int mode, int *nthreads, uns
 	r = sk_drv.occupancy(&per_sm, fn, *nthreads + SK_PERSIST_PROTOCOL_THREADS, *smem);
 	if (r != CUDA_SUCCESS)
 		return sk_cu_fail(r, "persistent: the worker's occupancy");
-	if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+	if (cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
 		return sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
 	if (per_sm < 1)
 		return sk_fail(SKIP_E_INVAL,
 			       "persistent: no worker of %d threads and %u bytes of shared memory "
 			       "fits on an SM",
 			       *nthreads, *smem);
-	return per_sm * sms;
+	return per_sm * *sms;
 }
 
 /* The module's worker was compiled with this runtime's persist.h: the layouts agree. */
@@ -493,7 +494,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	struct sk_cuda_persist *s = calloc(1, sizeof(*s));
 	size_t W = (size_t)p->o.nworkers;
 	const char *resident, *linger;
-	int fit, m;
+	int fit, m, sms = 0;
 	cudaError_t e;
 
 	if (!s) {
@@ -502,7 +503,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	}
 	s->g = g;
 	s->p = p;
-	if ((fit = sk_cuda_persist_fit(g, p->o.mode, &s->nthreads, &s->smem)) < 0) {
+	if ((fit = sk_cuda_persist_fit(g, p->o.mode, &s->nthreads, &s->smem, &sms)) < 0) {
 		*err = fit;
 		goto fail;
 	}
@@ -546,16 +547,8 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	linger = getenv("SKIP_E5_LINGER_US");
 	s->may_reside = p->o.mode == SK_PERSIST_AOT && !(resident && !strcmp(resident, "0"));
 	s->linger_ns = linger ? strtoull(linger, NULL, 10) * 1000u : SK_PERSIST_LINGER_NS;
-	if (p->o.mode == SK_PERSIST_AOT) {
-		int sms = 0;
-
-		if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->cuda->device) !=
-		    cudaSuccess) {
-			*err = sk_fail(SKIP_E_CUDA, "persistent: the device's SM count");
-			goto fail;
-		}
-		s->sm_order = p->o.nworkers > sms && sms <= SK_PERSIST_MAX_SMS;
-	}
+	s->sm_order =
+	    p->o.mode == SK_PERSIST_AOT && p->o.nworkers > sms && sms <= SK_PERSIST_MAX_SMS;
 	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
 		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {

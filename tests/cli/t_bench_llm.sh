@@ -1,5 +1,5 @@
 # The device-side benchmark scripts (bench/llm/graph_gain.py, fidelity.py, replay_cost.py,
-# bench/overhead/cost_breakdown.py) without a GPU: their options, dry runs and clear failures,
+# attn_gap.py, bench/overhead/cost_breakdown.py) without a GPU: their options, dry runs and clear failures,
 # their arithmetic on hand-built inputs, and their whole flow on a stand-in torch (instant
 # "passes") with a stand-in nvidia-smi, under the real skip record and skip advise.
 . "$(dirname "$0")/lib.sh"
@@ -308,4 +308,40 @@ expect_out "       1     200    0.20  memset4"
 expect_out "       1     900    0.90  memset4 -> k"
 expect_exit 1 python3 "$LLM/replay_cost.py" --analyze "$SRC/schemas/trace.sql"
 expect_out "trace.sql: not a skip trace (file is not a database)"
+
+# attn_gap.py --analyze on a hand-built trace: the range 'v' twice ([0, 10000] and [20000,
+# 30000]), each holding a kernel k [t, t+800], a 4-byte memset [t+1000, t+1100] and k again
+# [t+3000, t+3800]: gaps k -> memset4 200 ns, memset4 -> k 1900 ns, twice each; k runs 800 ns
+# four times. The range 'w' [50000, 60000] holds nothing and is counted with no gaps.
+python3 - "$SRC/schemas/trace.sql" hand_gap.db <<'PY' || fail "building hand_gap.db"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[2])
+db.executescript(open(sys.argv[1]).read())
+db.execute("INSERT INTO StringIds VALUES (1, 'k')")
+K = ("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (runId, start, end, deviceId, contextId, streamId, "
+     "correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, "
+     "blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory) "
+     "VALUES (1, ?, ?, 0, 1, 7, 1, 1, 1, 1, 16, 2, 1, 1, 64, 1, 1, 0, 2048)")
+for t in (0, 20000):
+    db.execute("INSERT INTO NVTX_EVENTS (runId, start, end, eventType, text, globalTid) "
+               "VALUES (1, ?, ?, 59, 'v', 1)", (t, t + 10000))
+    db.execute(K, (t, t + 800))
+    db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (runId, start, end, deviceId, contextId, "
+               "streamId, correlationId, globalPid, value, bytes) "
+               "VALUES (1, ?, ?, 0, 1, 7, 1, 1, 0, 4)", (t + 1000, t + 1100))
+    db.execute(K, (t + 3000, t + 3800))
+db.execute("INSERT INTO NVTX_EVENTS (runId, start, end, eventType, text, globalTid) "
+           "VALUES (1, 50000, 60000, 59, 'w', 1)")
+db.commit()
+PY
+expect_exit 0 python3 "$LLM/attn_gap.py" --analyze hand_gap.db
+expect_out "v: 2 ranges"
+expect_out "       2 gaps, median   0.200 us  k<2,64,r16,2K,c0> -> memset4"
+expect_out "       2 gaps, median   1.900 us  memset4 -> k<2,64,r16,2K,c0>"
+expect_out "       4 runs, median   0.800 us  k<2,64,r16,2K,c0>"
+expect_out "w: 1 ranges"
+expect_exit 1 python3 "$LLM/attn_gap.py" --analyze "$SRC/schemas/trace.sql"
+expect_out "attn_gap.py: $SRC/schemas/trace.sql: not a skip trace (file is not a database)"
+FAKE_NO_TORCH=1 expect_exit 1 python3 "$LLM/attn_gap.py"
+expect_out "attn_gap.py: needs PyTorch with CUDA"
 exit 0

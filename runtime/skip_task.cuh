@@ -56,7 +56,8 @@
  * registers of every body it calls through the task table. The default, 2 (1 for blocks above
  * 256 threads), gives them up to 112 registers (91-96 with the bundled modules) and still lets
  * two workers share an SM; left to the compiler (0), the worker took 56 and ML's row dot product
- * spilled in its loop. A module of bodies that need more (a tensor-core GEMM) defines 1 before
+ * spilled in its loop. Against 1, it costs AOT's hop across workers 0.27 us for a reason not
+ * found (docs/persistent.md, "Registers of bodies"). A module of bodies that need more (a tensor-core GEMM) defines 1 before
  * including this header: a worker per SM, with the registers its bodies need. */
 #ifndef SKIP_TASK_MIN_WORKERS_PER_SM
 #define SKIP_TASK_MIN_WORKERS_PER_SM (SKIP_TASK_MAX_THREADS <= 256 ? 2 : 1)

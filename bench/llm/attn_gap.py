@@ -75,22 +75,15 @@ def variants(torch):
 
 def measure():
     torch = need_torch_gpu("attn_gap.py")
+    import graph_gain
+
     torch.manual_seed(0)
     fns = variants(torch)
     graphs = {}
     for name, fn in fns.items():
         try:
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                for _ in range(3):
-                    fn()
-            torch.cuda.current_stream().wait_stream(side)
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                for _ in range(UNITS):
-                    fn()
-            graphs[name] = g
+            graphs[name], _, _ = graph_gain.capture(
+                torch, lambda fn=fn: [fn() for _ in range(UNITS)], False)
         except Exception as e:  # a backend this PyTorch or GPU lacks: say so, go on
             print(f"APP attn_gap variant={name} error={type(e).__name__}: {str(e)[:200]}")
     torch.cuda.synchronize()

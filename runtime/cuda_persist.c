@@ -57,7 +57,7 @@ struct sk_cuda_persist {
 	uint64_t *dabort;
 	/* AOT: the kernel stays between runs (persist.h, "resident") */
 	int may_reside;	     /* AOT, unless SKIP_E5_RESIDENT=0 */
-	int sm_order;	     /* AOT with more workers than SMs: workers numbered by SM */
+	int sm_order;	     /* AOT: workers numbered by SM (skip_task.cuh) */
 	uint64_t linger_ns;  /* SKIP_E5_LINGER_US, else SK_PERSIST_LINGER_NS */
 	int resident;	     /* a resident kernel was launched on @stream and may still run */
 	cudaStream_t stream; /* its stream */
@@ -547,8 +547,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	linger = getenv("SKIP_E5_LINGER_US");
 	s->may_reside = p->o.mode == SK_PERSIST_AOT && !(resident && !strcmp(resident, "0"));
 	s->linger_ns = linger ? strtoull(linger, NULL, 10) * 1000u : SK_PERSIST_LINGER_NS;
-	s->sm_order =
-	    p->o.mode == SK_PERSIST_AOT && p->o.nworkers > sms && sms <= SK_PERSIST_MAX_SMS;
+	s->sm_order = p->o.mode == SK_PERSIST_AOT && sms <= SK_PERSIST_MAX_SMS;
 	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
 		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {

@@ -569,8 +569,8 @@ struct sk_persist_words {
 	SK_ALIGNED(128)
 	sk_au64 n_tiles, n_waits, n_reports, n_batches, n_kept; /* statistics, relaxed */
 	struct sk_persist_why why; /* written once, by the thread that set abort */
-	/* AOT on the GPU with more workers than SMs (sk_persist.sm_order), zeroed before each
-	 * launch: the CTAs each SM has seen, and the worker numbers given out from either end */
+	/* AOT on the GPU (sk_persist.sm_order), zeroed before each launch: the CTAs each SM has
+	 * seen, and the worker numbers given out from either end */
 	SK_ALIGNED(128) unsigned sm_ctas[SK_PERSIST_MAX_SMS];
 	unsigned n_first, n_second;
 };
@@ -594,7 +594,7 @@ struct sk_persist {
 	struct sk_persist_host *host;
 	int spent; /* a run failed: the counters are mid-epoch */
 	/* the GPU's (NULL or 0 on the CPU) */
-	int sm_order; /* AOT, more workers than SMs: number the workers by SM (skip_task.cuh) */
+	int sm_order; /* AOT on the GPU: number the workers by SM (skip_task.cuh) */
 	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
 	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */

@@ -56,8 +56,7 @@
  * registers of every body it calls through the task table. The default, 2 (1 for blocks above
  * 256 threads), gives them up to 112 registers (91-96 with the bundled modules) and still lets
  * two workers share an SM; left to the compiler (0), the worker took 56 and ML's row dot product
- * spilled in its loop. Against 1, it costs AOT's hop across workers 0.27 us for a reason not
- * found (docs/persistent.md, "Registers of bodies"). A module of bodies that need more (a tensor-core GEMM) defines 1 before
+ * spilled in its loop. A module of bodies that need more (a tensor-core GEMM) defines 1 before
  * including this header: a worker per SM, with the registers its bodies need. */
 #ifndef SKIP_TASK_MIN_WORKERS_PER_SM
 #define SKIP_TASK_MIN_WORKERS_PER_SM (SKIP_TASK_MAX_THREADS <= 256 ? 2 : 1)
@@ -446,12 +445,14 @@ static_assert(offsetof(struct sk_persist, diag) % 8 == 0 && sizeof(struct sk_per
 	      "the worker copies the state in 8-byte words");
 
 /*
- * AOT with more workers than SMs: this CTA's worker number. A cooperative launch puts two CTAs
- * on an SM in blockIdx order from the first SMs on (on the H100, CTAs 0 and 8 share one), but
- * AOT's placement fills the lowest worker numbers first: so the first CTA on each SM takes the
- * next number from 0 up, a second one from @nworkers - 1 down, and a plan that needs no more
- * tiles at once than there are SMs runs them on SMs of their own. A permutation of 0 ..
- * nworkers - 1 (the counters are zeroed before each launch).
+ * AOT: this CTA's worker number, by SM. A cooperative launch puts two CTAs on an SM in
+ * blockIdx order from the first SMs on (on the H100, CTAs 0 and 8 share one), but AOT's
+ * placement fills the lowest worker numbers first: so the first CTA on each SM takes the next
+ * number from 0 up, in the order the CTAs start, a second one from @nworkers - 1 down, and a
+ * plan that needs no more tiles at once than there are SMs runs them on SMs of their own. With
+ * a worker per SM the order alone pays: a dependent chain of two-tile tasks waits 1.40 us a task
+ * across workers numbered so, 1.77 numbered by blockIdx (H100; docs/persistent.md). A
+ * permutation of 0 .. nworkers - 1 (the counters are zeroed before each launch).
  */
 static __device__ __forceinline__ int sk_gpu_worker_by_sm(struct sk_persist_words *sw,
 							  int nworkers)

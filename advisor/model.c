@@ -64,14 +64,14 @@ void skip_calibration_default(struct skip_calibration *c)
 	 * workers),
 	 * and the one-task chain split into the launch, the barrier and the synchronize's return
 	 * (sync_return_ns). */
-	c->persist_launch_ns = 2697;	   /* to the first task: the resident kernel's bell */
-	c->persist_epoch_ns = 175;	   /* the barrier */
-	c->persist_aot_task_ns = 1773;	   /* AOT: 1.77 us a task, across workers */
-	c->persist_jit_task_ns = 3558;	   /* JIT: 3.56 us a task, across workers */
-	c->persist_copilot_task_ns = 1834; /* CPU co-pilot, lookahead 8: 1.83 us a task */
-	c->persist_counter_wait_ns = 1773; /* per hop (informational): AOT's task */
-	c->persist_queue_pop_ns = 1784;	   /* JIT - AOT */
-	c->persist_ring_rtt_ns = 8208;	   /* the co-pilot without lookahead */
+	c->persist_launch_ns = 2643;	   /* to the first task: the resident kernel's bell */
+	c->persist_epoch_ns = 97;	   /* the barrier */
+	c->persist_aot_task_ns = 1396;	   /* AOT: 1.40 us a task, across workers */
+	c->persist_jit_task_ns = 3561;	   /* JIT: 3.56 us a task, across workers */
+	c->persist_copilot_task_ns = 1812; /* CPU co-pilot, lookahead 8: 1.81 us a task */
+	c->persist_counter_wait_ns = 1396; /* per hop (informational): AOT's task */
+	c->persist_queue_pop_ns = 2165;	   /* JIT - AOT */
+	c->persist_ring_rtt_ns = 8228;	   /* the co-pilot without lookahead */
 }
 
 const char *skip_persist_mode_name(int mode)

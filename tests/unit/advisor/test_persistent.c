@@ -182,7 +182,7 @@ Test(persistent, errors)
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 3, &p), SKIP_E_INVAL);
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
-	cr_expect_float_eq(p.iteration_ns, 2697 + 2 * (1 + 1773) + 175, 1e-6,
+	cr_expect_float_eq(p.iteration_ns, 2643 + 2 * (1 + 1396) + 97, 1e-6,
 			   "the built-in calibration");
 }
 
@@ -221,9 +221,9 @@ Test(persistent, a_tiny_jit_cost_picks_jit_on_a_wide_dag)
 	cr_expect_eq(ch.mode, SKIP_PERSIST_JIT);
 }
 
-/* a -> b -> c, empty, with the built-in calibration (launch 2697, barrier 175; a task: AOT
- * 1773, JIT 3558, co-pilot 1834): aot 2697 + 5319 + 175 = 8191, jit 2697 + 10674 + 175 = 13546,
- * copilot 2697 + 5502 + 175 = 8374: aot, of two modes or three. */
+/* a -> b -> c, empty, with the built-in calibration (launch 2643, barrier 97; a task: AOT
+ * 1396, JIT 3561, co-pilot 1812): aot 2643 + 4188 + 97 = 6928, jit 2643 + 10683 + 97 = 13423,
+ * copilot 2643 + 5436 + 97 = 8176: aot, of two modes or three. */
 Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 {
 	static const double ns[3] = {0};
@@ -235,9 +235,9 @@ Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 3, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 8191, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 13546, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 8374, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 6928, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 13423, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 8176, 1e-6);
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 2, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
 	cr_expect_eq(ch.nmodes, 2);

@@ -58,6 +58,7 @@ struct sk_cuda_persist {
 	/* AOT: the kernel stays between runs (persist.h, "resident") */
 	int may_reside;	     /* AOT, unless SKIP_E5_RESIDENT=0 */
 	int sm_order;	     /* AOT: workers numbered by SM (skip_task.cuh) */
+	int sm_shared;	     /* AOT: more workers than SMs (struct sk_persist) */
 	uint64_t linger_ns;  /* SKIP_E5_LINGER_US, else SK_PERSIST_LINGER_NS */
 	int resident;	     /* a resident kernel was launched on @stream and may still run */
 	cudaStream_t stream; /* its stream */
@@ -471,6 +472,7 @@ static int build(struct sk_cuda_persist *s)
 	rt.left = (sk_au64 *)s->dabort + DOOR_LEFT;
 	rt.linger_ns = s->linger_ns;
 	rt.sm_order = s->sm_order;
+	rt.sm_shared = s->sm_shared;
 	memcpy(im.h + rt_off, &rt, sizeof(rt));
 	s->drt = (CUdeviceptr)(im.dbase + rt_off);
 	s->dsw = (CUdeviceptr)(im.dbase + sw_off);
@@ -548,6 +550,7 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 	s->may_reside = p->o.mode == SK_PERSIST_AOT && !(resident && !strcmp(resident, "0"));
 	s->linger_ns = linger ? strtoull(linger, NULL, 10) * 1000u : SK_PERSIST_LINGER_NS;
 	s->sm_order = p->o.mode == SK_PERSIST_AOT && sms <= SK_PERSIST_MAX_SMS;
+	s->sm_shared = p->o.mode == SK_PERSIST_AOT && p->o.nworkers > sms;
 	if (p->o.mode == SK_PERSIST_COPILOT && (*err = copilot_new(s)))
 		goto fail;
 	if (!(s->names = calloc((size_t)g->ntasks, sizeof(char *)))) {

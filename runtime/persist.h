@@ -594,7 +594,10 @@ struct sk_persist {
 	struct sk_persist_host *host;
 	int spent; /* a run failed: the counters are mid-epoch */
 	/* the GPU's (NULL or 0 on the CPU) */
-	int sm_order; /* AOT on the GPU: number the workers by SM (skip_task.cuh) */
+	int sm_order;  /* AOT on the GPU: number the workers by SM (skip_task.cuh) */
+	int sm_shared; /* AOT on the GPU, more workers than SMs: an SM runs two, so waits poll
+			* with relaxed loads (an acquire load invalidates the L1 that the other
+			* worker's tile reads through) and acquire once met */
 	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
 	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */

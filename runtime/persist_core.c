@@ -457,12 +457,19 @@ static SK_PFN int report(struct sk_persist *rt, int w, int task)
 
 /* Wait until *@a >= @target (acquire: rule 1, the consumer side). A worker of the co-pilot
  * publishes its reports before it blocks, so the host never waits on them. */
+/* A wait's look at *@a: an acquire load, or a relaxed one where another worker shares the SM
+ * (rt->sm_shared; the wait then acquires once met, sk_ld_acquire() of the same counter). */
+static SK_HOT SK_PFN uint64_t look(const struct sk_persist *rt, sk_au64 *a)
+{
+	return rt->sm_shared ? sk_ld_scan(a) : sk_ld_acquire(a, SK_DEV);
+}
+
 static SK_HOT SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
 {
 	struct sk_persist_watch wt;
 
-	if (sk_ld_acquire(a, SK_DEV) >= target)
-		return 0;
+	if (look(rt, a) >= target)
+		goto met;
 	count(&rt->sw->n_waits);
 	flush_reports(rt, w);
 	sk_persist_watch_init(rt, &wt);
@@ -471,25 +478,31 @@ static SK_HOT SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t tar
 
 		if (err)
 			return err;
-	} while (sk_ld_acquire(a, SK_DEV) < target);
+	} while (look(rt, a) < target);
+met:
+	if (rt->sm_shared)
+		(void)sk_ld_acquire(a, SK_DEV);
 	return 0;
 }
 
 /*
  * One look at *@a for AOT's waits: >= @target? On the GPU an acquire load once the tile
- * handed over before has ended (SK_PERSIST_ENDED()), a relaxed one while it runs, since an
- * acquire load invalidates the L1 it reads through and a wait is many loads; *@relaxed is set
- * when a relaxed load found it met (run_step() acquires it later). On the CPU, acquire.
+ * handed over before has ended (SK_PERSIST_ENDED()) and no other worker shares the SM
+ * (rt->sm_shared), a relaxed one otherwise, since an acquire load invalidates the L1 that a
+ * running tile reads through and a wait is many loads; *@relaxed is set when a relaxed load
+ * found it met (run_step() acquires it later). On the CPU, acquire.
  */
-static SK_HOT SK_PFN int poll(sk_au64 *a, uint64_t target, int *relaxed)
+static SK_HOT SK_PFN int poll(const struct sk_persist *rt, sk_au64 *a, uint64_t target,
+			      int *relaxed)
 {
 #ifdef SK_PERSIST_GPU
-	int ended = SK_PERSIST_ENDED(rt);
+	int ended = SK_PERSIST_ENDED(rt) && !rt->sm_shared;
 	int met = (ended ? sk_ld_acquire(a, SK_DEV) : sk_ld_scan(a)) >= target;
 
 	*relaxed |= met && !ended;
 	return met;
 #else
+	(void)rt;
 	(void)relaxed;
 	return sk_ld_acquire(a, SK_DEV) >= target;
 #endif
@@ -502,7 +515,7 @@ static SK_HOT SK_PFN int wait_poll(struct sk_persist *rt, sk_au64 *a, uint64_t t
 	struct sk_persist_watch wt;
 
 	sk_persist_watch_init(rt, &wt);
-	while (!poll(a, target, relaxed)) {
+	while (!poll(rt, a, target, relaxed)) {
 		int err = sk_persist_watch_step(rt, &wt, w);
 
 		if (err)
@@ -661,7 +674,7 @@ static SK_HOT SK_PFN int run_step(struct sk_persist *rt, int w, const struct sk_
 			a = x.ctr >= 0 ? &rt->ctr[x.ctr].done : &rt->tile_done[-x.ctr - 1];
 			target = (uint64_t)x.per_epoch * e;
 			if (pass == 0)
-				met &= poll(a, target, &relaxed);
+				met &= poll(rt, a, target, &relaxed);
 			else if (pass == 1 && (err = wait_poll(rt, a, target, w, &relaxed)))
 				return err;
 			else if (pass == 2)
@@ -992,8 +1005,10 @@ static SK_PFN uint64_t porter_wait(struct sk_persist *rt, uint64_t next)
 static SK_PFN uint64_t go_wait(struct sk_persist *rt, uint64_t next)
 {
 	for (unsigned n = 0;; n++) {
-		uint64_t g = sk_ld_acquire(&rt->sw->go, SK_DEV);
+		uint64_t g = look(rt, &rt->sw->go);
 
+		if (rt->sm_shared && (g == SK_GO_EXIT || g >= next))
+			g = sk_ld_acquire(&rt->sw->go, SK_DEV);
 		if (g == SK_GO_EXIT)
 			return 0;
 		if (g >= next)

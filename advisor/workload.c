@@ -858,15 +858,18 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m, cons
 
 /*
  * The persistent item: the workload as one resident kernel (E5), in each mode E5 runs (aot,
- * jit), predicted by skip_persist_choose() from the tasks' recorded durations, with a
- * worker per SM (E5's default); the faster mode's plan. The host waits as for a graph.
+ * jit), predicted by skip_predict_persistent() from the tasks' recorded durations on E5's
+ * default workers: AOT's by skip_persist_workers() (its worker is built to fit two per SM),
+ * JIT's one per SM (its kernel fits one); the faster mode's plan. The host waits as for a
+ * graph.
  */
 static void persistent_item(struct skip_advice_report *r, const struct wmodel *m, double base,
 			    const char *wname)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	int workers = m->c->tl->sm_count > 0 ? m->c->tl->sm_count : 132, best, err;
-	struct skip_persist_choice ch;
+	int sms = m->c->tl->sm_count > 0 ? m->c->tl->sm_count : 132, best = SKIP_PERSIST_AOT, err;
+	int workers = skip_persist_workers(m->g, sms, 2 * sms);
+	struct skip_persist_choice ch = {0};
 	struct skip_plan_opts po = {.executor = SKIP_EXEC_PERSISTENT};
 	double *dur = sk_xcalloc((size_t)m->n + 1, sizeof(double)), pred[SKIP_PERSIST_NMODES];
 	const struct skip_persist_prediction *pp = ch.pred;
@@ -876,8 +879,14 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 
 	for (int v = 0; v < m->n; v++)
 		dur[v] = m->ts[v].dur;
-	err = skip_persist_choose(m->g, dur, workers, cal, SKIP_PERSIST_JIT + 1, &ch);
-	best = ch.mode;
+	err = workers < 1 ? workers
+			  : skip_predict_persistent(m->g, dur, workers, cal, SKIP_PERSIST_AOT,
+						    &ch.pred[SKIP_PERSIST_AOT]);
+	if (!err &&
+	    !(err = skip_predict_persistent(m->g, dur, sms, cal, SKIP_PERSIST_JIT,
+					    &ch.pred[SKIP_PERSIST_JIT])) &&
+	    pp[SKIP_PERSIST_JIT].iteration_ns < pp[SKIP_PERSIST_AOT].iteration_ns)
+		best = SKIP_PERSIST_JIT;
 	for (int md = SKIP_PERSIST_AOT; md <= SKIP_PERSIST_JIT; md++)
 		pred[md] = err ? -1 : pp[md].iteration_ns + (double)m->c->lat.sync_ret;
 	po.mode = best + 1; /* the plan's modes count from 1: aot, jit */
@@ -894,11 +903,13 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	a->kind = SKIP_ADVICE_PERSIST;
 	a->title = sk_xasprintf("run workload '%s' as one persistent kernel (E5, mode %s: %d "
 				"workers, %d tiles; aot %.1f us, jit %.1f us)",
-				wname, skip_persist_mode_name(best), workers, pp[best].tiles,
+				wname, skip_persist_mode_name(best),
+				best == SKIP_PERSIST_AOT ? workers : sms, pp[best].tiles,
 				pred[SKIP_PERSIST_AOT] / 1e3, pred[SKIP_PERSIST_JIT] / 1e3);
 	a->assumptions = sk_xasprintf(
-	    "%s; %s, list-scheduled on %d workers as E5's plan schedules them (the plan "
-	    "carries the recorded times, durations_us); a tile "
+	    "%s; %s, list-scheduled on %d workers as E5's plan schedules them (one per SM, "
+	    "more where a level's tiles outnumber the SMs; the plan carries the recorded "
+	    "times, durations_us); a tile "
 	    "starts %.0f ns after its producers end (persist_%s_task_ns), after one cooperative "
 	    "launch of %.0f ns on the host; an iteration ends with a %.0f ns barrier and the "
 	    "synchronize returns %lld ns after it; the module must be built with "
@@ -910,8 +921,9 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 		  "(the workload's tile edges)"
 		: "each task's blocks become tiles (at most one per worker) that take the task's "
 		  "recorded time",
-	    workers, skip_persist_task_ns(cal, best), skip_persist_mode_name(best),
-	    cal->persist_launch_ns, cal->persist_epoch_ns, (long long)m->c->lat.sync_ret);
+	    best == SKIP_PERSIST_AOT ? workers : sms, skip_persist_task_ns(cal, best),
+	    skip_persist_mode_name(best), cal->persist_launch_ns, cal->persist_epoch_ns,
+	    (long long)m->c->lat.sync_ret);
 	free(kernels);
 	a->regions = r->regions;
 	a->calibration_error = r->calibration_error;

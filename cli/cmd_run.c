@@ -705,7 +705,7 @@ static void plan_line(FILE *out, const struct skip_plan *p)
 		if (p->workers)
 			fprintf(out, "%d workers", p->workers);
 		else
-			fprintf(out, "a worker per SM");
+			fprintf(out, "default workers");
 		if ((f & SKIP_PLAN_DURATIONS) && p->durations_us && p->mode == 1)
 			fprintf(out, ", tiles placed by the plan's durations");
 	}

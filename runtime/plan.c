@@ -41,7 +41,8 @@ const struct skip_plan_option skip_plan_options[] = {
 	"co-pilot of %s: tasks fed before their producers are reported done, at most K "
 	"(default 8; 0: none)"),
     OPT(workers, "workers", SKIP_PLAN_PERSIST, 1, 1024, 0, "N", NULL,
-	"worker CTAs of %s (default: one per SM; at most as many as fit co-resident)"),
+	"worker CTAs of %s (default: one per SM, more where a level's tiles outnumber "
+	"the SMs; at most as many as fit co-resident)"),
     {NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL},
 };
 #undef OPT

@@ -345,6 +345,14 @@ SKIP_API extern const char *const skip_persist_modes[];
  */
 SKIP_API int skip_persist_schedule(const struct skip_graph *g, int nworkers,
 				   const double *durations_us, double *makespan_us, int *tiles);
+/*
+ * E5's worker count for finalized @g when the plan gives none: one per SM (@sms), and more
+ * where the tasks of one level (skip_graph_level()) have more tiles, their blocks, than SMs:
+ * as many as those tiles; never more than @fit, the worker CTAs that fit co-resident. Two
+ * workers then share an SM (docs/persistent.md "More workers than SMs"). Returns the count
+ * (>= 1), or SKIP_E_INVAL for a graph not finalized or @sms or @fit < 1. Thread-safe.
+ */
+SKIP_API int skip_persist_workers(const struct skip_graph *g, int sms, int fit);
 
 /*
  * Compute a plan for a finalized graph. Streams: levelize, least predecessors first, the

@@ -2,11 +2,12 @@
  * exec/persistent.c: E5, one resident kernel. At prepare, the task DAG becomes a persistent
  * plan (runtime/persist.c): a task's tiles are its blocks, each edge of the reduced DAG a full
  * edge unless the workload declares it a tile edge (then the edges into that task are worked
- * out again, see edges_into()), a worker per SM (or the plan's "workers", at most as many as fit
- * co-resident), the mode the plan's "mode" (and the co-pilot's "lookahead"); the device makes
- * the kernel's state once. Each run is one cooperative launch in which the workers run every
- * tile once (docs/persistent.md). The device checks what only it can: that the tasks come from
- * one module built with runtime/skip_task.cuh.
+ * out again, see edges_into()), a worker per SM (more where one level's tiles outnumber the SMs,
+ * skip_persist_workers(); or the plan's "workers"; at most as many as fit co-resident), the mode
+ * the plan's "mode" (and the co-pilot's "lookahead"); the device makes the kernel's state once.
+ * Each run is one cooperative launch in which the workers run every tile once (docs/persistent.md).
+ * The device checks what only it can: that the tasks come from one module built with
+ * runtime/skip_task.cuh.
  */
 #define SK_LOG_DOMAIN "runtime"
 #include <stdlib.h>
@@ -169,6 +170,30 @@ int skip_persist_schedule(const struct skip_graph *g, int nworkers, const double
 	return 0;
 }
 
+int skip_persist_workers(const struct skip_graph *g, int sms, int fit)
+{
+	int *tiles, peak = 0, w = sms < fit ? sms : fit;
+
+	if (!g || !g->finalized || sms < 1 || fit < 1)
+		return sk_fail(SKIP_E_INVAL, "persistent workers: a finalized graph, SMs and the "
+					     "workers that fit expected");
+	tiles = calloc((size_t)g->ntasks + 1, sizeof(int));
+	if (!tiles)
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	for (int t = 0; t < g->ntasks; t++) {
+		int l = g->tasks[t].level;
+		long long n = (long long)tiles[l] + g->tasks[t].grid[0];
+
+		tiles[l] = n > SK_PERSIST_MAX_WORKERS ? SK_PERSIST_MAX_WORKERS : (int)n;
+		if (tiles[l] > peak)
+			peak = tiles[l];
+	}
+	free(tiles);
+	if (peak > w)
+		w = peak < fit ? peak : fit;
+	return w;
+}
+
 /* The plan's mode as an enum sk_persist_mode: the plan's is 1 + that (0: AOT). */
 static int persist_mode(const struct skip_plan *p)
 {
@@ -199,10 +224,10 @@ static void *persistent_prepare(const struct sk_run *r, int *err)
 		*err = fit;
 		goto fail;
 	}
-	/* by default one worker per SM (MPK's and Hazy's shape), as far as they fit; the
-	 * co-pilot's dispatcher takes one more CTA */
+	/* by default one worker per SM (MPK's and Hazy's shape), more where a level's tiles
+	 * outnumber the SMs, as far as they fit; the co-pilot's dispatcher takes one more CTA */
 	fit -= r->p->mode == 3;
-	nworkers = r->p->workers ? r->p->workers : sms < fit ? sms : fit;
+	nworkers = r->p->workers ? r->p->workers : skip_persist_workers(r->g, sms, fit);
 	if (nworkers > fit || nworkers < 1) {
 		*err =
 		    sk_fail(SKIP_E_INVAL,

@@ -62,6 +62,18 @@ grep -q '"durations_us"' "$TMPDIR/e5.plan.json" || fail "the persistent plan wit
 expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/e5.plan.json" \
 	--module "$TMPDIR/none.fatbin" --dry-run
 expect_out "tiles placed by the plan's durations"
+# The same run against the workload with a and b on 100 blocks each: 200 tiles on level 0, more
+# than the 132 SMs, so AOT is predicted on 200 workers (E5's default) and JIT on 132. The
+# built-in persistent calibration (launch 2643, barrier 97, AOT 1396 and JIT 3561 a task), each
+# tile the task's 4000 ns plus that, the synchronize's return 1500: AOT a and b at once,
+# 0-5396, c 5396-10792, 2643 + 10792 + 97 + 1500 = 15032; JIT a and b in two waves of 132 and
+# 68 tiles, 0-15122, c to 22683, 26923.
+sed 's/"grid": 1, "block": 32, "args": \[{"buffer": \("[xy]"\)}\]/"grid": 100, "block": 32, "args": [{"buffer": \1}]/' \
+	hand/advise_wl.json > "$TMPDIR/wide.json"
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload "$TMPDIR/wide.json" \
+	--calibration "$TMPDIR/cal.json"
+expect_out "15.03 us"
+expect_out "(E5, mode aot: 200 workers, 201 tiles; aot 15.0 us, jit 26.9 us)"
 expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json --plan-of streams
 expect_out "--plan-of needs -o FILE"
 expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json -o "$TMPDIR/x.json" \

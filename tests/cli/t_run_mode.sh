@@ -28,7 +28,7 @@ workload wide "$(task r 1), $(task b1 2 r), $(task b2 2 r), $(task b3 2 r), $(ta
 # The built-in calibration on a chain of 3: launch 2.643 us and barrier 0.097 us around 3
 # tasks of 1.396 (aot), 3.561 (jit) or 1.812 us (copilot): 6.93, 13.42 and 8.18 us. aot.
 expect_exit 0 "$SKIP" run chain.json --executor persistent --dry-run
-expect_out "plan persistent  1 stream, mode aot, a worker per SM"
+expect_out "plan persistent  1 stream, mode aot, default workers"
 expect_out "persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on 132 workers:"
 expect_out "aot           6.93 us  (1.40 us a task)  fastest"
 expect_out "jit          13.42 us  (3.56 us a task)"

@@ -5,7 +5,8 @@
  * now ends in a tile edge; a declared tile edge that a full path already covers is dropped;
  * and the graph refuses a tile edge between tasks that do not depend on each other, or rows
  * that do not divide both block counts. The AOT list scheduling by the plan's predicted
- * durations, against every tile counted as 1 us (schedules worked out by hand).
+ * durations, against every tile counted as 1 us (schedules worked out by hand); the default
+ * worker count by the tiles of a level.
  */
 #include "helpers.h"
 #include "runtime/exec.h"
@@ -155,6 +156,24 @@ Test(runtime_persistent_plan, a_tile_counts_the_task_time_over_its_rounds)
 	for (int t = 0; t < 5; t++)
 		cr_expect_float_eq(plan->start_us[t], want[t], 1e-9, "tile %d", t);
 	cr_expect_float_eq(plan->makespan_us, 13.0, 1e-9);
+}
+
+/* Levels: {a 6, b 5} 11 tiles, {c 3} 3 tiles (c reads both). On 8 SMs the 11 tiles of level 0
+ * outnumber them: 11 workers if 16 fit, 9 if 9 fit; on 12 SMs, 12 (one per SM). Fewer fit than
+ * SMs: that many. */
+Test(runtime_persistent_plan, more_workers_than_sms_where_a_level_has_more_tiles)
+{
+	task("a", "w:X", 6);
+	task("b", "w:Y", 5);
+	task("c", "r:X r:Y w:Z", 3);
+	cr_expect_eq(skip_persist_workers(g, 8, 16), SKIP_E_INVAL, "not finalized");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_expect_eq(skip_persist_workers(g, 8, 16), 11);
+	cr_expect_eq(skip_persist_workers(g, 8, 9), 9);
+	cr_expect_eq(skip_persist_workers(g, 12, 24), 12);
+	cr_expect_eq(skip_persist_workers(g, 12, 4), 4);
+	cr_expect_eq(skip_persist_workers(g, 0, 4), SKIP_E_INVAL);
+	cr_expect_eq(skip_persist_workers(NULL, 8, 16), SKIP_E_INVAL);
 }
 
 Test(runtime_persistent_plan, a_gemm_pair_gets_its_row_edge)

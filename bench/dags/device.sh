@@ -1,7 +1,8 @@
 #!/bin/sh
 # device.sh: everything the bundled runtime needs from a GPU machine, in one call from the
 # repository root (H100, CUDA 13.0, no network; carry .deps/ for cJSON, SQLite and Criterion):
-#   1. build skip, the runtime tests, the GPU tests, the DAG modules and the driver
+#   1. build skip, the runtime tests, the GPU tests and their modules, the DAG modules and the
+#      driver
 #   2. the runtime's CPU unit tests, then its GPU tests (every executor on every DAG against
 #      the serial result, PDL edges, plan round trip, a bad plan refused)
 #   3. the DAG-suite table (both sizes, interleaved rounds) and the 10,000-kernel chain
@@ -28,7 +29,7 @@ B=${B:-build}
 cat "$OUT/probe.txt"
 
 # ---- 1. build ----------------------------------------------------------------------------------
-MODS=$(for f in bench/dags/kernels/*.cu; do n=$(basename "$f" .cu); echo "$B/dags/$n.fatbin"; done)
+MODS=$(for f in bench/dags/kernels/*.cu tests/gpu/modules/*.cu; do n=$(basename "$f" .cu); echo "$B/dags/$n.fatbin"; done)
 # shellcheck disable=SC2086
 build 300 200 $B/skip $B/tests/test_runtime $B/tests/test_gpu $MODS $B/dags/dagbench
 

@@ -43,6 +43,7 @@ struct task_stat {
 	double gap;  /* host time before its launch call (after the previous call) */
 	int sms;     /* multiprocessors its grid occupies */
 	int blocks;  /* its grid's blocks */
+	int per_sm;  /* of its blocks, resident on one multiprocessor at once (0: unknown) */
 	int *src;    /* per read of data an earlier task writes: that task (the last writer) */
 	double *src_bytes;
 	int nsrc;
@@ -641,6 +642,7 @@ static void task_stats(struct wmodel *m, const struct wrun *runs, int nruns, con
 		s->gap = k > 0 ? skip_median(v, ni) : 0;
 		s->sms = sk_sm_need(op0, sms);
 		s->blocks = (int)op0->blocks;
+		s->per_sm = (int)op0->per_sm;
 	}
 	m->host_gap = skip_median(gaps, ng);
 	for (int r = 0, i = 0; r < nruns; r++) /* first launch to the synchronize's return */
@@ -856,19 +858,32 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m, cons
 	a->plan_json = skip_plan_to_json(m->g, plan);
 }
 
+/* E5's default AOT workers (skip_persist_workers()) on @sms SMs: its worker fits two per SM
+ * as skip_task.cuh builds it, unless a task's kernel fits only one block per SM (then neither
+ * does a worker that runs it: its module is built for one per SM). */
+static int aot_workers(const struct wmodel *m, int sms)
+{
+	int per_sm = 2;
+
+	for (int v = 0; v < m->n; v++)
+		if (m->ts[v].per_sm == 1)
+			per_sm = 1;
+	return skip_persist_workers(m->g, sms, per_sm * sms);
+}
+
 /*
  * The persistent item: the workload as one resident kernel (E5), in each mode E5 runs (aot,
  * jit), predicted by skip_predict_persistent() from the tasks' recorded durations on E5's
- * default workers: AOT's by skip_persist_workers() (its worker is built to fit two per SM),
- * JIT's one per SM (its kernel fits one); the faster mode's plan. The host waits as for a
- * graph.
+ * default workers: AOT's by aot_workers(), JIT's one per SM (its kernel fits one). The faster
+ * mode's plan. The host waits as for a graph.
  */
+
 static void persistent_item(struct skip_advice_report *r, const struct wmodel *m, double base,
 			    const char *wname)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
 	int sms = m->c->tl->sm_count > 0 ? m->c->tl->sm_count : 132, best = SKIP_PERSIST_AOT, err;
-	int workers = skip_persist_workers(m->g, sms, 2 * sms);
+	int workers = aot_workers(m, sms);
 	struct skip_persist_choice ch = {0};
 	struct skip_plan_opts po = {.executor = SKIP_EXEC_PERSISTENT};
 	double *dur = sk_xcalloc((size_t)m->n + 1, sizeof(double)), pred[SKIP_PERSIST_NMODES];

@@ -74,6 +74,15 @@ expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload "$TMPDIR/wide.json" \
 	--calibration "$TMPDIR/cal.json"
 expect_out "15.03 us"
 expect_out "(E5, mode aot: 200 workers, 201 tiles; aot 15.0 us, jit 26.9 us)"
+# With kA recorded at 2048 registers a thread (one block of 32 threads per SM), no worker that
+# runs it fits twice on an SM: AOT on 132 workers too, a and b in two waves (132 and 68 tiles,
+# 0-10792), c to 16188: 2643 + 16188 + 97 + 1500 = 20428.
+cp "$TMPDIR/wl.db" "$TMPDIR/wl1.db"
+echo "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET registersPerThread = 2048
+      WHERE shortName = (SELECT id FROM StringIds WHERE value = 'kA');" | sqlite3 "$TMPDIR/wl1.db"
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl1.db" --workload "$TMPDIR/wide.json" \
+	--calibration "$TMPDIR/cal.json"
+expect_out "(E5, mode aot: 132 workers, 201 tiles; aot 20.4 us, jit 26.9 us)"
 expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json --plan-of streams
 expect_out "--plan-of needs -o FILE"
 expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json -o "$TMPDIR/x.json" \

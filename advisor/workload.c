@@ -877,7 +877,6 @@ static int aot_workers(const struct wmodel *m, int sms)
  * default workers: AOT's by aot_workers(), JIT's one per SM (its kernel fits one). The faster
  * mode's plan. The host waits as for a graph.
  */
-
 static void persistent_item(struct skip_advice_report *r, const struct wmodel *m, double base,
 			    const char *wname)
 {

@@ -455,8 +455,6 @@ static SK_PFN int report(struct sk_persist *rt, int w, int task)
 
 /* ---- tiles ----------------------------------------------------------------------------------- */
 
-/* Wait until *@a >= @target (acquire: rule 1, the consumer side). A worker of the co-pilot
- * publishes its reports before it blocks, so the host never waits on them. */
 /* A wait's look at *@a: an acquire load, or a relaxed one where another worker shares the SM
  * (rt->sm_shared; the wait then acquires once met, sk_ld_acquire() of the same counter). */
 static SK_HOT SK_PFN uint64_t look(const struct sk_persist *rt, sk_au64 *a)
@@ -464,6 +462,8 @@ static SK_HOT SK_PFN uint64_t look(const struct sk_persist *rt, sk_au64 *a)
 	return rt->sm_shared ? sk_ld_scan(a) : sk_ld_acquire(a, SK_DEV);
 }
 
+/* Wait until *@a >= @target (acquire: rule 1, the consumer side). A worker of the co-pilot
+ * publishes its reports before it blocks, so the host never waits on them. */
 static SK_HOT SK_PFN int wait_ge(struct sk_persist *rt, sk_au64 *a, uint64_t target, int w)
 {
 	struct sk_persist_watch wt;

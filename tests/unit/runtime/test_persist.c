@@ -336,7 +336,8 @@ Test(persist_plan, tile_edges_let_consumer_tiles_start_during_the_producer)
  * @linger_ns; with @wait_left, the host waits for the kernel to leave before each bell. The
  * results must be a serial run's, every epoch served once; returns the launches.
  */
-static int resident_rounds(int workers, uint64_t linger_ns, int wait_left, uint64_t seed)
+static int resident_rounds(int workers, uint64_t linger_ns, int wait_left, uint64_t seed,
+			   int sm_shared)
 {
 	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
 	struct sk_persist_plan *p;
@@ -355,6 +356,7 @@ static int resident_rounds(int workers, uint64_t linger_ns, int wait_left, uint6
 	c.jitter_permille = 50;
 	rt = sk_persist_new(p, &(struct sk_persist_hooks){pc_body, pc_jitter, &c}, &err);
 	cr_assert_not_null(rt, "%s", skip_errmsg());
+	rt->sm_shared = sm_shared;
 	pc_resident_init(&r, rt, linger_ns);
 	for (int b = 0; b < 24; b++) {
 		while (wait_left && r.running && !atomic_load(&r.left))
@@ -383,11 +385,22 @@ Test(persist_resident, one_kernel_serves_every_bell_and_one_that_left_is_replace
 	for (int w = 1; w <= 4; w++) {
 		int n;
 
-		cr_expect_eq(resident_rounds(w, 10000000000ull, 0, 11 + (uint64_t)w), 1,
+		cr_expect_eq(resident_rounds(w, 10000000000ull, 0, 11 + (uint64_t)w, 0), 1,
 			     "%d workers", w);
-		cr_expect_eq(resident_rounds(w, 0, 1, 21 + (uint64_t)w), 24, "%d workers", w);
-		n = resident_rounds(w, 0, 0, 31 + (uint64_t)w);
+		cr_expect_eq(resident_rounds(w, 0, 1, 21 + (uint64_t)w, 0), 24, "%d workers", w);
+		n = resident_rounds(w, 0, 0, 31 + (uint64_t)w, 0);
 		cr_expect(n >= 1 && n <= 24, "%d workers: %d launches", w, n);
+	}
+}
+
+/* The waits of workers that share an SM (sm_shared: relaxed looks, an acquire once met; on the
+ * CPU both loads acquire) serve every bell as well. */
+Test(persist_resident, shared_sm_waits_serve_every_bell)
+{
+	for (int w = 2; w <= 4; w++) {
+		cr_expect_eq(resident_rounds(w, 10000000000ull, 0, 41 + (uint64_t)w, 1), 1,
+			     "%d workers", w);
+		cr_expect_eq(resident_rounds(w, 0, 1, 51 + (uint64_t)w, 1), 24, "%d workers", w);
 	}
 }
 

@@ -639,10 +639,10 @@ struct sk_persist *sk_persist_copilot_new(const struct sk_persist_plan *p, sk_au
 int sk_persist_copilot_run(struct sk_persist *rt, uint64_t first, int niters);
 
 /*
- * COPILOT on the GPU: the dispatcher (thread 0 of one more CTA) reads the host's feed ring
+ * COPILOT on the GPU: the dispatcher (warp 0 of one more CTA) reads the host's feed ring
  * (hfeed: one entry a task) and makes an entry for each of the task's tiles in the device ring
- * the workers claim from (feed), so that one thread reads host memory across PCIe, once a task,
- * and the workers poll L2 (research/runtime.md section 7.2). It leaves once it has passed the
+ * the workers claim from (feed), so that one warp reads host memory across PCIe, 32 slots a
+ * load, and the workers poll L2 (research/runtime.md section 7.2). It leaves once it has passed the
  * stop entry on, or the run stops.
  */
 SK_PFN void sk_persist_dispatch(struct sk_persist *rt);

@@ -479,7 +479,7 @@ static __device__ __forceinline__ void sk_gpu_copy(void *dst, const void *src, s
  * protocol gets the registers (and the stack) it needs alone: skip_persist_worker runs AOT,
  * skip_persist_worker_ring JIT and the co-pilot. @first_epoch and @niters are this launch's;
  * niters 0 (AOT only): resident, serving the host's bells from @first_epoch on.
- * @dispatcher: the CTA that is the co-pilot's dispatcher (sk_persist_dispatch(), thread 0
+ * @dispatcher: the CTA that is the co-pilot's dispatcher (sk_persist_dispatch(), warp 0
  * alone), or -1. @rt is in device memory and not written (its shared words are behind rt->sw).
  */
 template <int RING>
@@ -492,16 +492,24 @@ static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t
 	__shared__ struct sk_persist srt;
 	__shared__ struct sk_persist_plan sp;
 
-	if (RING && (int)blockIdx.x == dispatcher && threadIdx.x)
-		return; /* the co-pilot's dispatcher: thread 0 alone */
+	if (RING && (int)blockIdx.x == dispatcher && threadIdx.x >= 32)
+		return; /* the co-pilot's dispatcher: warp 0 alone */
 	if (RING && (int)blockIdx.x == dispatcher) {
-		srt = *rt;
-		sp = *rt->p;
-	} else { /* a worker: every thread copies a share (not the host's message) */
-		sk_gpu_copy(&srt, rt, offsetof(struct sk_persist, diag));
-		sk_gpu_copy(&sp, rt->p, sizeof(sp));
-		__syncthreads();
+		if (threadIdx.x == 0) {
+			srt = *rt;
+			sp = *rt->p;
+			srt.p = &sp;
+			srt.first_epoch = first_epoch;
+			srt.last_epoch = first_epoch + (uint64_t)niters - 1;
+		}
+		__syncwarp();
+		sk_persist_dispatch(&srt);
+		return;
 	}
+	/* a worker: every thread copies a share (not the host's message) */
+	sk_gpu_copy(&srt, rt, offsetof(struct sk_persist, diag));
+	sk_gpu_copy(&sp, rt->p, sizeof(sp));
+	__syncthreads();
 	if (threadIdx.x == 0) {
 		sk_cmd_err = 0;
 		sk_cmd_n = 0;
@@ -509,10 +517,6 @@ static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t
 		srt.p = &sp;
 		srt.first_epoch = first_epoch;
 		srt.last_epoch = first_epoch + (uint64_t)niters - 1;
-		if (RING && (int)blockIdx.x == dispatcher) {
-			sk_persist_dispatch(&srt);
-			return;
-		}
 		if (RING) {
 			if (blockIdx.x == 0 && sp.o.mode == SK_PERSIST_JIT)
 				sk_persist_jit_start(&srt);

@@ -68,10 +68,10 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->persist_epoch_ns = 97;	   /* the barrier */
 	c->persist_aot_task_ns = 1396;	   /* AOT: 1.40 us a task, across workers */
 	c->persist_jit_task_ns = 3561;	   /* JIT: 3.56 us a task, across workers */
-	c->persist_copilot_task_ns = 1812; /* CPU co-pilot, lookahead 8: 1.81 us a task */
+	c->persist_copilot_task_ns = 1705; /* CPU co-pilot, lookahead 8: 1.71 us a task */
 	c->persist_counter_wait_ns = 1396; /* per hop (informational): AOT's task */
 	c->persist_queue_pop_ns = 2165;	   /* JIT - AOT */
-	c->persist_ring_rtt_ns = 8228;	   /* the co-pilot without lookahead */
+	c->persist_ring_rtt_ns = 8827;	   /* the co-pilot without lookahead */
 }
 
 const char *skip_persist_mode_name(int mode)

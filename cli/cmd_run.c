@@ -174,6 +174,7 @@ struct result {
 	int failed;
 	int usage;   /* it failed before running, on what it was given (exit 2) */
 	int skipped; /* --executor all: E5 cannot run this module's tasks; not a failure */
+	int workers; /* the persistent executor's worker CTAs (0: another executor) */
 	char fail_msg[512];
 };
 
@@ -555,6 +556,7 @@ static void run_one(const struct run_opts *o, struct skip_graph *g, struct resul
 		    r->usage && o->executor < 0 && r->plan->executor == SKIP_EXEC_PERSISTENT;
 		return;
 	}
+	r->workers = skip_exec_workers(x);
 	if (ref) {
 		if (skip_graph_reset(g) || skip_exec_run(x, NULL))
 			goto failed;
@@ -756,11 +758,14 @@ static void print_text(const struct run_opts *o, const struct skip_workload *w,
 			       r->skipped ? "not run" : "failed", r->fail_msg);
 			continue;
 		}
-		printf("  %-8s %10.4f %10.4f %10.4f  %s\n", skip_executor_name(r->plan->executor),
+		printf("  %-8s %10.4f %10.4f %10.4f  %s", skip_executor_name(r->plan->executor),
 		       r->median, r->min, r->max,
 		       r->verified < 0 ? ""
 		       : r->verified   ? "ok"
 				       : r->verify_msg);
+		if (r->workers)
+			printf("%s(%d workers)", r->verified < 0 ? "" : "  ", r->workers);
+		putchar('\n');
 	}
 	printf(
 	    "  (%d timed iterations after %d warm-up; host wall time, submission to completion)\n",
@@ -789,6 +794,8 @@ static cJSON *result_json(const struct run_opts *o, const struct result *r)
 		cJSON_AddStringToObject(j, r->skipped ? "not_run" : "error", r->fail_msg);
 		return j;
 	}
+	if (r->workers)
+		cJSON_AddNumberToObject(j, "workers", r->workers);
 	cJSON_AddNumberToObject(j, "median_ms", r->median);
 	cJSON_AddNumberToObject(j, "min_ms", r->min);
 	cJSON_AddNumberToObject(j, "max_ms", r->max);

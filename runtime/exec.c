@@ -166,6 +166,11 @@ int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns)
 	return err;
 }
 
+int skip_exec_workers(const struct skip_exec *x)
+{
+	return x && x->e->workers ? x->e->workers(x->state) : 0;
+}
+
 void skip_exec_free(struct skip_exec *x)
 {
 	if (!x)

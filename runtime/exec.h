@@ -115,6 +115,8 @@ struct sk_executor {
 	int (*run)(void *state);
 	/* Free the state (NULL: nothing), before the device is freed. */
 	void (*fini)(void *state);
+	/* E5: the worker CTAs each run launches (NULL for the other executors). */
+	int (*workers)(const void *state);
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "persist.h"
 
 const char *const sk_builtin_names[SK_NBUILTINS] = {
     [SK_BUILTIN_FILL] = "sk_fill",
@@ -155,18 +156,19 @@ static int rec_sync(struct sk_dev *d, int stream, int task)
 	return push(d, step(SKIP_STEP_SYNC, stream, task, -1, -1, -1, 0));
 }
 
-/* E5 as if on the H100 that the advisor's calibration describes: its 132 SMs, a worker each. */
-#define REC_PERSIST_WORKERS 132
+/* E5 as if on the H100 that the advisor's calibration describes: its 132 SMs, and as many
+ * workers as fit there with skip_task.cuh's default build, two per SM under AOT, one under JIT
+ * and the co-pilot. */
+#define REC_PERSIST_SMS 132
 
 static int rec_persist_fit(struct sk_dev *d, int mode, int *nthreads, int *sms)
 {
-	(void)mode;
-	*sms = REC_PERSIST_WORKERS;
+	*sms = REC_PERSIST_SMS;
 	*nthreads = 1;
 	for (int i = 0; i < d->g->ntasks; i++)
 		if ((int)d->g->tasks[i].block[0] > *nthreads)
 			*nthreads = (int)d->g->tasks[i].block[0];
-	return REC_PERSIST_WORKERS;
+	return mode == SK_PERSIST_AOT ? 2 * REC_PERSIST_SMS : REC_PERSIST_SMS;
 }
 
 static int rec_persist_new(struct sk_dev *d, const struct sk_persist_plan *plan)
@@ -231,6 +233,7 @@ int skip_plan_launches(const struct skip_graph *g, const struct skip_plan *p,
 	x = sk_exec_new_on(g, p, &r.d, &err);
 	if (x) {
 		r.running = 1;
+		r.l->workers = skip_exec_workers(x);
 		err = skip_exec_run(x, NULL);
 		skip_exec_free(x); /* joins the workers: nothing records after this */
 	}

@@ -422,6 +422,7 @@ struct skip_launches {
 				  different threads are in the order they happened to come */
 	int nrun;
 	int nthreads; /* host threads that submit: 1, or 1 + the executor's workers */
+	int workers;  /* the persistent executor's worker CTAs (skip_exec_workers()), else 0 */
 };
 /*
  * Run @p's executor on a device that only writes down what it is asked to do: make it, run it
@@ -488,6 +489,9 @@ SKIP_API struct skip_exec *skip_exec_new(struct skip_graph *g, const struct skip
 /* Run the graph once and wait for it; *@elapsed_ns (may be NULL) gets the host wall time from
  * the first submission to completion. 0 or a negative code. */
 SKIP_API int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns);
+/* The worker CTAs each run of @x launches: the persistent executor's (its plan's "workers",
+ * else the default, skip_persist_workers()); 0 for the other executors or a NULL @x. */
+SKIP_API int skip_exec_workers(const struct skip_exec *x);
 /* Wait for the executor's work, then release its streams, events, graph and threads. NULL is a
  * no-op. */
 SKIP_API void skip_exec_free(struct skip_exec *x);

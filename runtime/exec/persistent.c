@@ -253,6 +253,11 @@ fail:
 	return NULL;
 }
 
+static int persistent_workers(const void *state)
+{
+	return ((const struct persistent *)state)->plan->o.nworkers;
+}
+
 static int persistent_run(void *state)
 {
 	struct persistent *x = state;
@@ -267,4 +272,5 @@ const struct sk_executor sk_exec_persistent = {
     .prepare = persistent_prepare,
     .run = persistent_run,
     .fini = persistent_fini,
+    .workers = persistent_workers,
 };

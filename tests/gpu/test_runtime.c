@@ -198,6 +198,49 @@ Test(gpu_runtime, more_aot_workers_than_sms_keep_the_results)
 	}
 }
 
+/* out.json's first result's "workers", and the SMs its "device" names. */
+static int run_workers(int *sms)
+{
+	char *text = slurp("out.json");
+	cJSON *root = cJSON_Parse(text), *r;
+	const cJSON *d, *w;
+	const char *at;
+	int n;
+
+	cr_assert_not_null(root, "skip run --json printed no JSON: %s", text);
+	r = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "results"), 0);
+	w = cJSON_GetObjectItem(r, "workers");
+	d = cJSON_GetObjectItem(root, "device");
+	cr_assert(cJSON_IsNumber(w), "no workers: %s", text);
+	at = cJSON_IsString(d) ? strstr(d->valuestring, " SMs") : NULL;
+	cr_assert_not_null(at, "no SM count in the device: %s", text);
+	while (at > d->valuestring && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	*sms = atoi(at);
+	n = w->valueint;
+	cJSON_Delete(root);
+	free(text);
+	return n;
+}
+
+/* E5's default workers: B&S's ten independent tasks have 160 tiles, more than an H100's 132
+ * SMs, so AOT runs one worker a tile (two on some SMs); ML's levels have 128, a worker per SM. */
+Test(gpu_runtime, default_workers_follow_the_widest_level)
+{
+	const char *args = "--size small --executor persistent --mode aot --verify --iterations 3 "
+			   "--json";
+	int sms = 0, w;
+
+	cr_assert_eq(skip_run("bs.json", args), 0);
+	cr_assert_eq(all_verified(), 1);
+	w = run_workers(&sms);
+	/* two fit on an SM (skip_task.cuh's default build) */
+	cr_expect_eq(w, sms >= 160 ? sms : 2 * sms >= 160 ? 160 : 2 * sms, "B&S on %d SMs", sms);
+	cr_assert_eq(skip_run("ml.json", args), 0);
+	w = run_workers(&sms);
+	cr_expect_eq(w, sms, "ML");
+}
+
 /* The persistent executor's faults: each ends with a message naming the task, never a hang. */
 static void expect_error(const char *workload, const char *args, int rc, const char *needle)
 {

@@ -6,7 +6,8 @@
  * every executor with and without PDL, streams 1-4 and windows 1-8, the steps are replayed
  * with an independent reading of CUDA's ordering rules (a stream runs in order; a wait orders
  * what follows it after the event's record; a graph node runs after its edges' sources; the
- * host knows what it synchronized) and every dependency of the DAG must be ordered.
+ * host knows what it synchronized) and every dependency of the DAG must be ordered. The
+ * persistent executor's worker count by the widest level.
  */
 #include "helpers.h"
 
@@ -112,6 +113,45 @@ Test(runtime_launches, streams_wait_for_the_events_of_the_plan_and_record_those_
 						"sync stream 0\n"
 						"sync stream 1\n");
 	skip_launches_free(l);
+}
+
+static int persistent_workers(int mode)
+{
+	struct skip_plan_opts o = {.executor = SKIP_EXEC_PERSISTENT, .mode = mode};
+	struct skip_plan *p = NULL;
+	struct skip_launches *l = NULL;
+	int w;
+
+	cr_assert_eq(skip_plan_compute(g, &o, &p), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_plan_launches(g, p, &l), 0, "%s", skip_errmsg());
+	w = l->workers;
+	skip_plan_free(p);
+	skip_launches_free(l);
+	return w;
+}
+
+/* The recording device is an H100 of 132 SMs where AOT's worker fits twice an SM and JIT's
+ * once. The diamond's one-block tasks: a worker per SM. a and b of 100 blocks each, then c:
+ * level 0 has 200 tiles, so AOT runs 200 workers and JIT its 132; the other executors none. */
+Test(runtime_launches, persistent_workers_by_the_widest_level)
+{
+	struct skip_launches *l;
+	int a, b;
+
+	diamond();
+	cr_expect_eq(persistent_workers(1), 132);
+	l = launches(SKIP_EXEC_GRAPH, 0, 0, 0);
+	cr_expect_eq(l->workers, 0);
+	skip_launches_free(l);
+	skip_graph_free(g);
+	g = skip_graph_new(NULL);
+	a = helper_task(g, "a", "w:X");
+	b = helper_task(g, "b", "w:Y");
+	helper_task(g, "c", "r:X r:Y w:Z");
+	g->tasks[a].grid[0] = g->tasks[b].grid[0] = 100;
+	cr_assert_eq(skip_graph_finalize(g), 0);
+	cr_expect_eq(persistent_workers(1), 200, "aot");
+	cr_expect_eq(persistent_workers(2), 132, "jit");
 }
 
 Test(runtime_launches, graph_builds_once_then_launches_one_graph)

@@ -1163,8 +1163,7 @@ SK_COLD SK_PFN void sk_persist_dispatch(struct sk_persist *rt)
 		if (!lead) {
 			int err = 0;
 
-			/* poll without a pause: a backoff step (and the watchdog) every 256 polls
-			 */
+			/* no pause: a backoff step (and the watchdog) every 256 polls */
 			if (++idle % 256 == 0 && lane == 0)
 				err = sk_persist_watch_step(rt, &wt, -1);
 			if (__shfl_sync(all, err, 0))

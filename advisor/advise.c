@@ -283,6 +283,26 @@ static double unprofiled(const struct sk_ctx *c, double b, double *base, size_t 
 
 /* ---- items ----------------------------------------------------------------------------------- */
 
+/* "N operations each" of @es, or, where its occurrences differ (a first step that also
+ * compiles), "N operations (median; MIN to MAX)". Caller frees. */
+static char *members_of(const struct excerpts *es)
+{
+	double *v = sk_xmalloc((es->n + 1) * sizeof(double));
+	size_t lo = SIZE_MAX, hi = 0;
+	double med;
+
+	for (size_t i = 0; i < es->n; i++) {
+		v[i] = (double)es->v[i].n;
+		lo = es->v[i].n < lo ? es->v[i].n : lo;
+		hi = es->v[i].n > hi ? es->v[i].n : hi;
+	}
+	med = skip_median(v, es->n);
+	free(v);
+	if (!es->n || lo == hi)
+		return sk_xasprintf("%zu operations each", es->n ? hi : 0);
+	return sk_xasprintf("%g operations (median; %zu to %zu)", med, lo, hi);
+}
+
 static const char graph_assumptions[] =
     "every launch in the region is captured once and replayed with one cudaGraphLaunch (the "
     "region's host work before its first launch, between the launches and from its last "
@@ -310,7 +330,7 @@ static const char persist_assumptions[] =
 /* The persistent item: @es run as persistent kernels in each mode; the item predicts the
  * fastest mode's median IL and lists the others. */
 static void persist_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es,
-			 size_t members, double cerr)
+			 const char *members, double cerr)
 {
 	double *base = sk_xmalloc((es->n + 1) * sizeof(double)), b, pm[SKIP_PERSIST_NMODES];
 	double saved[SKIP_PERSIST_NMODES];
@@ -333,8 +353,8 @@ static void persist_item(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		return;
 	a = sk_item_push(r);
 	a->kind = SKIP_ADVICE_PERSIST;
-	a->title = sk_xasprintf("run %s as persistent kernels, mode %s (%zu occurrence%s, %zu "
-				"operations each; aot %s, jit %s, copilot %s)",
+	a->title = sk_xasprintf("run %s as persistent kernels, mode %s (%zu occurrence%s, %s; "
+				"aot %s, jit %s, copilot %s)",
 				es->label, skip_persist_mode_name(best), es->n,
 				es->n == 1 ? "" : "s", members, d[SKIP_PERSIST_AOT],
 				d[SKIP_PERSIST_JIT], d[SKIP_PERSIST_COPILOT]);
@@ -350,26 +370,29 @@ static void persist_item(struct sk_ctx *c, struct skip_advice_report *r, struct 
 }
 
 /* The graph item of @es, and its persistent item (persist_item()). */
-static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es,
-		       size_t members)
+static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es)
 {
 	struct sk_xform x = {.kind = SK_X_GRAPH};
 	double *base = sk_xmalloc((es->n + 1) * sizeof(double)), b, g, saved, rec, rep, cerr;
 	struct skip_advice *a;
+	char *members;
 
 	b = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
 	b = unprofiled(c, b, base, es->n);
 	g = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
 	calibrate_set(c, es, &rec, &rep, &cerr);
 	free(base);
+	members = members_of(es);
 	persist_item(c, r, es, members, cerr);
-	if (b <= 0 || g <= 0)
+	if (b <= 0 || g <= 0) {
+		free(members);
 		return;
+	}
 	a = sk_item_push(r);
 	a->kind = SKIP_ADVICE_GRAPH;
-	a->title = sk_xasprintf("replay %s as one CUDA graph (%zu occurrence%s, %zu operations "
-				"each)",
-				es->label, es->n, es->n == 1 ? "" : "s", members);
+	a->title = sk_xasprintf("replay %s as one CUDA graph (%zu occurrence%s, %s)", es->label,
+				es->n, es->n == 1 ? "" : "s", members);
+	free(members);
 	a->assumptions = sk_xstrdup(graph_assumptions);
 	a->regions = es->n;
 	a->calibration_error = cerr;
@@ -379,8 +402,8 @@ static void graph_item(struct sk_ctx *c, struct skip_advice_report *r, struct ex
 static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct excerpts *es)
 {
 	double *base = sk_xmalloc((es->n + 1) * sizeof(double));
-	double b =
-	    unprofiled(c, model_set(c, es, NULL, c->o.profiled, base, NULL, NULL), base, es->n);
+	double bm = model_set(c, es, NULL, c->o.profiled, base, NULL, NULL);
+	double b = unprofiled(c, bm, NULL, 0), pace = bm > 0 ? b / bm : 1;
 
 	for (size_t i = 0; i < r->nchains && (int)i < c->o.top; i++) {
 		const struct skip_chain *ch = &r->chains[i];
@@ -391,6 +414,9 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 
 		if (f <= 0 || b <= 0)
 			continue;
+		/* the fused run keeps the host's pace: the measured one's, where known */
+		f *= pace;
+		saved *= pace;
 		if (ch->len <= 3)
 			for (int k = 0; k < ch->len; k++)
 				sk_strbuf_printf(&sb, "%s%s", k ? " -> " : "", ch->names[k]);
@@ -407,8 +433,11 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		a->assumptions = sk_xstrdup(
 		    "each occurrence becomes one launch of a kernel that takes the chain's summed "
 		    "duration (an upper bound: fusing usually also saves memory traffic); the "
-		    "launches it removes took their recorded time; that the kernels' data allow "
-		    "fusing is not checked");
+		    "launches it removes took their recorded time, and where the unprofiled time "
+		    "is measured (baseline runs, unrecorded occurrences) the fused run is the "
+		    "model's "
+		    "scaled by the measured time over the modelled one; that the kernels' data "
+		    "allow fusing is not checked");
 		a->regions = es->n;
 		a->calibration_error = r->calibration_error;
 		sk_item_set(a, b, f, saved);
@@ -420,8 +449,10 @@ static int cmp_item(const void *x, const void *y)
 {
 	const struct skip_advice *a = x, *b = y;
 
-	if (a->total_saved_ns != b->total_saved_ns)
-		return a->total_saved_ns > b->total_saved_ns ? -1 : 1;
+	double ra = sk_item_rank(a), rb = sk_item_rank(b);
+
+	if (ra != rb)
+		return ra > rb ? -1 : 1;
 	return (int)a->kind - (int)b->kind;
 }
 
@@ -442,7 +473,7 @@ static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 			wc.tl = wt;
 			excerpts_windows(wt, names[i], &es);
 			if (es.n >= 2)
-				graph_item(&wc, r, &es, es.v[0].n);
+				graph_item(&wc, r, &es);
 		}
 		excerpts_free(&es);
 		skip_timeline_free(wt);
@@ -450,7 +481,7 @@ static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 	}
 	free(names);
 	if (excerpts_periods(c->tl, &per) >= 2)
-		graph_item(c, r, &per, per.v[0].n);
+		graph_item(c, r, &per);
 	excerpts_free(&per);
 }
 
@@ -733,7 +764,7 @@ int skip_advise(struct skip_trace *t, const struct skip_advise_opts *opts,
 		r->regions = es.n;
 		calibrate_set(&c, &es, &r->recorded_il_ns, &r->replay_il_ns, &r->calibration_error);
 		if (c.o.region)
-			graph_item(&c, r, &es, es.n ? es.v[0].n : 0);
+			graph_item(&c, r, &es);
 		else
 			graph_candidates(&c, r);
 		fusion_items(&c, r, &es);

@@ -138,6 +138,9 @@ int sk_sync_between(const struct skip_timeline *tl, const struct skip_op *a,
 struct skip_advice *sk_item_push(struct skip_advice_report *r);
 /* Its ILs without and with the change, and what the change saves over all its regions. */
 void sk_item_set(struct skip_advice *a, double base, double pred, double total_saved);
+/* The rank of an item: its median saved time a region times its regions, so that one slow
+ * occurrence (a warm-up, a compile) does not decide it as it would the sum. */
+double sk_item_rank(const struct skip_advice *a);
 
 /* ---- model.c: the calibration, a recording's latencies, an excerpt's program ----------------- */
 

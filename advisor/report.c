@@ -29,6 +29,11 @@ void sk_item_set(struct skip_advice *a, double base, double pred, double total_s
 	a->total_saved_ns = total_saved;
 }
 
+double sk_item_rank(const struct skip_advice *a)
+{
+	return a->saved_ns * (double)(a->regions ? a->regions : 1);
+}
+
 void skip_advice_free(struct skip_advice_report *r)
 {
 	if (!r)

@@ -180,7 +180,8 @@ struct skip_advice {
 	double predicted_il_ns;	  /* the model with it */
 	double speedup;		  /* baseline / predicted */
 	double saved_ns;	  /* baseline - predicted (per region, medians) */
-	double total_saved_ns;	  /* summed over the regions: the rank */
+	double total_saved_ns;	  /* summed over the regions (items are ranked by saved_ns
+				     times regions) */
 	size_t regions;		  /* regions the prediction is over */
 	double calibration_error; /* of the model of those regions, as recorded */
 	int chain;		  /* FUSION: index into the report's chains */

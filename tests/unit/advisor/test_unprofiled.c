@@ -3,7 +3,8 @@
  * traces (tests/fixtures/hand/baseline*.sql, capture.sql): the occurrences outside the
  * capture ranges of a --capture-range recording; the baseline runs' median wall interval when they
  * hold the region as often per run as the recorded run, else the model's estimate, which takes
- * out the calibration's cost per recorded call times the calls recorded per launch.
+ * out the calibration's cost per recorded call times the calls recorded per launch. A fusion
+ * item starts from that time and keeps the model's speedup.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -106,6 +107,59 @@ Test(unprofiled, the_repetitions_occurrences_outside_the_capture_ranges_are_pool
 	cr_expect_eq(r->unprofiled_ns, 600);
 	skip_advice_free(r);
 	skip_trace_close(t);
+}
+
+static const struct skip_advice *fusion_item(const struct skip_advice_report *r)
+{
+	for (size_t i = 0; i < r->nitems; i++)
+		if (r->items[i].kind == SKIP_ADVICE_FUSION)
+			return &r->items[i];
+	return NULL;
+}
+
+Test(unprofiled, a_fusion_starts_from_the_baseline_and_keeps_the_models_speedup)
+{
+	struct skip_trace *t = hand_trace(dir, "baseline_fuse");
+	struct skip_trace *e = hand_trace_more(dir, "baseline_fuse", "baseline_fuse_none");
+	struct skip_advice_report *r = advise(t, "step"), *re = advise(e, "step");
+	const struct skip_advice *f = fusion_item(r), *fe = fusion_item(re);
+
+	cr_expect_str_eq(r->unprofiled_source, "baseline");
+	cr_expect_eq(r->unprofiled_ns, 2100, "the baseline walls {2000, 2200}");
+	cr_expect_str_eq(re->unprofiled_source, "estimate");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fe);
+	cr_expect_eq(r->chains[f->chain].count, 2, "kA -> kB in each occurrence");
+	cr_expect_eq(f->baseline_il_ns, 2100);
+	cr_expect_gt(fe->speedup, 1, "fusing removes kB's launch");
+	cr_expect(fabs(f->speedup - fe->speedup) < 1e-9, "speedup %g, the model's %g", f->speedup,
+		  fe->speedup);
+	cr_expect(fabs(f->predicted_il_ns - 2100 / fe->speedup) < 1e-6);
+	cr_expect_gt(f->saved_ns, 0);
+	cr_expect(fabs(f->total_saved_ns / fe->total_saved_ns - 2100 / fe->baseline_il_ns) < 1e-9,
+		  "the saved time scales with the time now");
+	skip_advice_free(r);
+	skip_advice_free(re);
+	skip_trace_close(t);
+	skip_trace_close(e);
+}
+
+Test(unprofiled, occurrences_of_different_sizes_are_named_so)
+{
+	struct skip_trace *t = hand_trace(dir, "baseline_fuse");
+	struct skip_trace *m = hand_trace_more(dir, "baseline_fuse", "baseline_fuse_more");
+	struct skip_advice_report *r = advise(t, "step"), *rm = advise(m, "step");
+	const struct skip_advice *g = graph_item(r), *gm = graph_item(rm);
+
+	cr_assert_not_null(g);
+	cr_assert_not_null(gm);
+	cr_expect(strstr(g->title, "(2 occurrences, 2 operations each)"), "%s", g->title);
+	cr_expect(strstr(gm->title, "(2 occurrences, 2.5 operations (median; 2 to 3))"), "%s",
+		  gm->title);
+	skip_advice_free(r);
+	skip_advice_free(rm);
+	skip_trace_close(t);
+	skip_trace_close(m);
 }
 
 Test(unprofiled, without_baseline_runs_the_estimate_is_used)

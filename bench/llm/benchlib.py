@@ -149,6 +149,39 @@ def ab_switches(profiler):
     return start, stop
 
 
+def timed_loop(torch, one, steps, unit, profiler=False, ab=0, ab_block=5, capture=False):
+    """Times STEPS calls of ONE() and a synchronize: inside torch.profiler.profile(CPU+CUDA)
+    with PROFILER (and no AB), between torch.cuda.profiler.start() and stop() with CAPTURE.
+    Then, with AB, ab_measure() over units of UNIT calls and a synchronize (us a call).
+    Returns (the timed seconds, the APP line's ab fields with a leading space, or "")."""
+    import contextlib
+    import time
+    ctx = contextlib.nullcontext()
+    if profiler and not ab:
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        ctx = torch.profiler.profile(activities=acts)
+    if capture:
+        torch.cuda.profiler.start()
+    with ctx:
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            one()
+        torch.cuda.synchronize()
+        wall = time.perf_counter() - t0
+    if capture:
+        torch.cuda.profiler.stop()
+    if not ab:
+        return wall, ""
+
+    def block():
+        t0 = time.perf_counter()
+        for _ in range(unit):
+            one()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - t0) * 1e6 / unit
+    return wall, " " + ab_line(ab_measure(block, ab, ab_block, *ab_switches(profiler)))
+
+
 def ab_line(res):
     """The APP line's fields of an ab_measure() result."""
     r = res["ratio"]

@@ -5,10 +5,13 @@
                                              [--min-rounds 2] [--budget-s 100] [--until EPOCH]
                                              [--ab PAIRS] [--json OUT] [--dry-run]
 
-Runs each program bare and under each variant below, every run a fresh process, in interleaved
-rounds (the order rotates every round), and compares the program's own timed figure (its APP
-line: prefill.py's ms=, the median of its timed passes; torch_loop.py's us_per_step=) with the
-bare run of the same round. Variants (--variants picks, comma-separated):
+Programs: prefill (bench/llm/prefill.py), torch_loop (bench/overhead/torch_loop.py, small
+elementwise ops) and train_step (bench/overhead/train_step.py: forward, backward and AdamW of a
+2-layer GPT-2 at --batch). Runs each program bare and under each variant below, every run a
+fresh process, in interleaved rounds (the order rotates every round), and compares the
+program's own timed figure (its APP line: prefill.py's ms=, the median of its timed passes;
+torch_loop.py's and train_step.py's us_per_step=) with the bare run of the same round.
+Variants (--variants picks, comma-separated):
 
   bare            the program alone
   none            skip record --trace none: the collector injected, nothing enabled
@@ -82,6 +85,8 @@ def programs(args):
                      str(args.passes)] + ab, "ms", "ms"),
         "torch_loop": ([py, os.path.join(ROOT, "bench", "overhead", "torch_loop.py"), "--steps",
                         str(args.steps), "--ops", "20"] + ab, "us_per_step", "us/step"),
+        "train_step": ([py, os.path.join(ROOT, "bench", "overhead", "train_step.py"), "--batch",
+                        str(args.batch)] + ab, "us_per_step", "us/step"),
     }
 
 

@@ -12,9 +12,7 @@ prefill.py's --ab does (bench/llm/benchlib.py ab_measure); the APP line gets ab_
 (median us a step) and ab_ratio=.
 """
 import argparse
-import contextlib
 import os
-import time
 
 import sys
 
@@ -22,7 +20,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "llm"))
-from benchlib import ab_line, ab_measure, ab_switches  # noqa: E402
+from benchlib import timed_loop  # noqa: E402
 
 
 def main():
@@ -44,27 +42,11 @@ def main():
         x = step(x)
     torch.cuda.synchronize()
 
-    ctx = contextlib.nullcontext()
-    if args.profiler and not args.ab:
-        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-        ctx = torch.profiler.profile(activities=acts)
-    with ctx:
-        t0 = time.perf_counter()
-        for _ in range(args.steps):
-            x = step(x)
-        torch.cuda.synchronize()
-        wall = time.perf_counter() - t0
-    ab = ""
-    if args.ab:
-        box = [x]
+    box = [x]
 
-        def one():
-            t0 = time.perf_counter()
-            for _ in range(50):
-                box[0] = step(box[0])
-            torch.cuda.synchronize()
-            return (time.perf_counter() - t0) * 1e6 / 50
-        ab = " " + ab_line(ab_measure(one, args.ab, args.ab_block, *ab_switches(args.profiler)))
+    def one():
+        box[0] = step(box[0])
+    wall, ab = timed_loop(torch, one, args.steps, 50, args.profiler, args.ab, args.ab_block)
     print(f"APP torch_loop steps={args.steps} ops={args.ops} kernels={args.steps * args.ops} "
           f"wall_s={wall:.6f} us_per_step={wall * 1e6 / args.steps:.3f} "
           f"run={os.environ.get('SKIP_RUN_ID', '-')} kind={os.environ.get('SKIP_TRACE', '-')}"

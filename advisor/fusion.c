@@ -8,7 +8,8 @@
  * PS = occurrences of the chain / launches of its first kernel in the run (in the pooled runs,
  * when --region pools a run's repetitions: each run's streams are counted apart); chains with
  * PS >= min_ps are kept and ranked by recoverable time = (L - 1) x occurrences x the mean time
- * of the launch calls a fusion would remove.
+ * of the launch calls a fusion would remove, a kernel's first launch in its process left out
+ * (that call also loads the kernel's code: a one-time cost fusing does not remove).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ struct entry {
 	int32_t *names; /* short-name ids of the first occurrence (owned) */
 	int len;
 	int64_t count;
-	double api_sum; /* t_api of the launches 2..L of every occurrence */
+	double api_sum; /* t_api of the launches 2..L of every occurrence, first ones left out */
 	int64_t api_n;
 };
 
@@ -115,8 +116,10 @@ static void build_seqs(const struct skip_timeline *tl, struct seq *sq, size_t *n
 		sq[s].segment = sk_xrealloc(sq[s].segment, (sq[s].n + 1) * sizeof(int));
 		sq[s].ids[sq[s].n] = op->fullname >= 0 ? op->fullname : op->name;
 		sq[s].names[sq[s].n] = op->name;
-		sq[s].t_api[sq[s].n] =
-		    op->launch != INT64_MIN ? (double)(op->api_end - op->launch) : 0;
+		sq[s].t_api[sq[s].n] = op->first ? -1 /* left out of the mean */
+				       : op->launch != INT64_MIN
+					   ? (double)(op->api_end - op->launch)
+					   : 0;
 		sq[s].segment[sq[s].n] =
 		    sq[s].n == 0 ? 0
 				 : sq[s].segment[sq[s].n - 1] +
@@ -155,8 +158,10 @@ static void count_windows(const struct seq *sq, size_t nseq, int len, struct tab
 			}
 			e->count++;
 			for (int k = 1; k < len; k++)
-				e->api_sum += sq[s].t_api[i + (size_t)k];
-			e->api_n += len - 1;
+				if (sq[s].t_api[i + (size_t)k] >= 0) {
+					e->api_sum += sq[s].t_api[i + (size_t)k];
+					e->api_n++;
+				}
 		}
 }
 

@@ -769,6 +769,10 @@ static void fuse(struct builder *b, const int32_t *chain, int len, int *merged)
 		}
 		if (m < len)
 			continue;
+		for (m = 1; m < len && !b->tl->ops[b->e->idx[pos[m]]].first; m++)
+			;
+		if (m < len)
+			continue; /* its code loads at that launch anyway: left unfused */
 		for (int i = 1; i < len; i++) {
 			merged[pos[i]] = (int)k;
 			if (b->op_call[pos[i]] >= 0)

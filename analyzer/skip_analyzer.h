@@ -419,6 +419,8 @@ struct skip_op {
 	uint8_t attr;	/* enum skip_attr: how the stack was found */
 	uint8_t graph;	/* 0, or 1 from a graph launch, 2 the first kernel of it */
 	uint8_t driver; /* launched by a driver API call (cuLaunchKernel...), not runtime */
+	uint8_t first;	/* 1: a kernel's first launch call in its process (whose call also loads
+			   its code, CUDA's lazy loading: a one-time cost) */
 };
 
 /* A host call that waited for the GPU (synchronize, a synchronous memcpy/memset). */

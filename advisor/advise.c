@@ -456,6 +456,39 @@ static int cmp_item(const void *x, const void *y)
 	return (int)a->kind - (int)b->kind;
 }
 
+/* A repeated sequence whose host time between launches exceeds this an operation (PyTorch's
+ * eager dispatch costs 5-40 us an operation) holds the program's own work, not launch overhead:
+ * a benchmark loop's (an autotuner's), not a candidate to capture. */
+#define SK_PERIOD_HOST_MAX_NS 100000.0
+
+/* Median over @es of the host time from the first launch call's start to the last one's end,
+ * per operation after the first. */
+static double period_host_ns(const struct skip_timeline *tl, const struct excerpts *es)
+{
+	double *v = sk_xmalloc((es->n + 1) * sizeof(double)), med;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < es->n; i++) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		size_t n = 0;
+
+		for (size_t k = 0; k < es->v[i].n; k++) {
+			const struct skip_op *op = &tl->ops[es->v[i].idx[k]];
+
+			if (op->launch == INT64_MIN)
+				continue;
+			lo = op->launch < lo ? op->launch : lo;
+			hi = op->api_end > hi ? op->api_end : hi;
+			n++;
+		}
+		if (n >= 2)
+			v[nv++] = (double)(hi - lo) / (double)(n - 1);
+	}
+	med = nv ? skip_median(v, nv) : 0;
+	free(v);
+	return med;
+}
+
 /* Excerpt sets that are graph candidates when no --region was given. */
 static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 {
@@ -480,7 +513,8 @@ static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 		free(names[i]);
 	}
 	free(names);
-	if (excerpts_periods(c->tl, &per) >= 2)
+	if (excerpts_periods(c->tl, &per) >= 2 &&
+	    period_host_ns(c->tl, &per) <= SK_PERIOD_HOST_MAX_NS)
 		graph_item(c, r, &per);
 	excerpts_free(&per);
 }

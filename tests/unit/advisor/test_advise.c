@@ -128,6 +128,29 @@ Test(advise, first_launches_are_left_out_of_the_recoverable_time)
 	skip_trace_close(t);
 }
 
+/* Without --region, a sequence repeated between synchronizations is a graph candidate unless
+ * the host spends over 100 us an operation between its launches (advise_period*.sql). */
+Test(advise, a_repeated_sequence_with_slow_host_work_is_no_graph_candidate)
+{
+	const char *fixture[] = {"advise_period", "advise_period_slow"};
+
+	for (int i = 0; i < 2; i++) {
+		struct skip_trace *t = hand_trace(dir, fixture[i]);
+		struct skip_advise_opts o = {0};
+		struct skip_advice_report *r = advise(t, &o);
+		int found = 0;
+
+		for (size_t k = 0; k < r->nitems; k++)
+			found |=
+			    r->items[k].kind == SKIP_ADVICE_GRAPH &&
+			    strstr(r->items[k].title, "the repeated sequence of 2 operations") &&
+			    strstr(r->items[k].title, "(3 occurrences");
+		cr_expect_eq(found, i == 0, "%s", fixture[i]);
+		skip_advice_free(r);
+		skip_trace_close(t);
+	}
+}
+
 static const struct skip_advice *find_item(const struct skip_advice_report *r,
 					   enum skip_advice_kind k)
 {

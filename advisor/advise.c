@@ -4,9 +4,10 @@
  * predictions (docs/advise-model.md).
  *
  * Excerpts: with --region, each occurrence of that NVTX range; otherwise the whole run for the
- * calibration and the fusion items, and as graph candidates each NVTX range that repeats and
- * the most frequent kernel sequence between host synchronizations (a training or inference
- * loop that synchronizes once per step). A workload run is modelled by workload.c instead.
+ * calibration and the fusion items, and as graph candidates the NVTX ranges that repeat and
+ * hold two operations or more (the three longest in all) and the most frequent kernel sequence
+ * between host synchronizations (a training or inference loop that synchronizes once per step). A
+ * workload run is modelled by workload.c instead.
  */
 #define SK_LOG_DOMAIN "advisor"
 #include <math.h>
@@ -283,24 +284,31 @@ static double unprofiled(const struct sk_ctx *c, double b, double *base, size_t 
 
 /* ---- items ----------------------------------------------------------------------------------- */
 
+/* The median number of operations in an excerpt of @es. */
+static double median_members(const struct excerpts *es)
+{
+	double *v = sk_xmalloc((es->n + 1) * sizeof(double)), med;
+
+	for (size_t i = 0; i < es->n; i++)
+		v[i] = (double)es->v[i].n;
+	med = skip_median(v, es->n);
+	free(v);
+	return med;
+}
+
 /* "N operations each" of @es, or, where its occurrences differ (a first step that also
  * compiles), "N operations (median; MIN to MAX)". Caller frees. */
 static char *members_of(const struct excerpts *es)
 {
-	double *v = sk_xmalloc((es->n + 1) * sizeof(double));
 	size_t lo = SIZE_MAX, hi = 0;
-	double med;
 
 	for (size_t i = 0; i < es->n; i++) {
-		v[i] = (double)es->v[i].n;
 		lo = es->v[i].n < lo ? es->v[i].n : lo;
 		hi = es->v[i].n > hi ? es->v[i].n : hi;
 	}
-	med = skip_median(v, es->n);
-	free(v);
 	if (!es->n || lo == hi)
 		return sk_xasprintf("%zu operations each", es->n ? hi : 0);
-	return sk_xasprintf("%g operations (median; %zu to %zu)", med, lo, hi);
+	return sk_xasprintf("%g operations (median; %zu to %zu)", median_members(es), lo, hi);
 }
 
 static const char graph_assumptions[] =
@@ -505,7 +513,7 @@ static void graph_candidates(struct sk_ctx *c, struct skip_advice_report *r)
 
 			wc.tl = wt;
 			excerpts_windows(wt, names[i], &es);
-			if (es.n >= 2)
+			if (es.n >= 2 && median_members(&es) >= 2) /* an operator's range: no */
 				graph_item(&wc, r, &es);
 		}
 		excerpts_free(&es);
@@ -579,7 +587,7 @@ static int region_missing(struct skip_trace *t, int64_t run, const char *region)
 	}
 	free(names);
 	sk_fail(SKIP_E_NOTFOUND, "no NVTX range '%s' in run %lld%s%s%s", region, (long long)run,
-		n ? " (its most frequent ranges: " : " (it has no NVTX ranges)", n ? sb.buf : "",
+		n ? " (its longest ranges: " : " (it has no NVTX ranges)", n ? sb.buf : "",
 		n ? ")" : "");
 	free(sb.buf);
 	return SKIP_E_NOTFOUND;

@@ -463,9 +463,9 @@ SKIP_API void skip_timeline_free(struct skip_timeline *tl);
 SKIP_API const char *skip_trace_string(const struct skip_trace *t, int64_t id);
 /* The innermost NVTX range text of an operator stack, or "" for 0 (borrowed). */
 SKIP_API const char *skip_trace_operator(const struct skip_trace *t, uint32_t stack);
-/* NVTX range names of run @run_id that occur at least @min_count times, most frequent first, at
- * most @max: *@names is a malloc'ed array of malloc'ed strings (caller frees both). Returns the
- * count. */
+/* NVTX range names of run @run_id that occur at least @min_count times, those whose occurrences
+ * last longest in all first (a training step before the operators inside it), at most @max:
+ * *@names is a malloc'ed array of malloc'ed strings (caller frees both). Returns the count. */
 SKIP_API size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_count,
 					   size_t max, char ***names);
 /* The full runs of the trace, ascending (baseline runs, SKIP_RUNS.kind 'baseline', are left

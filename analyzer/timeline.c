@@ -32,7 +32,7 @@ size_t skip_trace_repeated_ranges(struct skip_trace *t, int64_t run_id, int min_
 		t->db,
 		"SELECT text FROM NVTX_EVENTS WHERE runId = ? AND eventType IN (59, 60) "
 		"AND text IS NOT NULL AND text != '' GROUP BY text HAVING count(*) >= ? "
-		"ORDER BY count(*) DESC, text LIMIT ?",
+		"ORDER BY sum(coalesce(end - start, 0)) DESC, count(*) DESC, text LIMIT ?",
 		-1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, run_id);

@@ -100,7 +100,7 @@ expect_out "--min-ps takes a number in (0, 1]"
 expect_exit 2 "$SKIP" advise h100_graph.skip.db -o "$TMPDIR/x.json"
 expect_out "-o needs --workload"
 expect_exit 2 "$SKIP" advise h100_torch_mlp.skip.db --region prefill
-expect_out "no NVTX range 'prefill' in run 1 (its most frequent ranges: "
+expect_out "no NVTX range 'prefill' in run 1 (its longest ranges: "
 expect_exit 2 "$SKIP" advise h100_launch_chain.skip.db --run 9
 expect_out "no run 9 in the trace"
 expect_exit 2 "$SKIP" advise h100_launch_chain.skip.db --workload hand/advise_wl.json

@@ -151,6 +151,35 @@ Test(advise, a_repeated_sequence_with_slow_host_work_is_no_graph_candidate)
 	}
 }
 
+/* Without --region the NVTX ranges that last longest in all are the graph candidates, each
+ * where an occurrence holds two operations or more (advise_ranges.sql has the answers). */
+Test(advise, graph_candidates_are_the_longest_ranges_of_two_operations_or_more)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_ranges");
+	struct skip_advise_opts o = {0};
+	struct skip_advice_report *r;
+	char **names = NULL;
+	size_t n = skip_trace_repeated_ranges(t, 1, 2, 3, &names);
+	int step = 0, op = 0;
+
+	cr_assert_eq(n, 2);
+	cr_expect_str_eq(names[0], "step", "12000 ns in all against 6800");
+	cr_expect_str_eq(names[1], "op");
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	r = advise(t, &o);
+	for (size_t k = 0; k < r->nitems; k++) {
+		step += r->items[k].kind == SKIP_ADVICE_GRAPH &&
+			strstr(r->items[k].title, "NVTX region 'step'") != NULL;
+		op += strstr(r->items[k].title, "'op'") != NULL;
+	}
+	cr_expect_eq(step, 1);
+	cr_expect_eq(op, 0, "one operation an occurrence: no candidate");
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 static const struct skip_advice *find_item(const struct skip_advice_report *r,
 					   enum skip_advice_kind k)
 {

@@ -127,22 +127,30 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 done:
 	if (err)
 		return err;
+	out->workers = nworkers;
 	out->launch_ns = cal->persist_launch_ns;
 	out->epoch_ns = cal->persist_epoch_ns;
 	out->iteration_ns = out->launch_ns + out->makespan_ns + out->epoch_ns;
 	return 0;
 }
 
+#define SK_H100_SMS 132 /* the machine the built-in calibration describes */
+
 int skip_persist_choose(const struct skip_graph *g, const double *task_ns, int nworkers,
 			const struct skip_calibration *cal, int nmodes,
 			struct skip_persist_choice *out)
 {
 	*out = (struct skip_persist_choice){.mode = -1};
+	if (nworkers < 0)
+		return sk_fail(SKIP_E_INVAL, "persistent choice: %d workers", nworkers);
 	if (nmodes < 1 || nmodes > SKIP_PERSIST_NMODES)
 		return sk_fail(SKIP_E_INVAL, "persistent choice: %d modes (1..%d)", nmodes,
 			       SKIP_PERSIST_NMODES);
 	for (int m = 0; m < nmodes; m++) {
-		int err = skip_predict_persistent(g, task_ns, nworkers, cal, m, &out->pred[m]);
+		int fit =
+		    (m == SKIP_PERSIST_AOT ? 2 : 1) * SK_H100_SMS - (m == SKIP_PERSIST_COPILOT);
+		int w = nworkers > 0 ? nworkers : skip_persist_workers(g, SK_H100_SMS, fit);
+		int err = w < 1 ? w : skip_predict_persistent(g, task_ns, w, cal, m, &out->pred[m]);
 
 		if (err) {
 			*out = (struct skip_persist_choice){.mode = -1};

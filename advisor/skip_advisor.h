@@ -330,6 +330,7 @@ struct skip_persist_prediction {
 	double epoch_ns;     /* persist_epoch_ns */
 	double iteration_ns; /* launch_ns + makespan_ns + epoch_ns */
 	int tiles;	     /* tiles scheduled */
+	int workers;	     /* the workers it was predicted on */
 	int tile_edges;	     /* scheduled with the graph's tile edges, every block a tile */
 };
 struct skip_graph;
@@ -340,9 +341,12 @@ SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *t
 /*
  * The persistent executor's mode for a workload (what `skip run` does with mode auto): each of
  * the first @nmodes modes (enum skip_persist_mode order, 1..SKIP_PERSIST_NMODES: the modes the
- * runtime runs) predicted by skip_predict_persistent() with the same arguments, and the one
- * whose iteration is shortest; a tie goes to the earlier mode. Returns 0 and *@out, or
- * skip_predict_persistent()'s errors (SKIP_E_INVAL also for @nmodes out of range). Thread-safe.
+ * runtime runs) predicted by skip_predict_persistent() with the same arguments, on @nworkers,
+ * or with @nworkers 0 on the mode's default workers on an H100 (skip_persist_workers() on 132
+ * SMs, as many as skip_task.cuh's workers fit there: two an SM under AOT, one under JIT and
+ * the co-pilot, whose dispatcher takes one more), and the one whose iteration is shortest; a tie
+ * goes to the earlier mode. Returns 0 and *@out, or skip_predict_persistent()'s errors
+ * (SKIP_E_INVAL also for @nmodes out of range). Thread-safe.
  */
 struct skip_persist_choice {
 	int mode;   /* the fastest (enum skip_persist_mode) */

@@ -158,7 +158,7 @@ struct run_opts {
 struct mode_pick {
 	int predicted; /* choice is filled (a persistent plan whose DAG the model takes) */
 	int by_plan;   /* --mode or the plan file's "mode" chose; else auto, the fastest */
-	int workers;   /* the workers predicted for */
+	int workers;   /* the plan's workers, 0: each mode's default (choice.pred[m].workers) */
 	int durations; /* the plan's predicted durations (else empty tasks) */
 	struct skip_persist_choice choice;
 };
@@ -459,8 +459,6 @@ static int runtime_modes(void)
 	return n;
 }
 
-#define PREDICT_WORKERS 132 /* without the plan's "workers": one per SM of the H100 */
-
 /*
  * The persistent plan's mode: each mode the runtime runs predicted for the DAG on the plan's
  * workers, its tasks taking the plan's predicted durations ("durations_us", which skip advise
@@ -476,7 +474,7 @@ static int pick_mode(const struct run_opts *o, const struct skip_graph *g, struc
 	double *ns = sk_xcalloc((size_t)n + 1, sizeof(double));
 
 	k->by_plan = !auto_mode;
-	k->workers = r->plan->workers ? r->plan->workers : PREDICT_WORKERS;
+	k->workers = r->plan->workers;
 	k->durations = r->plan->durations_us != NULL;
 	for (int t = 0; k->durations && t < n; t++)
 		ns[t] = r->plan->durations_us[t] * 1e3;
@@ -624,8 +622,9 @@ static const char *mode_name(int mode)
 }
 
 /* The persistent mode, who chose it, each mode's predicted iteration and the calibration:
- *   persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on 132 workers:
- *     aot       17.30 us  (1.50 us a task)
+ *   persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on default
+ *   workers:
+ *     aot       17.30 us  (1.50 us a task, 132 workers)
  *     ...
  *     calibration: built-in (measured on an H100): launch 11.80 us, barrier 1.00 us */
 static void print_pick(const struct run_opts *o, const struct result *r)
@@ -639,11 +638,16 @@ static void print_pick(const struct run_opts *o, const struct result *r)
 		printf(" (not predicted: the model does not take this DAG)\n");
 		return;
 	}
-	printf("; an iteration of the DAG's %s on %d workers:\n",
-	       k->durations ? "tasks (the plan's predicted durations)" : "empty tasks", k->workers);
+	printf("; an iteration of the DAG's %s on ",
+	       k->durations ? "tasks (the plan's predicted durations)" : "empty tasks");
+	if (k->workers)
+		printf("%d workers:\n", k->workers);
+	else
+		printf("default workers:\n");
 	for (int m = 0; m < k->choice.nmodes; m++)
-		printf("    %-8s %9.2f us  (%.2f us a task)%s\n", skip_persist_mode_name(m),
-		       k->choice.pred[m].iteration_ns / 1e3, skip_persist_task_ns(c, m) / 1e3,
+		printf("    %-8s %9.2f us  (%.2f us a task, %d workers)%s\n",
+		       skip_persist_mode_name(m), k->choice.pred[m].iteration_ns / 1e3,
+		       skip_persist_task_ns(c, m) / 1e3, k->choice.pred[m].workers,
 		       m == k->choice.mode ? "  fastest" : "");
 	printf("    calibration: %s: launch %.2f us, barrier %.2f us\n",
 	       o->calibration ? o->calibration : "built-in (measured on an H100)",
@@ -665,12 +669,15 @@ static cJSON *pick_json(const struct run_opts *o, const struct result *r)
 	cJSON_AddStringToObject(j, "chosen_by", k->by_plan ? "plan" : "prediction");
 	if (!k->predicted)
 		return j;
-	cJSON_AddNumberToObject(j, "workers", k->workers);
+	cJSON_AddNumberToObject(j, "workers", k->choice.pred[k->choice.mode].workers);
 	cJSON_AddStringToObject(j, "task_durations", k->durations ? "plan" : "empty");
 	pred = cJSON_AddObjectToObject(j, "predicted_iteration_ns");
 	for (int m = 0; m < k->choice.nmodes; m++)
 		cJSON_AddNumberToObject(pred, skip_persist_mode_name(m),
 					k->choice.pred[m].iteration_ns);
+	pred = cJSON_AddObjectToObject(j, "predicted_workers");
+	for (int m = 0; m < k->choice.nmodes; m++)
+		cJSON_AddNumberToObject(pred, skip_persist_mode_name(m), k->choice.pred[m].workers);
 	cJSON_AddStringToObject(j, "calibration", o->calibration ? o->calibration : "built-in");
 	cal = cJSON_AddObjectToObject(j, "calibration_values");
 	for (const struct skip_calibration_key *c = skip_calibration_keys; c->name; c++)

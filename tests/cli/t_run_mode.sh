@@ -27,12 +27,13 @@ workload wide "$(task r 1), $(task b1 2 r), $(task b2 2 r), $(task b3 2 r), $(ta
 
 # The built-in calibration on a chain of 3: launch 2.643 us and barrier 0.097 us around 3
 # tasks of 1.396 (aot), 3.561 (jit) or 1.705 us (copilot): 6.93, 13.42 and 7.86 us. aot.
+# Each mode on its default workers on an H100: one an SM, the co-pilot's dispatcher one less.
 expect_exit 0 "$SKIP" run chain.json --executor persistent --dry-run
 expect_out "plan persistent  1 stream, mode aot, default workers"
-expect_out "persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on 132 workers:"
-expect_out "aot           6.93 us  (1.40 us a task)  fastest"
-expect_out "jit          13.42 us  (3.56 us a task)"
-expect_out "copilot       7.86 us  (1.71 us a task)"
+expect_out "persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on default workers:"
+expect_out "aot           6.93 us  (1.40 us a task, 132 workers)  fastest"
+expect_out "jit          13.42 us  (3.56 us a task, 132 workers)"
+expect_out "copilot       7.86 us  (1.71 us a task, 131 workers)"
 expect_out "calibration: built-in (measured on an H100): launch 2.64 us, barrier 0.10 us"
 
 # A machine whose JIT costs 0.1 us a task, on r -> b1..b4 (2 blocks each) -> j with 4 workers:
@@ -48,7 +49,7 @@ expect_exit 0 "$SKIP" run wide.json --executor persistent --workers 4 --dry-run 
 expect_out "mode jit, 4 workers"
 expect_out "persistent mode jit, predicted fastest; an iteration of the DAG's empty tasks on 4 workers:"
 expect_out "aot          11.00 us"
-expect_out "jit           5.40 us  (0.10 us a task)  fastest"
+expect_out "jit           5.40 us  (0.10 us a task, 4 workers)  fastest"
 expect_out "copilot      18.60 us"
 expect_out "calibration: fast_jit.cal.json: launch 4.00 us, barrier 1.00 us"
 expect_out "per hop: counter wait 1.50 us, queue pop 0.00 us, ring round trip 3.40 us"
@@ -62,6 +63,7 @@ p = d["persistent_mode"]
 assert p["mode"] == "jit" and p["chosen_by"] == "prediction", p
 assert p["workers"] == 8 and p["calibration"] == "fast_jit.cal.json", p
 assert p["predicted_iteration_ns"] == {"aot": 9500, "jit": 5300, "copilot": 15200}, p
+assert p["predicted_workers"] == {"aot": 8, "jit": 8, "copilot": 8}, p
 assert p["calibration_values"]["persist_ring_rtt_ns"] == 3400, p
 assert d["plans"][0]["mode"] == "jit", d["plans"]
 PY
@@ -70,7 +72,7 @@ PY
 expect_exit 0 "$SKIP" run wide.json --executor persistent --workers 4 --mode copilot --dry-run \
 	--calibration fast_jit.cal.json --emit-plan p.json
 expect_out "persistent mode copilot, chosen by the plan;"
-expect_out "jit           5.40 us  (0.10 us a task)  fastest"
+expect_out "jit           5.40 us  (0.10 us a task, 4 workers)  fastest"
 grep -q '"mode":	"copilot"' p.json || fail "the emitted plan's mode: $(cat p.json)"
 expect_exit 2 "$SKIP" run wide.json --executor persistent --dry-run --calibration fast_jit.cal.json \
 	--emit-plan fast_jit.cal.json
@@ -98,7 +100,7 @@ printf '{"skip_plan": 1, "executor": "persistent", "workers": 4, %s}' "$dur" > d
 expect_exit 0 "$SKIP" run wide.json --plan dur.plan.json --dry-run --calibration fast_jit.cal.json
 expect_out "persistent mode jit, predicted fastest; an iteration of the DAG's tasks (the plan's predicted durations) on 4 workers:"
 expect_out "aot          26.00 us"
-expect_out "jit          20.40 us  (0.10 us a task)  fastest"
+expect_out "jit          20.40 us  (0.10 us a task, 4 workers)  fastest"
 expect_out "copilot      33.60 us"
 # in aot, the plan's durations place the tiles; --emit-plan keeps them
 expect_exit 0 "$SKIP" run wide.json --plan dur.plan.json --mode aot --dry-run --json \

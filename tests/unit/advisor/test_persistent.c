@@ -267,5 +267,24 @@ Test(persistent, the_choice_takes_the_first_modes_and_the_earlier_of_a_tie)
 	cr_expect_eq(skip_persist_choose(g, ns, 4, &c, 0, &ch), SKIP_E_INVAL);
 	cr_expect_eq(skip_persist_choose(g, ns, 4, &c, SKIP_PERSIST_NMODES + 1, &ch), SKIP_E_INVAL);
 	cr_expect_eq(ch.mode, -1);
-	cr_expect_eq(skip_persist_choose(g, ns, 0, &c, 2, &ch), SKIP_E_INVAL, "no workers");
+	cr_expect_eq(skip_persist_choose(g, ns, -1, &c, 2, &ch), SKIP_E_INVAL, "no workers");
+}
+
+/* Without workers each mode is predicted on its default on an H100 (132 SMs): the widest
+ * level's tiles where they outnumber the SMs, as many as fit (AOT two an SM, 264; JIT one,
+ * 132; the co-pilot one, less its dispatcher's CTA, 131). a (200 blocks) -> b (1 block). */
+Test(persistent, without_workers_each_mode_takes_its_default)
+{
+	static const double ns[2] = {0};
+	struct skip_persist_choice ch;
+
+	task("a", 200, NULL, "A");
+	task("b", 1, "A", "B");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_persist_choose(g, ns, 0, NULL, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.pred[SKIP_PERSIST_AOT].workers, 200);
+	cr_expect_eq(ch.pred[SKIP_PERSIST_JIT].workers, 132);
+	cr_expect_eq(ch.pred[SKIP_PERSIST_COPILOT].workers, 131);
+	cr_assert_eq(skip_persist_choose(g, ns, 16, NULL, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_eq(ch.pred[SKIP_PERSIST_JIT].workers, 16, "the plan's, for every mode");
 }

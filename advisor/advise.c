@@ -443,9 +443,8 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		    "duration (an upper bound: fusing usually also saves memory traffic); the "
 		    "launches it removes took their recorded time, and where the unprofiled time "
 		    "is measured (baseline runs, unrecorded occurrences) the fused run is the "
-		    "model's "
-		    "scaled by the measured time over the modelled one; that the kernels' data "
-		    "allow fusing is not checked");
+		    "model's scaled by the measured time over the modelled one; that the kernels' "
+		    "data allow fusing is not checked");
 		a->regions = es->n;
 		a->calibration_error = r->calibration_error;
 		sk_item_set(a, b, f, saved);
@@ -456,7 +455,6 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 static int cmp_item(const void *x, const void *y)
 {
 	const struct skip_advice *a = x, *b = y;
-
 	double ra = sk_item_rank(a), rb = sk_item_rank(b);
 
 	if (ra != rb)

@@ -425,6 +425,10 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		/* the fused run keeps the host's pace: the measured one's, where known */
 		f *= pace;
 		saved *= pace;
+		if (f >= b) { /* the launches it removes are not what the region waits for */
+			r->fusion_no_gain++;
+			continue;
+		}
 		if (ch->len <= 3)
 			for (int k = 0; k < ch->len; k++)
 				sk_strbuf_printf(&sb, "%s%s", k ? " -> " : "", ch->names[k]);

@@ -170,6 +170,7 @@ char *skip_advice_json(const struct skip_advice_report *r)
 		cJSON_AddItemToArray(items, item_json(r, &r->items[i], 1));
 	cJSON_AddItemToObject(root, "advice", items);
 	cJSON_AddNumberToObject(root, "best_plan", r->best_plan);
+	cJSON_AddNumberToObject(root, "fusion_no_gain", (double)r->fusion_no_gain);
 	if (r->plan_note)
 		cJSON_AddStringToObject(root, "plan_note", r->plan_note);
 	return print(root);

@@ -231,6 +231,7 @@ struct skip_advice_report {
 				     persistent plan only when more than 15% faster than the
 				     best other (docs/advise-model.md "The plan written") */
 	char *plan_note;	  /* why a faster persistent item is not the plan, or NULL */
+	size_t fusion_no_gain;	  /* top chains modelled and predicted to save nothing: no item */
 	int profiled;		  /* predictions are for a profiled run */
 	char *workload;		  /* the workload's name (workload mode), else NULL */
 	double launch_latency_ns; /* read off the recording (or the calibration's, when it shows */

@@ -383,6 +383,10 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	}
 	if (r->plan_note)
 		printf("note: %s\n", r->plan_note);
+	if (r->fusion_no_gain)
+		printf("note: %zu of the top fusion chains %s predicted to save nothing (the "
+		       "launches fusing removes are not what the region waits for): not listed\n",
+		       r->fusion_no_gain, r->fusion_no_gain == 1 ? "is" : "are");
 	for (size_t i = 0; i < r->nitems; i++) {
 		size_t note = 0;
 

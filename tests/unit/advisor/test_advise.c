@@ -124,6 +124,9 @@ Test(advise, first_launches_are_left_out_of_the_recoverable_time)
 	cr_expect_float_eq(ab->recoverable_ns, 0, 1e-9, "kB's only launch is its first");
 	cr_expect_float_eq(bc->recoverable_ns, 0, 1e-9);
 	cr_expect_str_eq(r->chains[0].names[0], "kC", "kC-kD ranks first");
+	cr_expect_eq(r->fusion_no_gain, 2, "kA-kB and kB-kC fuse nothing: no item");
+	for (size_t i = 0; i < r->nitems; i++)
+		cr_expect(r->items[i].kind != SKIP_ADVICE_FUSION || r->items[i].saved_ns > 0);
 	skip_advice_free(r);
 	skip_trace_close(t);
 }

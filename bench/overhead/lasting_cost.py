@@ -1,0 +1,70 @@
+"""lasting_cost.py: whether a recording slows a program after it is switched off.
+
+    python3 bench/overhead/lasting_cost.py [--units N]                       (the control)
+    skip record --capture-range cudaProfilerApi -- python3 bench/overhead/lasting_cost.py
+
+The training step of train_step.py (forward, backward and AdamW of a 2-layer GPT-2 at batch 1),
+after 10 warm-up steps, in five phases of N timed units (default 12; a unit is 5 steps and a
+synchronize): pre (before any recording), on1 (inside torch.cuda.profiler.start()/stop(), which
+`skip record --capture-range cudaProfilerApi` records), post1, on2, post2. Prints the median us
+a step of each phase and three ratios:
+  APP lasting pre=.. on1=.. post1=.. on2=.. post2=.. post/pre=R on/pre=R on/post=R
+post/pre is what the recording leaves behind once off; on/pre its whole cost; on/post what an
+in-process on/off comparison (cost_breakdown.py --ab) sees. Run bare, the phases show the
+program's own drift.
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "llm"))
+from benchlib import need_torch_gpu  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--units", type=int, default=12)
+    args = ap.parse_args()
+    torch = need_torch_gpu("lasting_cost.py")
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=2)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    x = torch.randint(0, model.config.vocab_size, (1, 128), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x, labels=x).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    def unit():
+        t0 = time.perf_counter()
+        for _ in range(5):
+            step()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - t0) * 1e6 / 5
+
+    for _ in range(10):
+        step()
+    torch.cuda.synchronize()
+    ph = {}
+    for name in ("pre", "on1", "post1", "on2", "post2"):
+        if name.startswith("on"):
+            torch.cuda.profiler.start()
+        ph[name] = statistics.median([unit() for _ in range(args.units)])
+        if name.startswith("on"):
+            torch.cuda.profiler.stop()
+    on, post = ph["on1"] + ph["on2"], ph["post1"] + ph["post2"]
+    print("APP lasting " + " ".join(f"{k}={v:.0f}" for k, v in ph.items()) +
+          f" post/pre={post / 2 / ph['pre']:.3f} on/pre={on / 2 / ph['pre']:.3f}"
+          f" on/post={on / post:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -522,6 +522,22 @@ static int do_api(struct input *in, struct sk_jspan text, const cJSON *args, con
 	return 0;
 }
 
+/* torch.profiler names each step it is told of (prof.step()) "ProfilerStep#N": the length of
+ * @name without a "#N" (digits) after "ProfilerStep", so that the steps are one range that
+ * repeats, as HTA's iterations; -1 (all of it) for any other name. */
+static int step_name_len(const char *name)
+{
+	static const char pfx[] = "ProfilerStep#";
+	const char *d = name + sizeof(pfx) - 1;
+
+	if (strncmp(name, pfx, sizeof(pfx) - 1) || !*d)
+		return -1;
+	for (; *d; d++)
+		if (*d < '0' || *d > '9')
+			return -1;
+	return (int)sizeof(pfx) - 2;
+}
+
 static int do_range(struct input *in, struct sk_jspan text, const char *name)
 {
 	sqlite3_stmt *st = in->im->st[INS_RANGE];
@@ -531,7 +547,7 @@ static int do_range(struct input *in, struct sk_jspan text, const char *name)
 	if ((rc = get_times(in, text, &start, &end)) || (rc = cpu_thread(in, &gtid)))
 		return rc;
 	bind_span(in, st, start, end);
-	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, name, step_name_len(name), SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, gtid);
 	if ((rc = step(in, st)))
 		return rc;

@@ -446,7 +446,9 @@ static const char *nvtx_cat(const struct tl *tl, const char *text)
 
 /* A push/pop range in Kineto's shape: a PyTorch operator is a cpu_op named without emit_nvtx's
  * suffix, with its sequence number, and its fwdbwd flow; every range has its External id
- * (its rowid, which the API calls inside it carry too). */
+ * (its rowid, which the API calls inside it carry too). A range 'ProfilerStep' (skip import's
+ * name for torch.profiler's steps) is numbered again, ProfilerStep#0, #1, ... in start order,
+ * as HTA finds a trace's iterations. */
 static void kineto_range(struct tl *tl, sqlite3_stmt *st, const char *text, int64_t pid,
 			 int64_t tid, int64_t start, int64_t end, int open)
 {
@@ -454,7 +456,10 @@ static void kineto_range(struct tl *tl, sqlite3_stmt *st, const char *text, int6
 	char *name;
 
 	sk_kineto_parse(text, &op);
-	name = sk_xasprintf("%.*s", (int)op.name_len, text);
+	if (!op.is_op && !strcmp(text, "ProfilerStep"))
+		name = sk_xasprintf("ProfilerStep#%lld", (long long)tl->steps++);
+	else
+		name = sk_xasprintf("%.*s", (int)op.name_len, text);
 	sk_tl_head(tl, "X", op.is_op ? "cpu_op" : "user_annotation", name, pid, tid, start);
 	free(name);
 	dur(tl, start, end);
@@ -639,6 +644,7 @@ int skip_export_timeline(struct skip_trace *t, const char *trace_path,
 	}
 	for (int64_t i = 0; i < nruns && !err && !tl->w.err; i++) {
 		tl->run_id = runs[i];
+		tl->steps = 0;
 		err = write_run(tl);
 	}
 	if (!err)

@@ -51,6 +51,7 @@ struct tl {
 	size_t nfwds, fwdcap;
 	struct sk_hash fwd_idx; /* (pid << 40 | seq) + 1 -> the latest forward op in fwds */
 	int64_t fwdbwd;		/* fwdbwd flows written */
+	int64_t steps;		/* 'ProfilerStep' ranges written in the current run */
 };
 
 /* What kineto.c reads from an NVTX range text: PyTorch's emit_nvtx writes NAME, then

@@ -15,6 +15,34 @@ expect_out "dropped records  unknown (not in torch.profiler traces)"
 [ "$(sql t.skip.db "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'my \"region\", with
 newline ü ü'")" = 1 ] || fail "the odd range name did not survive"
 
+# torch.profiler's steps (prof.step(): ProfilerStep#N) become one range, ProfilerStep, that
+# repeats; a name that only begins so stays as it is.
+python3 - "$small" ps.json <<'PY' || fail "writing ps.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["traceEvents"] += [{"ph": "X", "cat": "user_annotation", "name": n, "pid": 4242, "tid": 4242,
+                      "ts": ts, "dur": dur, "args": {}}
+                     for n, ts, dur in (("ProfilerStep#7", 100.0, 30.0),
+                                        ("ProfilerStep#8", 130.0, 25.0),
+                                        ("ProfilerStep#x", 99.0, 60.0))]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 0 "$SKIP" import ps.json -o ps.skip.db
+[ "$(sql ps.skip.db "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ProfilerStep'")" = 2 ] ||
+	fail "ProfilerStep#7 and #8 are not one range 'ProfilerStep'"
+[ "$(sql ps.skip.db "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'ProfilerStep#x'")" = 1 ] ||
+	fail "ProfilerStep#x was renamed"
+expect_exit 0 "$SKIP" report ps.skip.db --region ProfilerStep
+expect_out "region: each occurrence of the NVTX range 'ProfilerStep' (2,"
+# exported for HTA, the steps are numbered again in start order
+expect_exit 0 "$SKIP" export ps.skip.db --format kineto -o ps.kineto.json
+python3 - ps.kineto.json <<'PY' || fail "the kineto export's steps"
+import json, sys
+names = [e["name"] for e in json.load(open(sys.argv[1]))["traceEvents"]
+         if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep")]
+assert sorted(names) == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#x"], names
+PY
+
 # skip report: the figures by hand, and what the trace lacks.
 expect_exit 0 "$SKIP" report t.skip.db
 expect_out "3 kernels  |  dropped records unknown"

@@ -13,7 +13,9 @@
  * A trace recorded with `skip record --capture-range` and no baseline run is compared within
  * its runs instead: the region's occurrences inside a capture range (recorded) against those
  * outside every capture range (the same process, not recorded: NVTX is kept all along); one
- * overlapping a range's edge is neither. The pairs are then the runs themselves.
+ * overlapping a range's edge is neither. The pairs are then the runs themselves. Those outside
+ * that end before the run's first range are also counted apart: a recording leaves a process
+ * slower after it stops (docs/BENCHMARKS.md "What the on/off ratio misses").
  */
 #define SK_LOG_DOMAIN "analyzer"
 #include <stdlib.h>
@@ -95,9 +97,10 @@ static void place(const int64_t *v, size_t n, int64_t s, int64_t e, int *inside,
 
 /* The wall intervals of the occurrences of @region in run @run_id, appended: without @out,
  * every occurrence to @in; with it, those inside a capture range to @in (when not NULL) and
- * those that overlap none to @out. */
+ * those that overlap none to @out, and of those, the ones that end before the first range
+ * begins to @first too (when not NULL). */
 static void walls(struct skip_trace *t, int64_t run_id, const char *region, struct walls_vec *in,
-		  struct walls_vec *out)
+		  struct walls_vec *out, struct walls_vec *first)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t *spans = NULL;
@@ -123,6 +126,8 @@ static void walls(struct skip_trace *t, int64_t run_id, const char *region, stru
 		to = inside ? in : overlaps ? NULL : out;
 		if (to)
 			SK_VEC_XPUSH(to->v, to->n, to->cap, (double)(e - s));
+		if (first && to && to == out && nspans && e <= spans[0])
+			SK_VEC_XPUSH(first->v, first->n, first->cap, (double)(e - s));
 	}
 	sqlite3_finalize(st);
 	free(spans);
@@ -133,7 +138,7 @@ size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *
 	struct walls_vec w = {0};
 
 	SK_VEC_XRESERVE(w.v, w.cap, 1); /* never NULL */
-	walls(t, run_id, text, &w, NULL);
+	walls(t, run_id, text, &w, NULL, NULL);
 	*out = w.v;
 	return w.n;
 }
@@ -144,7 +149,7 @@ size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const c
 	struct walls_vec w = {0};
 
 	SK_VEC_XRESERVE(w.v, w.cap, 1);
-	walls(t, run_id, text, NULL, &w);
+	walls(t, run_id, text, NULL, &w, NULL);
 	*out = w.v;
 	return w.n;
 }
@@ -189,22 +194,22 @@ static void run_into(struct skip_cost_kind *k, const struct walls_vec *w, size_t
 }
 
 /* The figures over runs @ids: every occurrence into @k[0] (@split 0), or each run's occurrences
- * inside its capture ranges into @k[0] and those outside into @k[1], read once (@split 1);
- * @med[j] gets each run's median of kind j. */
+ * inside its capture ranges into @k[0], those outside into @k[1] and those of them before its
+ * first range into @k[2], read once (@split 1); @med[j] gets each run's median of kind j. */
 static void kinds_of(struct skip_trace *t, const char *region, int split, const int64_t *ids,
 		     size_t nids, double *const *med, struct skip_cost_kind *const *k)
 {
-	struct walls_vec w[2] = {{0}};
-	int nk = split ? 2 : 1;
+	struct walls_vec w[3] = {{0}};
+	int nk = split ? 3 : 1;
 
 	for (int j = 0; j < nk; j++) {
 		memset(k[j], 0, sizeof(*k[j]));
 		k[j]->runs = (int)nids;
 	}
 	for (size_t i = 0; i < nids; i++) {
-		size_t from[2] = {w[0].n, w[1].n};
+		size_t from[3] = {w[0].n, w[1].n, w[2].n};
 
-		walls(t, ids[i], region, &w[0], split ? &w[1] : NULL);
+		walls(t, ids[i], region, &w[0], split ? &w[1] : NULL, split ? &w[2] : NULL);
 		for (int j = 0; j < nk; j++)
 			run_into(k[j], &w[j], from[j], i, med[j]);
 	}
@@ -264,6 +269,8 @@ static void compare(struct cfg *c, int capture)
 	if (w->problem)
 		return;
 	w->ratio = w->full.wall_ns / w->baseline.wall_ns;
+	if (w->first.occurrences && w->first.wall_ns > 0)
+		w->first_ratio = w->full.wall_ns / w->first.wall_ns;
 	for (size_t i = 0; i < c->nfull && i < c->nbase; i++) {
 		double x;
 
@@ -352,9 +359,13 @@ void sk_recording_cost(struct skip_trace *t, const struct skip_analysis_opts *o,
 		x->full_med = sk_xcalloc(x->nfull + 1, sizeof(double));
 		x->base_med = sk_xcalloc(x->nbase + 1, sizeof(double));
 		if (capture) { /* the same runs: each read once */
+			double *first_med = sk_xcalloc(x->nfull + 1, sizeof(double));
+
 			kinds_of(t, o->region, 1, x->full, x->nfull,
-				 (double *const[]){x->full_med, x->base_med},
-				 (struct skip_cost_kind *const[]){&x->row.full, &x->row.baseline});
+				 (double *const[]){x->full_med, x->base_med, first_med},
+				 (struct skip_cost_kind *const[]){&x->row.full, &x->row.baseline,
+								  &x->row.first});
+			free(first_med);
 		} else {
 			kinds_of(t, o->region, 0, x->full, x->nfull, &x->full_med,
 				 (struct skip_cost_kind *const[]){&x->row.full});

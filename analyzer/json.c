@@ -290,6 +290,10 @@ static cJSON *cost_json(const struct skip_recording_cost *c)
 		cJSON_AddStringToObject(e, "config", w->config);
 		cJSON_AddItemToObject(e, "full", cost_kind_json(&w->full));
 		cJSON_AddItemToObject(e, "baseline", cost_kind_json(&w->baseline));
+		if (c->capture) {
+			cJSON_AddItemToObject(e, "first", cost_kind_json(&w->first));
+			num_or_null(e, "first_ratio", w->first_ratio > 0, w->first_ratio);
+		}
 		num_or_null(e, "ratio", ok, w->ratio);
 		num_or_null(e, "ratio_min", ok && w->pairs, w->ratio_min);
 		num_or_null(e, "ratio_max", ok && w->pairs, w->ratio_max);

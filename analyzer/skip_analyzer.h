@@ -303,6 +303,10 @@ struct skip_cost_kind {
 struct skip_cost_row {
 	char *config; /* the parameters ("batch=4, seq=128"), "" when none */
 	struct skip_cost_kind full, baseline;
+	struct skip_cost_kind first;  /* capture ranges: the occurrences outside them that end
+					 before the run's first one begins (free of what a range
+					 leaves behind: docs/skip-report.md), else zero */
+	double first_ratio;	      /* full.wall_ns / first.wall_ns; 0 when there are none */
 	double ratio;		      /* full.wall_ns / baseline.wall_ns; 0 when problem is set */
 	double ratio_min, ratio_max;  /* over the interleaved pairs (i-th full, i-th baseline run)
 					 of their medians */

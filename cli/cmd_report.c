@@ -458,6 +458,8 @@ static void print_cost(const struct skip_report *r)
 		printf("  %s\n", w->config[0] ? w->config : "(no parameters)");
 		print_cost_kind(c->capture ? "captured" : "full", &w->full);
 		print_cost_kind(c->capture ? "outside" : "baseline", &w->baseline);
+		if (w->first.occurrences) /* of them, before the run's first range */
+			print_cost_kind("  before", &w->first);
 		if (w->problem) {
 			printf("    no ratio: %s\n", w->problem);
 			continue;
@@ -468,6 +470,11 @@ static void print_cost(const struct skip_report *r)
 			       w->pairs, c->capture ? "run" : "interleaved pair",
 			       w->pairs == 1 ? "" : "s");
 		printf("\n");
+		if (w->first_ratio > 0)
+			printf(
+			    "    recorded / unrecorded before the first capture range %.3fx (free "
+			    "of what a range leaves behind)\n",
+			    w->first_ratio);
 		if (w->host_share_unprofiled >= 0)
 			printf("    host-side share %.1f%% recorded, ~%.1f%% with the recording's "
 			       "added time taken out of the host side (moved %+.1f points)\n",

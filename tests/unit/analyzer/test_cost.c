@@ -195,6 +195,45 @@ Test(cost, a_capture_range_recording_compares_inside_with_outside_in_the_same_ru
 	cr_expect(fabs(w->ratio - 1150.0 / 600) < 1e-9, "ratio %g", w->ratio);
 	cr_expect_eq(w->pairs, 1, "the run is its own pair");
 	cr_expect(fabs(w->ratio_min - 1150.0 / 600) < 1e-9, "ratio_min %g", w->ratio_min);
+	cr_expect_eq(w->first.occurrences, 0, "the first range starts at the first occurrence");
+	cr_expect_eq(w->first_ratio, 0);
+	skip_report_free(r);
+	skip_trace_close(t);
+}
+
+/* The occurrences outside the ranges that end before the first one begins are counted apart
+ * (capture_first.sql has the answers): what a range leaves behind has not touched them. */
+Test(cost, occurrences_before_the_first_capture_range_are_counted_apart)
+{
+	struct skip_trace *t = hand_trace_more(dir, "capture", "capture_first");
+	struct skip_report *r = analyze(t, "step");
+	const struct skip_cost_row *w;
+	char *js, *text, err[512];
+	cJSON *doc, *row, *schema;
+
+	cr_assert_not_null(r->cost);
+	cr_assert_eq(r->cost->nrows, 1);
+	w = &r->cost->rows[0];
+	cr_expect_eq(w->full.occurrences, 3);
+	cr_expect_eq(w->full.wall_ns, 1200);
+	cr_expect_eq(w->baseline.occurrences, 5, "[0, 1000] is outside now");
+	cr_expect_eq(w->baseline.wall_ns, 600);
+	cr_expect(fabs(w->ratio - 2.0) < 1e-9, "ratio %g", w->ratio);
+	cr_expect_eq(w->first.occurrences, 1);
+	cr_expect_eq(w->first.wall_ns, 1000);
+	cr_expect(fabs(w->first_ratio - 1.2) < 1e-9, "first_ratio %g", w->first_ratio);
+	js = skip_report_json(r);
+	doc = cJSON_Parse(js);
+	schema = cJSON_Parse(text = hand_slurp("schemas/report.schema.json"));
+	cr_expect_eq(skip_json_validate(schema, doc, err, sizeof(err)), 0, "%s", err);
+	row = cJSON_GetArrayItem(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "recording_cost"), "rows"), 0);
+	cr_assert_not_null(row);
+	cr_expect(fabs(cJSON_GetObjectItem(row, "first_ratio")->valuedouble - 1.2) < 1e-9);
+	cJSON_Delete(schema);
+	cJSON_Delete(doc);
+	free(text);
+	free(js);
 	skip_report_free(r);
 	skip_trace_close(t);
 }

@@ -104,39 +104,24 @@ static void copy_op(const struct sk_rec *o, struct skip_op *p)
 	p->graph = (o->flags & SK_F_GRAPH) ? ((o->flags & SK_F_GRAPH_FIRST) ? 2 : 1) : 0;
 }
 
-struct first_key {
-	uint64_t key; /* process, kernel */
-	size_t i;     /* launch order */
-};
-
-static int cmp_first_key(const void *a, const void *b)
-{
-	const struct first_key *x = a, *y = b;
-
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
 /* Marks each kernel's first launch call in its process (skip_op.first). */
 static void mark_first_launches(struct skip_timeline *tl)
 {
-	struct first_key *k = sk_xmalloc((tl->nops + 1) * sizeof(*k));
-	size_t n = 0;
+	struct sk_hash seen = {0}; /* (process, kernel) + 1 */
 
 	for (size_t i = 0; i < tl->nops; i++) {
-		const struct skip_op *op = &tl->ops[i];
+		struct skip_op *op = &tl->ops[i];
 		int32_t id = op->fullname >= 0 ? op->fullname : op->name;
+		uint64_t key = (((uint64_t)op->pid << 32) | (uint32_t)id) + 1;
 
-		if (op->kind == SKIP_OP_KERNEL && op->launch != INT64_MIN && !op->graph)
-			k[n++] = (struct first_key){((uint64_t)op->pid << 32) | (uint32_t)id, i};
+		if (op->kind != SKIP_OP_KERNEL || op->launch == INT64_MIN || op->graph ||
+		    sk_hash_get(&seen, key))
+			continue;
+		op->first = 1;
+		sk_hash_xreserve(&seen, 1);
+		sk_hash_add(&seen, key, 1); /* cannot fail: room reserved, key not 0 */
 	}
-	if (n)
-		qsort(k, n, sizeof(*k), cmp_first_key);
-	for (size_t j = 0; j < n; j++)
-		if (!j || k[j].key != k[j - 1].key)
-			tl->ops[k[j].i].first = 1;
-	free(k);
+	sk_hash_fini(&seen);
 }
 
 /* The operations in launch order: by launch call start (then correlation id, then GPU start);

@@ -651,13 +651,16 @@ static size_t pool_runs(const struct sk_ctx *c, struct excerpts *es, struct pool
  * The region's occurrences outside every capture range (skip record --capture-range: the same
  * processes, unrecorded) of the run and, unless --run chose it, its repetitions (the runs whose
  * recorded occurrences are pooled), when the run has occurrences inside one too: their median
- * wall interval becomes the unprofiled time. Returns 1 when it did.
+ * wall interval becomes the unprofiled time. A process runs slower after a range than before
+ * the first (docs/BENCHMARKS.md "What the on/off ratio misses"), so where at least
+ * SKIP_ADVISE_BEFORE_MIN occurrences ended before their run's first range, the median is over
+ * those alone. Returns 1 when it did.
  */
 static int uncaptured_source(struct sk_ctx *c, struct skip_advice_report *r)
 {
 	int64_t *ids = NULL, n;
-	double *all = NULL;
-	size_t nall = 0, own = 0;
+	double *all = NULL, *before = NULL;
+	size_t nall = 0, nbefore = 0, own = 0;
 
 	if (!c->o.region || !skip_trace_has_captures(c->t))
 		return 0;
@@ -669,24 +672,32 @@ static int uncaptured_source(struct sk_ctx *c, struct skip_advice_report *r)
 		n = 1;
 	}
 	for (int64_t i = 0; i < n; i++) {
-		double *w = NULL;
-		size_t k = skip_trace_uncaptured_walls(c->t, ids[i], c->o.region, &w);
+		double *w = NULL, *b = NULL;
+		size_t nb = 0,
+		       k = skip_trace_uncaptured_walls(c->t, ids[i], c->o.region, &w, &b, &nb);
 
 		if (ids[i] == c->tl->run_id)
 			own = k;
 		all = sk_xrealloc(all, (nall + k + 1) * sizeof(double));
+		before = sk_xrealloc(before, (nbefore + nb + 1) * sizeof(double));
 		if (k)
 			memcpy(all + nall, w, k * sizeof(double));
+		if (nb)
+			memcpy(before + nbefore, b, nb * sizeof(double));
 		nall += k;
+		nbefore += nb;
 		free(w);
+		free(b);
 	}
 	if (nall && c->tl->nwindows > own) { /* some occurrence was recorded, some not */
-		c->unprofiled_ns = skip_median(all, nall);
+		r->uncaptured_before = nbefore >= SKIP_ADVISE_BEFORE_MIN;
+		r->uncaptured = r->uncaptured_before ? nbefore : nall;
+		c->unprofiled_ns = skip_median(r->uncaptured_before ? before : all, r->uncaptured);
 		r->unprofiled_ns = c->unprofiled_ns;
 		r->unprofiled_source = "uncaptured";
-		r->uncaptured = nall;
 	}
 	free(all);
+	free(before);
 	free(ids);
 	return r->uncaptured > 0;
 }

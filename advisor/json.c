@@ -144,6 +144,11 @@ char *skip_advice_json(const struct skip_advice_report *r)
 		cJSON_AddNullToObject(rec, "baseline_ns");
 	cJSON_AddNumberToObject(rec, "baseline_runs", (double)r->baseline_runs);
 	cJSON_AddNumberToObject(rec, "uncaptured", (double)r->uncaptured);
+	if (r->uncaptured)
+		cJSON_AddStringToObject(rec, "uncaptured_from",
+					r->uncaptured_before ? "before" : "outside");
+	else
+		cJSON_AddNullToObject(rec, "uncaptured_from");
 	cJSON_AddNumberToObject(rec, "calls_per_launch", r->calls_per_launch);
 	if (r->unprofiled_note)
 		cJSON_AddStringToObject(rec, "note", r->unprofiled_note);

@@ -24,6 +24,11 @@
 
 #include "skip_analyzer.h"
 
+/* The unprofiled time of a capture-range recording comes from the region's occurrences before
+ * the first capture range when at least this many ran there (their median then tolerates a
+ * cold first one), else from every occurrence outside the ranges. */
+#define SKIP_ADVISE_BEFORE_MIN 3
+
 /*
  * Costs the model cannot read off a trace, in five parts (the members are grouped by part, and
  * skip_calibration_keys[] names each member's part):
@@ -252,6 +257,10 @@ struct skip_advice_report {
 					  without the profiler's cost per launch) or "profiled"
 					  (--profiled) */
 	size_t uncaptured;	       /* "uncaptured": those occurrences; else 0 */
+	int uncaptured_before;	       /* "uncaptured": 1 when they are those that ended before
+					  the first capture range (at least
+					  SKIP_ADVISE_BEFORE_MIN did), 0 when they are all the
+					  occurrences outside the ranges */
 	double unprofiled_ns;	       /* "baseline": that median; else 0 */
 	size_t baseline_runs;	       /* baseline runs of the run's configuration */
 	char *unprofiled_note;	       /* why baseline runs present were not used, or NULL */

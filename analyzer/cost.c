@@ -144,13 +144,19 @@ size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *
 }
 
 size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const char *text,
-				   double **out)
+				   double **out, double **before, size_t *nbefore)
 {
-	struct walls_vec w = {0};
+	struct walls_vec w = {0}, b = {0};
 
 	SK_VEC_XRESERVE(w.v, w.cap, 1);
-	walls(t, run_id, text, NULL, &w, NULL);
+	if (before)
+		SK_VEC_XRESERVE(b.v, b.cap, 1);
+	walls(t, run_id, text, NULL, &w, before ? &b : NULL);
 	*out = w.v;
+	if (before) {
+		*before = b.v;
+		*nbefore = b.n;
+	}
 	return w.n;
 }
 

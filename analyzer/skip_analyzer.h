@@ -481,9 +481,12 @@ SKIP_API int64_t skip_trace_runs(struct skip_trace *t, int64_t **ids);
 SKIP_API size_t skip_trace_range_walls(struct skip_trace *t, int64_t run_id, const char *text,
 				       double **walls);
 /* The same, of the occurrences that overlap none of the run's capture ranges (skip record
- * --capture-range: SKIP_CAPTURE_RANGE_TEXT rows), so ran unrecorded in the recorded process. */
+ * --capture-range: SKIP_CAPTURE_RANGE_TEXT rows), so ran unrecorded in the recorded process.
+ * With @before, those of them that end before the run's first capture range begins (free of
+ * what a range leaves behind: docs/BENCHMARKS.md "What the on/off ratio misses") also go to
+ * *@before, malloc'ed likewise (caller frees), their count to *@nbefore. */
 SKIP_API size_t skip_trace_uncaptured_walls(struct skip_trace *t, int64_t run_id, const char *text,
-					    double **walls);
+					    double **walls, double **before, size_t *nbefore);
 /* Whether the trace holds capture ranges (recorded with skip record --capture-range, its
  * SKIP_METADATA says so, and some were written). */
 SKIP_API int skip_trace_has_captures(struct skip_trace *t);

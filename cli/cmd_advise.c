@@ -333,13 +333,20 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 	       r->workload	? " (of the median iteration)"
 	       : r->regions > 1 ? " (medians over the regions)"
 				: "");
-	if (!strcmp(r->unprofiled_source, "uncaptured"))
+	if (!strcmp(r->unprofiled_source, "uncaptured") && r->uncaptured_before)
+		printf(
+		    "predictions are for an unprofiled run; its time now (%s) is the median wall "
+		    "interval of\n'%s' in the %zu occurrences before the first capture range (the "
+		    "same process, not yet recorded)\n",
+		    cli_dur(a, sizeof(a), r->unprofiled_ns), r->region, r->uncaptured);
+	else if (!strcmp(r->unprofiled_source, "uncaptured"))
 		printf(
 		    "predictions are for an unprofiled run; its time now (%s) is the median wall "
 		    "interval of\n'%s' in the %zu occurrence%s outside the capture ranges (the "
-		    "same process, not recorded)\n",
+		    "same process, not recorded;\nfewer than %d before the first range: after "
+		    "one a process runs slower, so this may be high)\n",
 		    cli_dur(a, sizeof(a), r->unprofiled_ns), r->region, r->uncaptured,
-		    r->uncaptured == 1 ? "" : "s");
+		    r->uncaptured == 1 ? "" : "s", SKIP_ADVISE_BEFORE_MIN);
 	else if (!strcmp(r->unprofiled_source, "baseline"))
 		printf(
 		    "predictions are for an unprofiled run; its time now (%s) is the median wall "

@@ -89,5 +89,10 @@ grep -q "recorded / unrecorded" cr.html || fail "the HTML compares inside with o
 expect_exit 0 "$SKIP" report --no-color cr.skip.db
 expect_out "the file has capture ranges; give --region NAME"
 expect_exit 0 "$SKIP" advise --region step cr.skip.db
-expect_out "in the 4 occurrences outside the capture ranges (the same process, not recorded)"
+expect_out "in the 4 occurrences outside the capture ranges (the same process, not recorded;"
+expect_out "fewer than 3 before the first range: after one a process runs slower"
+hand_db capture_before cb.skip.db
+expect_exit 0 "$SKIP" advise --region step cb.skip.db
+expect_out "its time now (450 ns) is the median wall interval of"
+expect_out "'step' in the 4 occurrences before the first capture range (the same process, not yet recorded)"
 exit 0

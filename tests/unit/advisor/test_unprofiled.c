@@ -91,6 +91,48 @@ Test(unprofiled, occurrences_outside_the_capture_ranges_give_the_time_now)
 	skip_trace_close(t);
 }
 
+/* capture_before.sql: four occurrences before the first range (a cold one among them), four
+ * after one; the time now is the median of the four before, 450, not of all eight, 700. */
+Test(unprofiled, occurrences_before_the_first_capture_range_are_preferred)
+{
+	struct skip_trace *t = hand_trace(dir, "capture_before");
+	struct skip_advice_report *r = advise(t, "step");
+	const struct skip_advice *g = graph_item(r);
+	char *json;
+
+	cr_expect_str_eq(r->unprofiled_source, "uncaptured");
+	cr_expect_eq(r->uncaptured_before, 1);
+	cr_expect_eq(r->uncaptured, 4);
+	cr_expect_eq(r->unprofiled_ns, 450);
+	cr_expect_eq(r->regions, 4, "the recorded occurrences are modelled");
+	cr_assert_not_null(g);
+	cr_expect_eq(g->baseline_il_ns, 450);
+	json = skip_advice_json(r);
+	cr_expect(strstr(json, "\"uncaptured_from\":\t\"before\""), "%s", json);
+	free(json);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
+/* capture.sql with capture_first.sql: one occurrence before the first range, fewer than
+ * SKIP_ADVISE_BEFORE_MIN: every occurrence outside the ranges, {1000, 500, 600, 700, 600}. */
+Test(unprofiled, too_few_occurrences_before_the_first_range_take_all_outside)
+{
+	struct skip_trace *t = hand_trace_more(dir, "capture", "capture_first");
+	struct skip_advice_report *r = advise(t, "step");
+	char *json;
+
+	cr_expect_str_eq(r->unprofiled_source, "uncaptured");
+	cr_expect_eq(r->uncaptured_before, 0);
+	cr_expect_eq(r->uncaptured, 5);
+	cr_expect_eq(r->unprofiled_ns, 600);
+	json = skip_advice_json(r);
+	cr_expect(strstr(json, "\"uncaptured_from\":\t\"outside\""), "%s", json);
+	free(json);
+	skip_advice_free(r);
+	skip_trace_close(t);
+}
+
 Test(unprofiled, the_repetitions_occurrences_outside_the_capture_ranges_are_pooled)
 {
 	struct skip_trace *t = hand_trace_more(dir, "capture", "capture_run2");

@@ -201,6 +201,29 @@ Test(cost, a_capture_range_recording_compares_inside_with_outside_in_the_same_ru
 	skip_trace_close(t);
 }
 
+/* capture_before.sql: four occurrences before the first range, four between and after the
+ * ranges; the recording's cost against each (the file has the answers). */
+Test(cost, a_recording_with_steps_before_its_first_range_is_compared_with_them)
+{
+	struct skip_trace *t = hand_trace(dir, "capture_before");
+	struct skip_report *r = analyze(t, "step");
+	const struct skip_cost_row *w;
+
+	cr_assert_not_null(r->cost);
+	cr_assert_eq(r->cost->nrows, 1);
+	w = &r->cost->rows[0];
+	cr_expect_eq(w->full.occurrences, 4);
+	cr_expect_eq(w->full.wall_ns, 1150);
+	cr_expect_eq(w->baseline.occurrences, 8);
+	cr_expect_eq(w->baseline.wall_ns, 700);
+	cr_expect(fabs(w->ratio - 1150.0 / 700) < 1e-9, "ratio %g", w->ratio);
+	cr_expect_eq(w->first.occurrences, 4);
+	cr_expect_eq(w->first.wall_ns, 450);
+	cr_expect(fabs(w->first_ratio - 1150.0 / 450) < 1e-9, "first_ratio %g", w->first_ratio);
+	skip_report_free(r);
+	skip_trace_close(t);
+}
+
 /* The occurrences outside the ranges that end before the first one begins are counted apart
  * (capture_first.sql has the answers): what a range leaves behind has not touched them. */
 Test(cost, occurrences_before_the_first_capture_range_are_counted_apart)

@@ -1,6 +1,6 @@
 """lasting_cost.py: whether a recording slows a program after it is switched off.
 
-    python3 bench/overhead/lasting_cost.py [--units N]                       (the control)
+    python3 bench/overhead/lasting_cost.py [--units N] [--nvtx]              (the control)
     skip record --capture-range cudaProfilerApi -- python3 bench/overhead/lasting_cost.py
 
 The training step of train_step.py (forward, backward and AdamW of a 2-layer GPT-2 at batch 1),
@@ -27,6 +27,8 @@ from benchlib import need_torch_gpu  # noqa: E402
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--units", type=int, default=12)
+    ap.add_argument("--nvtx", action="store_true",
+                    help="an NVTX range 'step' around each step (for skip report/advise --region)")
     args = ap.parse_args()
     torch = need_torch_gpu("lasting_cost.py")
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -37,11 +39,15 @@ def main():
     x = torch.randint(0, model.config.vocab_size, (1, 128), device="cuda")
 
     def step():
+        if args.nvtx:
+            torch.cuda.nvtx.range_push("step")
         with torch.autocast("cuda", dtype=torch.bfloat16):
             loss = model(x, labels=x).loss
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
+        if args.nvtx:
+            torch.cuda.nvtx.range_pop()
 
     def unit():
         t0 = time.perf_counter()

@@ -149,6 +149,36 @@ def ab_switches(profiler):
     return start, stop
 
 
+def gpt2_train_step(torch, layers=2, batch=1, nvtx=True, warmup=10):
+    """A training step of GPT-2's architecture with LAYERS layers (transformers'
+    GPT2LMHeadModel from its config, random weights), sequence 128, bf16 autocast, AdamW
+    (foreach): forward, backward (on PyTorch's autograd thread) and the optimizer's step, in an
+    NVTX range 'step' with NVTX. Returns step() after WARMUP steps and a synchronize (kernels
+    loaded, allocator and optimizer state primed)."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(n_layer=layers)).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+    x = torch.randint(0, model.config.vocab_size, (batch, 128), device="cuda")
+
+    def step():
+        if nvtx:
+            torch.cuda.nvtx.range_push("step")
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(x, labels=x).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if nvtx:
+            torch.cuda.nvtx.range_pop()
+
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    return step
+
+
 def timed_loop(torch, one, steps, unit, profiler=False, ab=0, ab_block=5, capture=False):
     """Times STEPS calls of ONE() and a synchronize: inside torch.profiler.profile(CPU+CUDA)
     with PROFILER (and no AB), between torch.cuda.profiler.start() and stop() with CAPTURE.

@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "llm"))
-from benchlib import need_torch_gpu  # noqa: E402
+from benchlib import gpt2_train_step, need_torch_gpu  # noqa: E402
 
 
 def main():
@@ -31,23 +31,7 @@ def main():
                     help="an NVTX range 'step' around each step (for skip report/advise --region)")
     args = ap.parse_args()
     torch = need_torch_gpu("lasting_cost.py")
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(n_layer=2)).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
-    x = torch.randint(0, model.config.vocab_size, (1, 128), device="cuda")
-
-    def step():
-        if args.nvtx:
-            torch.cuda.nvtx.range_push("step")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x, labels=x).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        if args.nvtx:
-            torch.cuda.nvtx.range_pop()
+    step = gpt2_train_step(torch, nvtx=args.nvtx)
 
     def unit():
         t0 = time.perf_counter()
@@ -56,9 +40,6 @@ def main():
         torch.cuda.synchronize()
         return (time.perf_counter() - t0) * 1e6 / 5
 
-    for _ in range(10):
-        step()
-    torch.cuda.synchronize()
     ph = {}
     for name in ("pre", "on1", "post1", "on2", "post2"):
         if name.startswith("on"):

@@ -23,7 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "llm"))
-from benchlib import need_torch_gpu, timed_loop  # noqa: E402
+from benchlib import gpt2_train_step, need_torch_gpu, timed_loop  # noqa: E402
 
 
 def main():
@@ -37,26 +37,7 @@ def main():
     ap.add_argument("--ab-block", type=int, default=5, metavar="K")
     args = ap.parse_args()
     torch = need_torch_gpu("train_step.py")
-    from transformers import GPT2Config, GPT2LMHeadModel
-
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(n_layer=args.layers)).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
-    x = torch.randint(0, model.config.vocab_size, (args.batch, 128), device="cuda")
-
-    def step():
-        torch.cuda.nvtx.range_push("step")
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            loss = model(x, labels=x).loss
-        loss.backward()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        torch.cuda.nvtx.range_pop()
-
-    for _ in range(10):  # warm-up: kernels loaded, allocator and optimizer state primed
-        step()
-    torch.cuda.synchronize()
-
+    step = gpt2_train_step(torch, args.layers, args.batch)
     wall, ab = timed_loop(torch, step, args.steps, 5, args.profiler, args.ab, args.ab_block,
                           args.capture)
     print(f"APP train_step steps={args.steps} batch={args.batch} layers={args.layers} "

@@ -362,9 +362,10 @@ struct skip_report {
 	struct skip_malformed malformed; /* records of the analyzed runs left out as malformed */
 	struct skip_sweep *sweep;	 /* NULL unless the runs sweep a numeric parameter */
 	char torch_ops[16];		 /* "on" when recorded with --torch-ops, else "" */
-	char capture_range[32]; /* "cudaProfilerApi" when recorded with --capture-range, else "" */
-	char source[32];	/* where the trace came from when not skip record ("torch.profiler":
-				   skip import), else "" (SKIP_METADATA 'source') */
+	/* skip record --capture-range's MODE ("cudaProfilerApi", "nvtx:step:21:10"), else "" */
+	char capture_range[SKIP_CAPTURE_NAME_MAX + 48];
+	char source[32]; /* where the trace came from when not skip record ("torch.profiler":
+			    skip import), else "" (SKIP_METADATA 'source') */
 	struct skip_recording_cost *cost; /* NULL unless the file has baseline runs (owned) */
 	const char *unavailable[8];	  /* what the analyzed runs' source did not record: keys of
 					     skip_unavailable_text() (static strings) from SKIP_METADATA

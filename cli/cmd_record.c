@@ -61,14 +61,18 @@ static const char help[] =
     "                           of kind 'baseline'; skip report --region shows what the\n"
     "                           recording cost, skip advise takes the unprofiled time there\n"
     "  -l, --label TEXT         a label stored with every run\n"
-    "  -c, --capture-range MODE cudaProfilerApi: record CUDA activity only between the\n"
-    "                           program's cudaProfilerStart and cudaProfilerStop calls\n"
-    "                           (torch.cuda.profiler.start/stop; every such range, into\n"
-    "                           the same run); outside them kernels cost little (less\n"
-    "                           before the first range than after one) and NVTX ranges are\n"
-    "                           still recorded, so report and advise compare a region's\n"
-    "                           recorded and unrecorded occurrences.\n"
-    "                           none (default): the whole program\n"
+    "  -c, --capture-range MODE record CUDA activity only in part of the program; outside\n"
+    "                           it kernels cost little (less before the first range than\n"
+    "                           after one) and NVTX ranges are still recorded, so report\n"
+    "                           and advise compare a region's recorded and unrecorded\n"
+    "                           occurrences. MODE:\n"
+    "                             cudaProfilerApi  between the program's cudaProfilerStart\n"
+    "                               and cudaProfilerStop calls (torch.cuda.profiler.start/\n"
+    "                               stop; every such range, into the same run)\n"
+    "                             nvtx:NAME[:FIRST[:COUNT]]  occurrences FIRST (default 1)\n"
+    "                               to FIRST+COUNT-1 (default: to the end) of the NVTX range\n"
+    "                               NAME, counted in the process: no code change\n"
+    "                             none (default): the whole program\n"
     "      --torch-ops          PyTorch programs: one NVTX range per ATen operator\n"
     "                           (torch.autograd.profiler.emit_nvtx, turned on with no code\n"
     "                           change), so kernels get their operators; it slows small-op\n"
@@ -85,7 +89,8 @@ static const char help[] =
     "\n"
     "Examples:\n"
     "  skip record -o mlp.skip.db -- python3 train.py --steps 50\n"
-    "  skip record --repeat 3 --sweep batch=1,2,4,8 -- python3 prefill.py --batch {batch}\n";
+    "  skip record --repeat 3 --sweep batch=1,2,4,8 -- python3 prefill.py --batch {batch}\n"
+    "  skip record --capture-range nvtx:step:21:10 -- python3 train.py   (steps 21-30)\n";
 
 struct sweep {
 	char name[64];
@@ -105,7 +110,7 @@ struct record_opts {
 	int quiet;
 	int torch_ops;
 	int baseline;	       /* --baseline: a baseline run after each full run */
-	int capture;	       /* --capture-range cudaProfilerApi */
+	const char *capture;   /* --capture-range, when not none (struct skip_capture's spec) */
 	char python_dir[4096]; /* the --torch-ops shim (sitecustomize.py) */
 	char **argv;	       /* the program and its arguments */
 	int argc;
@@ -209,14 +214,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'b':
 			o->baseline = 1;
 			break;
-		case 'c':
-			if (strcmp(optarg, "cudaProfilerApi") && strcmp(optarg, "none"))
-				return cli_usage_error("record",
-						       "--capture-range takes cudaProfilerApi or "
-						       "none; got '%s'",
-						       optarg);
-			o->capture = !strcmp(optarg, "cudaProfilerApi");
+		case 'c': {
+			struct skip_capture cap;
+
+			if (skip_capture_parse(optarg, &cap))
+				return cli_usage_error("record", "%s", skip_errmsg());
+			o->capture = cap.mode == SKIP_CAPTURE_NONE ? NULL : optarg;
 			break;
+		}
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -483,7 +488,7 @@ static void set_child_env(const struct record_opts *o, const struct point *pt,
 	/* A baseline run records NVTX only: the collector then never enables CUPTI. */
 	setenv("SKIP_TRACE", pt->baseline ? "nvtx" : o->trace_spec, 1);
 	if (o->capture)
-		setenv("SKIP_CAPTURE", "cudaProfilerApi", 1);
+		setenv("SKIP_CAPTURE", o->capture, 1);
 	else
 		unsetenv("SKIP_CAPTURE");
 	unsetenv("SKIP_OUTPUT");
@@ -728,7 +733,7 @@ int cmd_record(int argc, char **argv)
 		if (o.torch_ops)
 			skip_store_meta_set(db, 0, 0, "torch_ops", "on");
 		if (o.capture)
-			skip_store_meta_set(db, 0, 0, "capture_range", "cudaProfilerApi");
+			skip_store_meta_set(db, 0, 0, "capture_range", o.capture);
 	}
 
 	sa.sa_handler = on_parent_signal;

@@ -328,6 +328,27 @@ static void print_crossing_verdict(const struct skip_sweep *s, const char *on, c
 		    on, s->param, s->npts ? num(a, sizeof(a), s->pts[0].value) : "-", off);
 }
 
+/* What a capture-range recording holds (skip record --capture-range @spec). */
+static void print_capture(const char *spec)
+{
+	struct skip_capture c;
+
+	if (skip_capture_parse(spec, &c) || c.mode != SKIP_CAPTURE_NVTX)
+		printf("recorded: only between cudaProfilerStart and cudaProfilerStop "
+		       "(--capture-range %s): figures cover the capture ranges\n",
+		       spec);
+	else if (c.count)
+		printf("recorded: only occurrences %llu to %llu of the NVTX range '%s' "
+		       "(--capture-range "
+		       "%s): figures cover the capture range\n",
+		       (unsigned long long)c.first, (unsigned long long)(c.first + c.count - 1),
+		       c.name, spec);
+	else
+		printf("recorded: only from occurrence %llu of the NVTX range '%s' on "
+		       "(--capture-range %s): figures cover the capture range\n",
+		       (unsigned long long)c.first, c.name, spec);
+}
+
 static void print_sweep(const struct skip_report *r)
 {
 	const struct skip_sweep *s = r->sweep;
@@ -536,9 +557,7 @@ static void print_text(const struct report_opts *o, const struct skip_report *r)
 		printf("operators: PyTorch's per-op NVTX ranges (recorded with --torch-ops, which "
 		       "slows launch-bound loops: docs/BENCHMARKS.md)\n");
 	if (r->capture_range[0])
-		printf("recorded: only between cudaProfilerStart and cudaProfilerStop "
-		       "(--capture-range %s): figures cover the capture ranges\n",
-		       r->capture_range);
+		print_capture(r->capture_range);
 	if (r->sweep) {
 		print_sweep(r);
 		print_sweep_graph(o, r->sweep);

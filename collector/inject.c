@@ -12,8 +12,9 @@
  * (shared/research/h100-cupti-probes.md). With NVTX alone asked for (the baseline mode), the
  * collector never enables CUPTI: the NVTX entry installs the collector's own handlers (nvtx.c)
  * instead, and no activity buffer is allocated. With a capture range (SKIP_CAPTURE), the kinds
- * are enabled at each cudaProfilerStart and disabled at each cudaProfilerStop (device and
- * context records stay on), seen through the same CUPTI subscriber as the flush points.
+ * are enabled at each cudaProfilerStart and disabled at each cudaProfilerStop, or where the
+ * NVTX trigger (capture.c) says (device and context records stay on), seen through the same
+ * CUPTI subscriber as the flush points.
  *
  * Never harm the program: nothing on stdout, no exit or abort. If anything at start-up fails
  * the collector logs one line and stays out of the way.
@@ -230,7 +231,7 @@ static void write_end_meta(struct sk_sink *sink)
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sink->nvtx_unmatched);
 	sk_sink_meta(sink, "nvtx_unmatched_ends", buf);
 	if (sk_g.capture) {
-		sk_sink_meta(sink, "capture_range", "cudaProfilerApi");
+		sk_sink_meta(sink, "capture_range", getenv("SKIP_CAPTURE"));
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sk_g.captures);
 		sk_sink_meta(sink, "captures", buf);
 	}
@@ -300,8 +301,9 @@ static void write_spans(struct sk_sink *sink)
 }
 
 /* The capture range: cudaProfilerStart turns recording on (after the call), cudaProfilerStop
- * off (before it). The runtime's calls go through the driver's, so each arrives twice: the
- * state makes the second a no-op, as CUDA documents for a repeated start or stop. */
+ * off (before it), or the NVTX trigger. The runtime's calls go through the driver's, so each
+ * arrives twice: the state makes the second a no-op, as CUDA documents for a repeated start or
+ * stop (and the trigger may start twice). */
 static void capture_set(int on)
 {
 	/* Before recording stops, the completed records are taken (a plain flush: completed
@@ -358,6 +360,15 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 	int start;
 
 	(void)userdata;
+	if (domain == CUPTI_CB_DOMAIN_NVTX) {
+		static __thread struct sk_trigger_thread th;
+		int act = sk_trigger_nvtx(&sk_g.trigger, &th, cbid,
+					  ((const CUpti_NvtxData *)data)->functionParams);
+
+		if (act)
+			capture_set(act == SK_TRIGGER_START);
+		return;
+	}
 	if (is_profiler_call(domain, cbid, &start)) {
 		if (cb->callbackSite == (start ? CUPTI_API_EXIT : CUPTI_API_ENTER))
 			capture_set(start);
@@ -385,7 +396,10 @@ static int subscribe(void)
 					   CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2));
 	SK_CUPTI_CHECK(cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
 					   CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2));
-	if (sk_g.capture) {
+	for (int i = 0; sk_g.cap.mode == SKIP_CAPTURE_NVTX && i < SK_TRIGGER_NCBIDS; i++)
+		SK_CUPTI_CHECK(cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_NVTX,
+						   sk_trigger_cbids[i]));
+	if (sk_g.cap.mode == SKIP_CAPTURE_PROFILER) {
 		SK_CUPTI_CHECK(
 		    cuptiEnableCallback(1, sk_g.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 					CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000));
@@ -437,7 +451,13 @@ static void finish(void)
 			sk_dbg(1, "%s: %llu rows written, %llu lost", sk_kind_names[k],
 			       (unsigned long long)sk_g.sink.rows[k],
 			       (unsigned long long)sk_g.sink.lost[k]);
-	if (sk_g.capture && !sk_g.captures)
+	if (sk_g.capture && !sk_g.captures && sk_g.cap.mode == SKIP_CAPTURE_NVTX)
+		sk_warn("--capture-range %s: the process began %llu occurrence%s of the NVTX "
+			"range '%s', not %llu; no CUDA activity was recorded",
+			getenv("SKIP_CAPTURE"), (unsigned long long)atomic_load(&sk_g.trigger.seen),
+			atomic_load(&sk_g.trigger.seen) == 1 ? "" : "s", sk_g.cap.name,
+			(unsigned long long)sk_g.cap.first);
+	else if (sk_g.capture && !sk_g.captures)
 		sk_warn("--capture-range cudaProfilerApi: the process never called "
 			"cudaProfilerStart; no CUDA activity was recorded");
 	write_spans(&sk_g.sink);
@@ -497,18 +517,18 @@ static void after_fork_child(void)
 
 /* ---- start-up ------------------------------------------------------------------------------ */
 
-/* SKIP_CAPTURE: "cudaProfilerApi" records between cudaProfilerStart and cudaProfilerStop only
- * (CUPTI's kinds are off outside); unset, empty or "none": the whole process. */
+/* SKIP_CAPTURE (skip_capture_parse()): what part of the process to record, into sk_g.cap;
+ * unset, empty, "none" or not understood: the whole process. Returns whether it is a part. */
 static int capture_mode(void)
 {
 	const char *s = getenv("SKIP_CAPTURE");
 
-	if (!s || !*s || strcmp(s, "none") == 0)
-		return 0;
-	if (strcmp(s, "cudaProfilerApi") == 0)
-		return 1;
-	sk_warn("SKIP_CAPTURE=%s is not cudaProfilerApi or none; recording the whole process", s);
-	return 0;
+	if (skip_capture_parse(s, &sk_g.cap) != 0) {
+		sk_warn("SKIP_CAPTURE: %s; recording the whole process", skip_errmsg());
+		memset(&sk_g.cap, 0, sizeof(sk_g.cap));
+	}
+	sk_g.trigger.cap = &sk_g.cap;
+	return sk_g.cap.mode != SKIP_CAPTURE_NONE;
 }
 
 static int start(void)
@@ -565,9 +585,8 @@ static int start(void)
 		return SKIP_E_CUPTI;
 	/* A capture range needs the subscriber first, to see its start. */
 	if (sk_g.capture && subscribe() != 0) {
-		sk_warn(
-		    "another CUPTI subscriber is active: cudaProfilerStart/Stop cannot be seen; "
-		    "recording the whole process");
+		sk_warn("another CUPTI subscriber is active: the capture range's start cannot be "
+			"seen; recording the whole process");
 		sk_g.capture = 0;
 	}
 	err = sk_activity_enable(sk_g.trace, sk_g.capture);

@@ -211,6 +211,37 @@ size_t sk_pool_take(struct sk_pool *p, struct sk_qent *out, size_t max, uint64_t
 /* Return a buffer from sk_pool_take() to the free list. Thread-safe. */
 void sk_pool_give_back(struct sk_pool *p, uint8_t *buf);
 
+/* ---- the NVTX capture range (capture.c) --------------------------------------------------- */
+
+enum { SK_TRIGGER_START = 1, SK_TRIGGER_STOP = 2 };
+
+/* Process-wide: the capture range asked for (not owned) and the occurrences of its name
+ * seen. */
+struct sk_trigger {
+	const struct skip_capture *cap;
+	atomic_uint_fast64_t seen;
+};
+/* One thread's: the domain and depth of the pushes since occurrence FIRST - 1's (depth 0:
+ * none pending). */
+struct sk_trigger_thread {
+	const void *domain;
+	int depth;
+};
+/* A push of @name (NULL: not an ASCII message) in @domain (NULL: the default one), or a pop
+ * in @domain, on the thread whose state is @th. Return SK_TRIGGER_START when the capture range
+ * begins now, SK_TRIGGER_STOP when it ends now, else 0 (the caller makes a repeated start or
+ * stop a no-op). */
+int sk_trigger_push(struct sk_trigger *t, struct sk_trigger_thread *th, const void *domain,
+		    const char *name);
+int sk_trigger_pop(struct sk_trigger_thread *th, const void *domain);
+/* The same for CUPTI's NVTX callback @cbid with its @params (CUpti_NvtxData.functionParams):
+ * one of sk_trigger_cbids[], else 0. */
+int sk_trigger_nvtx(struct sk_trigger *t, struct sk_trigger_thread *th, CUpti_CallbackId cbid,
+		    const void *params);
+/* The NVTX callbacks the trigger needs: every push and pop. */
+#define SK_TRIGGER_NCBIDS 6
+extern const CUpti_CallbackId sk_trigger_cbids[SK_TRIGGER_NCBIDS];
+
 /* ---- the collector as a whole (inject.c, writer.c) ----------------------------------- */
 
 struct sk_collector {
@@ -229,10 +260,12 @@ struct sk_collector {
 	int done_fd[2];		  /* writer -> signal handler: flushed */
 	atomic_int flush_request; /* 0, or what a program thread asked the writer for */
 	CUpti_SubscriberHandle subscriber;
-	uint64_t start_ns; /* trace clock at init */
-	int capture;	   /* SKIP_CAPTURE=cudaProfilerApi: record between start and stop only */
-	int capturing;	   /* inside a capture range (guarded by lock) */
-	uint64_t captures; /* capture ranges begun (guarded by lock) */
+	uint64_t start_ns;	   /* trace clock at init */
+	int capture;		   /* SKIP_CAPTURE set: record inside the capture ranges only */
+	struct skip_capture cap;   /* what SKIP_CAPTURE asks for */
+	struct sk_trigger trigger; /* its NVTX trigger (SKIP_CAPTURE_NVTX) */
+	int capturing;		   /* inside a capture range (guarded by lock) */
+	uint64_t captures;	   /* capture ranges begun (guarded by lock) */
 	struct sk_capture_span {
 		uint64_t start_ns, end_ns; /* trace clock; end 0 while open */
 		uint32_t tid;		   /* the thread that called cudaProfilerStart */

@@ -183,6 +183,31 @@ SKIP_API int skip_trace_needs_cupti(unsigned bits);
 /* Write the canonical list for @bits ("cuda,nvtx,sync,overhead") into @buf. */
 SKIP_API void skip_trace_opts_format(unsigned bits, char *buf, size_t len);
 
+/* ---- what part of a program to record (skip record --capture-range, SKIP_CAPTURE) ------ */
+
+enum skip_capture_mode {
+	SKIP_CAPTURE_NONE = 0,	   /* the whole program */
+	SKIP_CAPTURE_PROFILER = 1, /* between cudaProfilerStart and cudaProfilerStop */
+	SKIP_CAPTURE_NVTX = 2,	   /* occurrences of an NVTX range */
+};
+
+#define SKIP_CAPTURE_NAME_MAX 256
+
+struct skip_capture {
+	enum skip_capture_mode mode;
+	char name[SKIP_CAPTURE_NAME_MAX]; /* SKIP_CAPTURE_NVTX: the range's message */
+	uint64_t first;			  /* its first occurrence recorded, from 1 */
+	uint64_t count;			  /* occurrences recorded; 0: to the program's end */
+};
+
+/*
+ * Parse "none" (or NULL, or ""), "cudaProfilerApi" or "nvtx:NAME[:FIRST[:COUNT]]" (NAME
+ * non-empty; FIRST >= 1, default 1; COUNT >= 1, default to the end: up to two trailing fields
+ * of digits are FIRST and COUNT, so a NAME may hold ':'). Returns 0 and fills *@c, or
+ * SKIP_E_INVAL with skip_errmsg() saying what is wrong.
+ */
+SKIP_API int skip_capture_parse(const char *spec, struct skip_capture *c);
+
 /* ---- output files (common/outfile.c) --------------------------------------------------- */
 
 /*

@@ -1,8 +1,10 @@
 /*
- * trace_opts.c: the --trace list shared by `skip record` (to check it) and the collector (to
- * act on it, through SKIP_TRACE).
+ * trace_opts.c: the --trace list and the --capture-range mode, shared by `skip record` (to
+ * check them) and the collector (to act on them, through SKIP_TRACE and SKIP_CAPTURE).
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "skip_common.h"
@@ -83,4 +85,78 @@ void skip_trace_opts_format(unsigned bits, char *buf, size_t len)
 	}
 	if (!buf[0])
 		snprintf(buf, len, "none");
+}
+
+/* Whether @s[0..@n) is all digits (and some). */
+static int all_digits(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* The number in @s[0..@n) (digits), at least 1; 0 when it is 0 or too large. */
+static uint64_t count_of(const char *s, size_t n)
+{
+	char buf[24];
+	unsigned long long v;
+
+	if (n >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, NULL, 10);
+	return errno ? 0 : (uint64_t)v;
+}
+
+int skip_capture_parse(const char *spec, struct skip_capture *c)
+{
+	const char *name, *end;
+	uint64_t nums[2];
+	int nnums = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!spec || !*spec || strcmp(spec, "none") == 0)
+		return 0;
+	if (strcmp(spec, "cudaProfilerApi") == 0) {
+		c->mode = SKIP_CAPTURE_PROFILER;
+		return 0;
+	}
+	if (strncmp(spec, "nvtx:", 5) != 0)
+		return sk_fail(SKIP_E_INVAL,
+			       "--capture-range takes none, cudaProfilerApi or "
+			       "nvtx:NAME[:FIRST[:COUNT]]; got '%s'",
+			       spec);
+	name = spec + 5;
+	end = name + strlen(name);
+	/* up to two trailing fields of digits, read from the right */
+	while (nnums < 2) {
+		const char *colon = end;
+
+		while (colon > name && colon[-1] != ':')
+			colon--;
+		if (colon == name || !all_digits(colon, (size_t)(end - colon)))
+			break;
+		nums[nnums] = count_of(colon, (size_t)(end - colon));
+		if (nums[nnums] == 0)
+			return sk_fail(SKIP_E_INVAL,
+				       "--capture-range %s: FIRST and COUNT are numbers from 1",
+				       spec);
+		nnums++;
+		end = colon - 1;
+	}
+	if (end == name || (size_t)(end - name) >= sizeof(c->name))
+		return sk_fail(
+		    SKIP_E_INVAL,
+		    "--capture-range %s: the NVTX range's name must be 1 to %d characters", spec,
+		    SKIP_CAPTURE_NAME_MAX - 1);
+	c->mode = SKIP_CAPTURE_NVTX;
+	memcpy(c->name, name, (size_t)(end - name));
+	c->first = nnums == 2 ? nums[1] : nnums == 1 ? nums[0] : 1;
+	c->count = nnums == 2 ? nums[0] : 0;
+	return 0;
 }

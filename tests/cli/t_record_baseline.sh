@@ -76,7 +76,11 @@ SKIP_CAPTURE=stale expect_exit 0 "$SKIP" record -q -o c.skip.db -c cudaProfilerA
 	sh -c 'echo "$SKIP_CAPTURE" >> cap.txt'
 SKIP_CAPTURE=stale expect_exit 0 "$SKIP" record -q -f -o c.skip.db -- \
 	sh -c 'echo "${SKIP_CAPTURE:-unset}" >> cap.txt'
-[ "$(tr '\n' ';' < cap.txt)" = "cudaProfilerApi;unset;" ] || fail "SKIP_CAPTURE per run: $(cat cap.txt)"
+SKIP_CAPTURE=stale expect_exit 0 "$SKIP" record -q -f -o c.skip.db -c nvtx:step:11:5 -- \
+	sh -c 'echo "$SKIP_CAPTURE" >> cap.txt'
+[ "$(tr '\n' ';' < cap.txt)" = "cudaProfilerApi;unset;nvtx:step:11:5;" ] || fail "SKIP_CAPTURE per run: $(cat cap.txt)"
+expect_exit 0 sqlite3 c.skip.db "SELECT value FROM SKIP_METADATA WHERE key = 'capture_range'"
+expect_out "nvtx:step:11:5"
 hand_db capture cr.skip.db
 expect_exit 0 "$SKIP" report --no-color --region step cr.skip.db
 expect_out "recorded: only between cudaProfilerStart and cudaProfilerStop"

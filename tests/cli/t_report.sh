@@ -77,6 +77,12 @@ expect_exit 0 "$SKIP" report --no-color capture.skip.db
 expect_out "recorded: only between cudaProfilerStart and cudaProfilerStop (--capture-range cudaProfilerApi)"
 expect_exit 0 "$SKIP" report --json capture.skip.db
 expect_out '"capture_range":	"cudaProfilerApi"'
+sqlite3 capture.skip.db "UPDATE SKIP_METADATA SET value = 'nvtx:step:21:10' WHERE key = 'capture_range'"
+expect_exit 0 "$SKIP" report --no-color capture.skip.db
+expect_out "recorded: only occurrences 21 to 30 of the NVTX range 'step' (--capture-range nvtx:step:21:10)"
+sqlite3 capture.skip.db "UPDATE SKIP_METADATA SET value = 'nvtx:step:3' WHERE key = 'capture_range'"
+expect_exit 0 "$SKIP" report --no-color capture.skip.db
+expect_out "recorded: only from occurrence 3 of the NVTX range 'step' on (--capture-range nvtx:step:3)"
 expect_exit 2 "$SKIP" report "$FIXTURES/llama1b_sweep.skip.db" -p batch -r 1
 expect_out "--run 1 reads one run, so 'batch' has one value there"
 exit 0

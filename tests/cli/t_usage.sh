@@ -33,7 +33,9 @@ expect_out "use letters, digits and _"
 expect_exit 2 "$SKIP" record --trace=cuda,bogus -- true
 expect_out "unknown --trace word 'bogus'"
 expect_exit 2 "$SKIP" record --capture-range=nvtx -- true
-expect_out "--capture-range takes cudaProfilerApi or none; got 'nvtx'"
+expect_out "--capture-range takes none, cudaProfilerApi or nvtx:NAME[:FIRST[:COUNT]]; got 'nvtx'"
+expect_exit 2 "$SKIP" record --capture-range=nvtx:step:0 -- true
+expect_out "--capture-range nvtx:step:0: FIRST and COUNT are numbers from 1"
 expect_exit 2 "$SKIP" record -c cudaProfilerApi --trace nvtx -- true
 expect_out "--capture-range with --trace nvtx: NVTX alone is recorded all along"
 expect_exit 2 "$SKIP" record -o

@@ -279,6 +279,50 @@ Test(gpu_record, a_capture_range_records_only_between_profiler_start_and_stop)
 	cr_expect_eq(system(cmd), 0, "%s", cmd);
 }
 
+/* --capture-range nvtx:step:31:10 on a program with no cudaProfilerStart: of its 60 'step'
+ * ranges (20 warm-up, 40 timed; 5 kernels and a stream synchronize each), occurrences 31 to 40
+ * are recorded and lie inside the one capture range, from step 30's end to step 41's start. */
+Test(gpu_record, an_nvtx_capture_range_records_the_occurrences_asked_for)
+{
+	sqlite3 *db;
+	char path[512], cmd[1200];
+
+	cr_assert_eq(record("nvtxcap", "--capture-range nvtx:step:31:10",
+			    "launch_chain --chain 5 --steps 40"),
+		     0);
+	db = open_trace("nvtxcap");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 10 * 5,
+		     "the kernels of steps 31 to 40 only");
+	cr_expect_eq(q(db, JOINED_KERNELS), 10 * 5, "each with its launch call");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 10 * 5 + 10,
+		     "launch calls and each step's stream synchronize");
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'step'"), 60,
+		     "NVTX all along");
+	cr_expect_eq(
+	    q(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = '" SKIP_CAPTURE_RANGE_TEXT "'"),
+	    1);
+	cr_expect_eq(q(db, "SELECT count(*) FROM NVTX_EVENTS n WHERE n.text = 'step' AND EXISTS "
+			   "(SELECT 1 FROM NVTX_EVENTS c WHERE c.text = '" SKIP_CAPTURE_RANGE_TEXT
+			   "' AND c.start <= n.start AND c.end >= n.end)"),
+		     10, "steps 31 to 40 lie wholly inside the capture range");
+	cr_expect_eq(q(db, "SELECT count(*) FROM SKIP_METADATA WHERE key = 'capture_range' AND "
+			   "value = 'nvtx:step:31:10'"),
+		     2, "the file's and the process's");
+	assert_no_drops(db);
+	sqlite3_close(db);
+	snprintf(path, sizeof(path), "%s/nvtxcap.skip.db", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "%s report --region step %s | grep -q 'recorded: only occurrences 31 to 40 of the "
+		 "NVTX range .step.'",
+		 getenv("SKIP"), path);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd),
+		 "%s advise --region step %s | grep -qE 'in the (29|30) occurrences before the "
+		 "first capture range'",
+		 getenv("SKIP"), path);
+	cr_expect_eq(system(cmd), 0, "%s", cmd);
+}
+
 /* A CUDA graph replayed in capture ranges and between them: each recorded replay's kernels keep
  * their own times (the chain runs one kernel after the other on one stream, so none may start
  * before the one before it ended). The fault the collector's flush at each stop mends was seen

@@ -419,6 +419,46 @@ Test(common_trace_opts, kinds_replace_the_defaults_and_options_add_to_them)
 	cr_expect(strstr(skip_errmsg(), "'bogus'"), "%s", skip_errmsg());
 }
 
+Test(common_capture, modes_names_and_occurrences_parse)
+{
+	struct skip_capture c;
+
+	cr_assert_eq(skip_capture_parse(NULL, &c), 0);
+	cr_expect_eq(c.mode, SKIP_CAPTURE_NONE);
+	cr_assert_eq(skip_capture_parse("none", &c), 0);
+	cr_expect_eq(c.mode, SKIP_CAPTURE_NONE);
+	cr_assert_eq(skip_capture_parse("cudaProfilerApi", &c), 0);
+	cr_expect_eq(c.mode, SKIP_CAPTURE_PROFILER);
+	cr_assert_eq(skip_capture_parse("nvtx:step", &c), 0);
+	cr_expect_eq(c.mode, SKIP_CAPTURE_NVTX);
+	cr_expect_str_eq(c.name, "step");
+	cr_expect_eq(c.first, 1);
+	cr_expect_eq(c.count, 0, "to the end");
+	cr_assert_eq(skip_capture_parse("nvtx:step:11", &c), 0);
+	cr_expect_eq(c.first, 11);
+	cr_expect_eq(c.count, 0);
+	cr_assert_eq(skip_capture_parse("nvtx:step:11:20", &c), 0);
+	cr_expect_str_eq(c.name, "step");
+	cr_expect_eq(c.first, 11);
+	cr_expect_eq(c.count, 20);
+	cr_assert_eq(skip_capture_parse("nvtx:a:b:3:4", &c), 0, "a name may hold ':'");
+	cr_expect_str_eq(c.name, "a:b");
+	cr_expect_eq(c.first, 3);
+	cr_expect_eq(c.count, 4);
+	cr_assert_eq(skip_capture_parse("nvtx:train step 7x", &c), 0);
+	cr_expect_str_eq(c.name, "train step 7x");
+	cr_expect_eq(skip_capture_parse("nvtx:", &c), SKIP_E_INVAL);
+	cr_assert_eq(skip_capture_parse("nvtx:12", &c), 0, "a name of digits alone is a name");
+	cr_expect_str_eq(c.name, "12");
+	cr_expect_eq(c.first, 1);
+	cr_expect_eq(skip_capture_parse("nvtx::3", &c), SKIP_E_INVAL, "no name");
+	cr_expect_eq(skip_capture_parse("nvtx:step:0", &c), SKIP_E_INVAL);
+	cr_expect(strstr(skip_errmsg(), "numbers from 1"), "%s", skip_errmsg());
+	cr_expect_eq(skip_capture_parse("nvtx:step:99999999999999999999999", &c), SKIP_E_INVAL);
+	cr_expect_eq(skip_capture_parse("cudaprofilerapi", &c), SKIP_E_INVAL);
+	cr_expect(strstr(skip_errmsg(), "nvtx:NAME[:FIRST[:COUNT]]"), "%s", skip_errmsg());
+}
+
 Test(common_errors, strerror_covers_codes_and_errno)
 {
 	cr_expect_str_eq(skip_strerror(SKIP_E_NEWER), "written by a newer version of skip");

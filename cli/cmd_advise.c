@@ -370,6 +370,11 @@ static void print_text(const struct advise_opts *o, const struct skip_advice_rep
 				   : "an unprofiled (the profiler's cost per launch taken out)");
 	if (r->unprofiled_note)
 		printf("note: %s\n", r->unprofiled_note);
+	else if (r->region && !r->profiled && !strcmp(r->unprofiled_source, "estimate"))
+		printf("hint: to measure it, record with --capture-range nvtx:%s:11 (its first 10 "
+		       "occurrences run\nunrecorded and give the time now) or with --repeat 2 "
+		       "--baseline\n",
+		       r->region);
 	if (!r->nitems) {
 		printf("\nno advice: nothing the model can improve was found\n");
 	} else {

@@ -455,9 +455,17 @@ static void print_cost(const struct skip_report *r)
 	if (!c)
 		return;
 	if (!c->region && c->capture) {
-		printf("Recording cost: the file has capture ranges; give --region NAME (an NVTX "
-		       "range inside and outside them) to compare its wall interval with and "
-		       "without the recording, in the same process\n");
+		struct skip_capture cap;
+
+		if (!skip_capture_parse(r->capture_range, &cap) && cap.mode == SKIP_CAPTURE_NVTX)
+			printf("Recording cost: the file has a capture range; give --region %s to "
+			       "compare its wall interval with and without the recording, in the "
+			       "same process\n",
+			       cap.name);
+		else
+			printf("Recording cost: the file has capture ranges; give --region NAME (an "
+			       "NVTX range inside and outside them) to compare its wall interval "
+			       "with and without the recording, in the same process\n");
 		return;
 	}
 	if (!c->region) {

@@ -92,6 +92,10 @@ expect_exit 0 "$SKIP" report --region step --html cr.html cr.skip.db
 grep -q "recorded / unrecorded" cr.html || fail "the HTML compares inside with outside"
 expect_exit 0 "$SKIP" report --no-color cr.skip.db
 expect_out "the file has capture ranges; give --region NAME"
+sqlite3 cr.skip.db "UPDATE SKIP_METADATA SET value = 'nvtx:step:2:2' WHERE key = 'capture_range'"
+expect_exit 0 "$SKIP" report --no-color cr.skip.db
+expect_out "the file has a capture range; give --region step to compare its wall interval"
+sqlite3 cr.skip.db "UPDATE SKIP_METADATA SET value = 'cudaProfilerApi' WHERE key = 'capture_range'"
 expect_exit 0 "$SKIP" advise --region step cr.skip.db
 expect_out "in the 4 occurrences outside the capture ranges (the same process, not recorded;"
 expect_out "fewer than 3 before the first range: after one a process runs slower"

@@ -463,9 +463,10 @@ static void print_cost(const struct skip_report *r)
 			       "same process\n",
 			       cap.name);
 		else
-			printf("Recording cost: the file has capture ranges; give --region NAME (an "
-			       "NVTX range inside and outside them) to compare its wall interval "
-			       "with and without the recording, in the same process\n");
+			printf(
+			    "Recording cost: the file has capture ranges; give --region NAME (an "
+			    "NVTX range inside and outside them) to compare its wall interval "
+			    "with and without the recording, in the same process\n");
 		return;
 	}
 	if (!c->region) {

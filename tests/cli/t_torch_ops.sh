@@ -67,4 +67,7 @@ PY
 PYTHONPATH="$TMPDIR/fake" expect_exit 0 "$SKIP" record -q -o c.skip.db --torch-ops \
 	--capture-range cudaProfilerApi -- python3 capture.py
 expect_out "capture ['cuda-init', 'start', 'emit_nvtx', 'op', 'emit_nvtx off', 'stop', 'op', 'start', 'emit_nvtx', 'start', 'emit_nvtx off', 'stop', 'stop']"
+# An NVTX capture range cannot switch them: they are on all along, and skip record says so.
+expect_exit 0 "$SKIP" record -o n.skip.db --torch-ops --capture-range nvtx:step:3 -- true
+expect_out "skip record: warning: --torch-ops with --capture-range nvtx:step:3: the operator ranges are on all along"
 exit 0

@@ -28,7 +28,11 @@ int cli_print_summary(FILE *out, sqlite3 *db, const char *path)
 	fprintf(out, "  %-16s %s  (%s)\n", "memcpys", cli_group(a, sizeof(a), s.memcpys),
 		cli_bytes(b, sizeof(b), (double)s.memcpy_bytes));
 	fprintf(out, "  %-16s %s\n", "memsets", cli_group(a, sizeof(a), s.memsets));
-	fprintf(out, "  %-16s %s\n", "syncs", cli_group(a, sizeof(a), s.syncs));
+	if (s.syncs || !s.sync_calls)
+		fprintf(out, "  %-16s %s\n", "syncs", cli_group(a, sizeof(a), s.syncs));
+	else /* the default: the calls, not CUPTI's records */
+		fprintf(out, "  %-16s %s  (calls; CUPTI's records with --trace sync-records)\n",
+			"syncs", cli_group(a, sizeof(a), s.sync_calls));
 	if (s.graph_launches)
 		fprintf(out, "  %-16s %s\n", "graph launches",
 			cli_group(a, sizeof(a), s.graph_launches));

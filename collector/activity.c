@@ -114,7 +114,10 @@ int sk_activity_capture(unsigned trace, int capture, int on)
 		if (trace & SKIP_TRACE_GRAPH_LEVEL)
 			SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_GRAPH_TRACE, on));
 	}
-	if (trace & SKIP_TRACE_SYNC)
+	/* CUPTI's synchronization records only when asked for: no metric reads them (the
+	 * analyzer takes the sync calls), and on a PyTorch training step they cost 1.29x while
+	 * on and left it 1.24x slower after (docs/BENCHMARKS.md "What the on/off ratio misses"). */
+	if (trace & SKIP_TRACE_SYNC_RECORDS)
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, on));
 	if ((trace & SKIP_TRACE_NVTX) && !capture) {
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_MARKER, on));

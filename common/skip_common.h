@@ -161,20 +161,21 @@ SKIP_API int sk_strbuf_append(struct sk_strbuf *sb, const char *s, size_t n);
 enum skip_trace_bits {
 	SKIP_TRACE_CUDA = 1 << 0,	 /* kernels, memcpy, memset and their launch API calls */
 	SKIP_TRACE_NVTX = 1 << 1,	 /* NVTX ranges and marks */
-	SKIP_TRACE_SYNC = 1 << 2,	 /* synchronization records and the sync API calls */
+	SKIP_TRACE_SYNC = 1 << 2,	 /* the sync and event API calls */
 	SKIP_TRACE_OVERHEAD = 1 << 3,	 /* CUPTI's own overhead records */
 	SKIP_TRACE_ALL_APIS = 1 << 8,	 /* every runtime and driver API call, not only launches */
 	SKIP_TRACE_GRAPH_LEVEL = 1 << 9, /* one record per CUDA graph launch, not per node */
 	SKIP_TRACE_LATENCY = 1 << 10,	 /* per-kernel queued/submitted timestamps */
+	SKIP_TRACE_SYNC_RECORDS = 1 << 11, /* CUPTI's synchronization records */
 };
 #define SKIP_TRACE_KINDS   (SKIP_TRACE_CUDA | SKIP_TRACE_NVTX | SKIP_TRACE_SYNC | SKIP_TRACE_OVERHEAD)
 #define SKIP_TRACE_DEFAULT SKIP_TRACE_KINDS
 
 /*
  * Parse a comma-separated list. Kind names (cuda, nvtx, sync, overhead) replace the default
- * kinds; options (all-apis, graph-level, latency) add to whatever kinds are on; "default"
- * names the default kinds and "none" none. Returns 0 and sets *@bits, or SKIP_E_INVAL with
- * skip_errmsg() naming the bad word.
+ * kinds; options (all-apis, graph-level, latency, sync-records) add to whatever kinds are on;
+ * "default" names the default kinds and "none" none. Returns 0 and sets *@bits, or SKIP_E_INVAL
+ * with skip_errmsg() naming the bad word.
  */
 SKIP_API int skip_trace_opts_parse(const char *spec, unsigned *bits);
 /* Whether @bits need CUPTI: any kind but NVTX, or every API call. Without it (NVTX only: the
@@ -355,6 +356,7 @@ struct skip_store_summary {
 	int64_t memcpy_bytes;	/* bytes those copies moved */
 	int64_t memsets;	/* CUPTI_ACTIVITY_KIND_MEMSET rows */
 	int64_t syncs;		/* CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows */
+	int64_t sync_calls;	/* recorded API calls that wait (*Synchronize*, *WaitEvent*) */
 	int64_t graph_launches; /* CUDA_GRAPH_TRACE rows (graph-level tracing) */
 	int64_t dropped;	/* sum of SKIP_DROPS.count */
 	int64_t span_ns;	/* last GPU/API end - first start over all runs, 0 if none */

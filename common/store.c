@@ -421,6 +421,11 @@ int skip_store_summarize(sqlite3 *db, struct skip_store_summary *s)
 	    sk_db_int(db, 0, "SELECT coalesce(sum(bytes), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY");
 	s->memsets = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET");
 	s->syncs = sk_db_int(db, 0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
+	s->sync_calls =
+	    sk_db_int(db, 0,
+		      "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds n "
+		      "ON n.id = r.nameId WHERE n.value LIKE '%Synchronize%' OR n.value "
+		      "LIKE '%WaitEvent%'");
 	s->graph_launches = sk_db_int(db, 0, "SELECT count(*) FROM CUDA_GRAPH_TRACE");
 	s->dropped = sk_db_int(db, 0, "SELECT coalesce(sum(count), 0) FROM SKIP_DROPS");
 	s->span_ns = sk_db_int(

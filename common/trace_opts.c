@@ -17,7 +17,7 @@ static const struct {
     {"cuda", SKIP_TRACE_CUDA, 1},	  {"nvtx", SKIP_TRACE_NVTX, 1},
     {"sync", SKIP_TRACE_SYNC, 1},	  {"overhead", SKIP_TRACE_OVERHEAD, 1},
     {"all-apis", SKIP_TRACE_ALL_APIS, 0}, {"graph-level", SKIP_TRACE_GRAPH_LEVEL, 0},
-    {"latency", SKIP_TRACE_LATENCY, 0},
+    {"latency", SKIP_TRACE_LATENCY, 0},	  {"sync-records", SKIP_TRACE_SYNC_RECORDS, 0},
 };
 #define NWORDS (sizeof(words) / sizeof(words[0]))
 
@@ -48,7 +48,8 @@ int skip_trace_opts_parse(const char *spec, unsigned *bits)
 				return sk_fail(
 				    SKIP_E_INVAL,
 				    "unknown --trace word '%.*s' (known: cuda, nvtx, sync, "
-				    "overhead, all-apis, graph-level, latency, default, none)",
+				    "overhead, all-apis, graph-level, latency, sync-records, "
+				    "default, none)",
 				    (int)n, p);
 			if (words[i].is_kind) {
 				kinds |= words[i].bits;
@@ -65,7 +66,8 @@ int skip_trace_opts_parse(const char *spec, unsigned *bits)
 
 int skip_trace_needs_cupti(unsigned bits)
 {
-	return (bits & (SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX)) || (bits & SKIP_TRACE_ALL_APIS);
+	return (bits & (SKIP_TRACE_KINDS & ~SKIP_TRACE_NVTX)) ||
+	       (bits & (SKIP_TRACE_ALL_APIS | SKIP_TRACE_SYNC_RECORDS));
 }
 
 void skip_trace_opts_format(unsigned bits, char *buf, size_t len)

@@ -19,6 +19,8 @@ Variants (--variants picks, comma-separated):
   cuda            skip record --trace cuda: kernel activity and the launch API records
   cuda+nvtx+sync  skip record --trace cuda,nvtx,sync: the default without CUPTI's overhead records
   default         skip record: cuda,nvtx,sync,overhead
+  sync-records    skip record --trace default,sync-records: the default and CUPTI's
+                  synchronization records
   all-apis        skip record --trace all-apis: the default and every runtime/driver API call
   floor           the CUPTI floor (build/bench/libskip_floor.so, `make bench`): the default's
                   kinds enabled, every record walked, nothing written (default - floor: the writer)
@@ -65,15 +67,15 @@ from benchlib import (BUILD, MODELS, ROOT, SKIP, fmt_stats, parse_app, preflight
 
 FLOOR = os.path.join(BUILD, "bench", "libskip_floor.so")
 TRACE = {"none": "none", "nvtx": "nvtx", "cuda": "cuda", "cuda+nvtx+sync": "cuda,nvtx,sync",
-         "all-apis": "all-apis"}
-ALL = ["bare", "none", "nvtx", "cuda", "cuda+nvtx+sync", "default", "all-apis", "floor",
-       "torch-ops", "torch.profiler", "baseline"]
+         "all-apis": "all-apis", "sync-records": "default,sync-records"}
+ALL = ["bare", "none", "nvtx", "cuda", "cuda+nvtx+sync", "default", "sync-records", "all-apis",
+       "floor", "torch-ops", "torch.profiler", "baseline"]
 DEFAULT = ["bare", "nvtx", "cuda", "cuda+nvtx+sync", "default", "floor", "torch-ops",
            "torch.profiler", "baseline"]
 
 
-SWITCHABLE = {"bare", "cuda", "cuda+nvtx+sync", "default", "all-apis", "torch-ops",
-              "torch.profiler"}
+SWITCHABLE = {"bare", "cuda", "cuda+nvtx+sync", "default", "sync-records", "all-apis",
+              "torch-ops", "torch.profiler"}
 
 
 def programs(args):

@@ -81,6 +81,11 @@ SKIP_CAPTURE=stale expect_exit 0 "$SKIP" record -q -f -o c.skip.db -c nvtx:step:
 [ "$(tr '\n' ';' < cap.txt)" = "cudaProfilerApi;unset;nvtx:step:11:5;" ] || fail "SKIP_CAPTURE per run: $(cat cap.txt)"
 expect_exit 0 sqlite3 c.skip.db "SELECT value FROM SKIP_METADATA WHERE key = 'capture_range'"
 expect_out "nvtx:step:11:5"
+# skip info counts the waiting calls where CUPTI's synchronization records are left out (the
+# default): advise_calls.sql has one cudaStreamSynchronize and no records.
+hand_db advise_calls ac.skip.db
+expect_exit 0 "$SKIP" info ac.skip.db
+expect_out "syncs            1  (calls; CUPTI's records with --trace sync-records)"
 hand_db capture cr.skip.db
 expect_exit 0 "$SKIP" report --no-color --region step cr.skip.db
 expect_out "recorded: only between cudaProfilerStart and cudaProfilerStop"

@@ -146,8 +146,17 @@ Test(gpu_record, two_streams_with_events_are_told_apart)
 	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s "
 			   "ON s.id = r.nameId WHERE s.value LIKE 'cudaStreamSynchronize%'"),
 		     5);
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 0,
+		     "the default leaves CUPTI's synchronization records out (the calls are kept)");
+	assert_no_drops(db);
+	sqlite3_close(db);
+	cr_assert_eq(record("streams_sr", "--trace default,sync-records",
+			    "two_streams --kernels 20 --rounds 5"),
+		     0);
+	db = open_trace("streams_sr");
+	cr_expect_eq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 200);
 	cr_expect_geq(q(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 10,
-		      "stream syncs and event waits should leave synchronization records");
+		      "stream syncs and event waits leave synchronization records when asked for");
 	assert_no_drops(db);
 	sqlite3_close(db);
 }

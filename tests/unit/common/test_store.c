@@ -415,6 +415,11 @@ Test(common_trace_opts, kinds_replace_the_defaults_and_options_add_to_them)
 	cr_assert_eq(skip_trace_opts_parse("default,graph-level", &bits), 0);
 	skip_trace_opts_format(bits, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "cuda,nvtx,sync,overhead,graph-level");
+	cr_assert_eq(skip_trace_opts_parse("sync-records", &bits), 0);
+	cr_expect_eq(bits, SKIP_TRACE_DEFAULT | SKIP_TRACE_SYNC_RECORDS);
+	cr_expect(skip_trace_needs_cupti(SKIP_TRACE_NVTX | SKIP_TRACE_SYNC_RECORDS));
+	skip_trace_opts_format(bits, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "cuda,nvtx,sync,overhead,sync-records");
 	cr_expect_eq(skip_trace_opts_parse("cuda,bogus", &bits), SKIP_E_INVAL);
 	cr_expect(strstr(skip_errmsg(), "'bogus'"), "%s", skip_errmsg());
 }

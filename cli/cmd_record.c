@@ -713,12 +713,6 @@ int cmd_record(int argc, char **argv)
 		return EXIT_ERR;
 	if (o.torch_ops && find_python_shim(collector, o.python_dir, sizeof(o.python_dir)))
 		return EXIT_ERR;
-	if (o.torch_ops && o.capture && strncmp(o.capture, "nvtx:", 5) == 0 && !o.quiet)
-		fprintf(stderr,
-			"skip record: warning: --torch-ops with --capture-range %s: the "
-			"operator ranges are on all along, so the occurrences outside the "
-			"capture range carry their cost too\n",
-			o.capture);
 	if ((err = cli_new_trace("record", &out, o.output, o.force, NULL, 0, &db)))
 		return err;
 	snprintf(parts, sizeof(parts), "%s.parts", o.output);

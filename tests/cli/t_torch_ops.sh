@@ -1,7 +1,8 @@
 # skip record --torch-ops: the shim turns on emit_nvtx once, after CUDA initializes, in a
 # process that imports torch (a stand-in torch package here, so this runs without PyTorch), and
 # still runs a sitecustomize it shadows; without the option nothing changes; with
-# --capture-range it is on inside torch.cuda.profiler.start/stop only.
+# --capture-range it is on inside torch.cuda.profiler.start/stop only, or inside the NVTX range's
+# capture range.
 . "$(dirname "$0")/lib.sh"
 have_collector || skip_test "no libskip_collector.so (built without the CUDA toolkit)"
 command -v python3 >/dev/null 2>&1 || skip_test "no python3"
@@ -67,7 +68,26 @@ PY
 PYTHONPATH="$TMPDIR/fake" expect_exit 0 "$SKIP" record -q -o c.skip.db --torch-ops \
 	--capture-range cudaProfilerApi -- python3 capture.py
 expect_out "capture ['cuda-init', 'start', 'emit_nvtx', 'op', 'emit_nvtx off', 'stop', 'op', 'start', 'emit_nvtx', 'start', 'emit_nvtx off', 'stop', 'stop']"
-# An NVTX capture range cannot switch them: they are on all along, and skip record says so.
-expect_exit 0 "$SKIP" record -o n.skip.db --torch-ops --capture-range nvtx:step:3 -- true
-expect_out "skip record: warning: --torch-ops with --capture-range nvtx:step:3: the operator ranges are on all along"
+# With an NVTX capture range they are on from the end of occurrence FIRST - 1 of the range to the
+# start of occurrence FIRST + COUNT, as the collector records (nvtx:step:2:2: steps 2 and 3).
+cat > fake/torch/cuda/nvtx.py <<'PY'
+import torch
+def range_push(msg):
+    torch.calls.append("push " + msg)
+def range_pop():
+    torch.calls.append("pop")
+PY
+cat > steps.py <<'PY'
+import torch
+import torch.cuda.nvtx as nvtx
+for i in range(4):
+    nvtx.range_push("step"); nvtx.range_push("x"); nvtx.range_pop(); nvtx.range_pop()
+print("steps", torch.calls)
+PY
+PYTHONPATH="$TMPDIR/fake" expect_exit 0 "$SKIP" record -q -o s.skip.db --torch-ops \
+	--capture-range nvtx:step:2:2 -- python3 steps.py
+expect_out "steps ['push step', 'push x', 'pop', 'pop', 'emit_nvtx', 'push step', 'push x', 'pop', 'pop', 'push step', 'push x', 'pop', 'pop', 'emit_nvtx off', 'push step', 'push x', 'pop', 'pop']"
+PYTHONPATH="$TMPDIR/fake" expect_exit 0 "$SKIP" record -q -o s1.skip.db --torch-ops \
+	--capture-range nvtx:step -- python3 steps.py
+expect_out "steps ['push step', 'emit_nvtx', 'push x', 'pop', 'pop', 'push step'"
 exit 0

@@ -49,7 +49,7 @@ static const char help[] =
     "                             graph-level one record per CUDA graph launch, not per node\n"
     "                             latency     per-kernel queued/submitted timestamps\n"
     "                             sync-records CUPTI's synchronization records (costly:\n"
-    "                                         a training step 1.3x more; no metric reads them)\n"
+    "                                         1.3x on a training step; no metric reads them)\n"
     "      --latency-timestamps same as adding 'latency' to --trace\n"
     "  -r, --repeat N           run the program N times, each its own run (default 1)\n"
     "  -s, --sweep NAME=V1,V2   run once per value: {NAME} in ARGS is replaced by the value\n"

@@ -41,7 +41,7 @@
  *   persistent a persistent kernel (the runtime's E5): its one launch, what each task's dispatch
  *              costs in each scheduling mode, and the barrier that ends an iteration.
  * Measured on the H100 here with bench/apps/advise_calib and bench/advise/calibrate.py
- * (docs/advise-model.md "Calibration: what each figure is and how it is derived"; the keys:
+ * (docs/advise-calibration.md "Calibration: what each figure is and how it is derived"; the keys:
  * docs/skip-advise.md "Calibration").
  *
  * The fallback rule, one for every member. A figure the model uses comes from the first of
@@ -116,7 +116,7 @@ struct skip_calibration {
 	double persist_ring_rtt_ns;	/* the co-pilot ring's round trip (GPU to host to GPU): its
 					   per-task cost on a chain, no lookahead */
 };
-/* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-model.md
+/* The built-in values: the H100 of docs/BENCHMARKS.md, measured as docs/advise-calibration.md
  * "Calibration: what each figure is and how it is derived" says. */
 SKIP_API void skip_calibration_default(struct skip_calibration *c);
 /* The members of struct skip_calibration by their JSON name (as --calibration files and the

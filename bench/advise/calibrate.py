@@ -16,7 +16,7 @@ and from differences of bare timings:
                        kernels' durations as CUPTI measures them on a stream, so that duration
                        is the reference); without wc64 in BARE.txt (an older advise_calib), the
                        empty kernel's chain, (graph64 - graph) / 63 - its duration, which is
-                       about 0.12 us more (docs/advise-model.md "Calibration: what each
+                       about 0.12 us more (docs/advise-calibration.md "Calibration: what each
                        figure is and how it is derived"); also printed to
                        stderr as empty_node_gap_ns, the gap for kernels that touch no memory
                        (the mechanics replicas')
@@ -67,7 +67,7 @@ across a graph's branches as (level - 2 d) / 2, d the kernels' CUPTI duration; a
 the H100, against the 1.2-1.6 us such edges show in a recording (the profiler's own cost).
 Also to stderr: the same for spin_w_k, a 3-us timer spin that writes one word per block
 ((sw16 - sw1) / 15 over its stream duration: spin_w_k_node_gap_ns, about the empty kernel's).
-docs/advise-model.md "Calibration: what each figure is and how it is derived" explains each
+docs/advise-calibration.md "Calibration: what each figure is and how it is derived" explains each
 figure; docs/skip-advise.md "Calibration" lists the keys.
 """
 import glob

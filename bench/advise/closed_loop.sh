@@ -5,8 +5,9 @@
 #
 #   sh bench/advise/closed_loop.sh OUTDIR [ROUNDS]
 #
-# The machine's costs drift between a fast and a slow state within minutes (docs/advise-model.md
-# "Calibration: what each figure is and how it is derived", its paragraph "Drift"),
+# The machine's costs drift between a fast and a slow state within minutes
+# (docs/advise-calibration.md "Calibration: what each figure is and how it is derived", "The
+# built-in values"),
 # so the calibration is sampled throughout the loop, not only before it. One calibration pair:
 # build/apps/advise_calib bare, then under skip record; `skip run
 # bench/advise/launch_calib.json` bare, then under skip record (the profiler's cost on the

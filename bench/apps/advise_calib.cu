@@ -58,7 +58,7 @@
 //                    sm_share_rate)
 // bench/advise/calibrate.py turns a bare run and a run under skip record into a calibration
 // file for `skip advise --calibration` (docs/skip-advise.md "Calibration"; each figure's
-// derivation: docs/advise-model.md "Calibration: what each figure is and how it is derived").
+// derivation: docs/advise-calibration.md "Calibration: what each figure is and how it is derived").
 //   advise_calib [--reps N]
 #include "common.h"
 #include <algorithm>

@@ -1,7 +1,7 @@
 #!/bin/sh
 # calibrate.sh: the persistent part of skip's calibration (persist_*), measured on this GPU
 # machine, for `skip run --calibration` (the persistent mode auto) and `skip advise
-# --calibration`. docs/advise-model.md "Calibration: the persistent executor" gives the method.
+# --calibration`. docs/advise-calibration.md "Calibration: the persistent executor" gives the method.
 #
 #   sh bench/persist/calibrate.sh OUTDIR [BASE.cal.json]
 #

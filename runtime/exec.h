@@ -124,7 +124,7 @@ struct sk_executor {
  * blocks (one-dimensional grids only), its edges those of the reduced DAG, full, except into a
  * task with declared tile edges (skip_graph_add_tile_edge()), whose edges become tile and row
  * edges, with the dependencies the reduction dropped put back where a tile edge no longer
- * covers them (docs/persistent.md, "Tile edges in workloads"). @mode an enum sk_persist_mode,
+ * covers them (docs/persistent-gpu.md, "Tile edges in workloads"). @mode an enum sk_persist_mode,
  * @nworkers 1..SK_PERSIST_MAX_WORKERS, @lookahead the co-pilot's. @durations_us ([ntasks], or
  * NULL: every tile 1 us) is each task's predicted kernel time, from which the AOT list
  * scheduling counts a tile as that time over the task's rounds on the workers,

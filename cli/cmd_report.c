@@ -339,8 +339,7 @@ static void print_capture(const char *spec)
 		       spec);
 	else if (c.count)
 		printf("recorded: only occurrences %llu to %llu of the NVTX range '%s' "
-		       "(--capture-range "
-		       "%s): figures cover the capture range\n",
+		       "(--capture-range %s): figures cover the capture range\n",
 		       (unsigned long long)c.first, (unsigned long long)(c.first + c.count - 1),
 		       c.name, spec);
 	else

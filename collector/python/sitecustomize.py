@@ -42,28 +42,38 @@ def _enable_after_cuda_init(torch):
     torch.cuda._lazy_init = lazy_init
 
 
-def _enable_in_capture_ranges(torch):
-    """emit_nvtx entered after each torch.cuda.profiler.start(), left before each stop()."""
-    import torch.cuda.profiler as prof
-    start, stop, state = prof.start, prof.stop, {"ctx": None}
+def _ops_switch(torch):
+    """switch(on): enter emit_nvtx (on) or leave it; a repeated call is a no-op."""
+    state = {"ctx": None}
 
-    def start_with_ops():
-        start()
-        if state["ctx"] is None:
+    def switch(on):
+        if on and state["ctx"] is None:
             try:
                 ctx = torch.autograd.profiler.emit_nvtx(record_shapes=False)
                 ctx.__enter__()
                 state["ctx"] = ctx
             except Exception as e:  # never break the program
                 _warn(f"could not enable emit_nvtx: {e}")
-
-    def stop_with_ops():
-        ctx, state["ctx"] = state["ctx"], None
-        if ctx is not None:
+        elif not on and state["ctx"] is not None:
+            ctx, state["ctx"] = state["ctx"], None
             try:
                 ctx.__exit__(None, None, None)
             except Exception as e:
                 _warn(f"could not disable emit_nvtx: {e}")
+    return switch
+
+
+def _enable_in_capture_ranges(torch):
+    """emit_nvtx entered after each torch.cuda.profiler.start(), left before each stop()."""
+    import torch.cuda.profiler as prof
+    start, stop, switch = prof.start, prof.stop, _ops_switch(torch)
+
+    def start_with_ops():
+        start()
+        switch(True)
+
+    def stop_with_ops():
+        switch(False)
         stop()
     prof.start, prof.stop = start_with_ops, stop_with_ops
 
@@ -88,23 +98,8 @@ def _enable_in_nvtx_range(torch, name, first, count):
     begins), as collector/capture.c decides, for NAME pushed with torch.cuda.nvtx."""
     import threading
     import torch.cuda.nvtx as nvtx
-    push, pop = nvtx.range_push, nvtx.range_pop
-    state, local, lock = {"ctx": None, "seen": 0}, threading.local(), threading.Lock()
-
-    def switch(on):
-        if on and state["ctx"] is None:
-            try:
-                ctx = torch.autograd.profiler.emit_nvtx(record_shapes=False)
-                ctx.__enter__()
-                state["ctx"] = ctx
-            except Exception as e:  # never break the program
-                _warn(f"could not enable emit_nvtx: {e}")
-        elif not on and state["ctx"] is not None:
-            ctx, state["ctx"] = state["ctx"], None
-            try:
-                ctx.__exit__(None, None, None)
-            except Exception as e:
-                _warn(f"could not disable emit_nvtx: {e}")
+    push, pop, switch = nvtx.range_push, nvtx.range_pop, _ops_switch(torch)
+    state, local, lock = {"seen": 0}, threading.local(), threading.Lock()
 
     def range_push(msg, *args, **kwargs):
         depth = getattr(local, "depth", 0)

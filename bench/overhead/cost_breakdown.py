@@ -34,7 +34,10 @@ baseline (floor and baseline are left out, with a note, where not built or not s
 Rounds: at least --min-rounds, at most --rounds, as many as fit in --budget-s per program after
 the first round's time; with --until, no round starts that would end after that time (the
 previous round's time is the estimate; a first round's, 10 s per variant). Prints per program a table: each variant's figure and its ratio to bare
-as median [min, max] over the rounds, the whole process's ratio, and the records skip dropped.
+as median [min, max] over the rounds, the pooled ratios (the variant's lower quartile and median
+over all its processes, each over bare's: where separate processes run at different speeds, as
+launch-bound PyTorch programs do on a shared host, steadier than the per-round ratio), the whole
+process's ratio, and the records skip dropped.
 --json OUT writes every run.
 
 With --ab PAIRS each process also measures its recording's cost on itself, in-process: the
@@ -209,15 +212,25 @@ def measure(name, argv, key, variants, args, tmp, notes):
 def table(name, unit, res):
     n = len(res["rounds"])
     lines = [f"{name} ({res['argv']}), {n} rounds ({res['seconds']:.0f} s), median [min, max]:",
-             f"| variant | program's figure, {unit} | / bare | in-process on / off | "
-             "whole process / bare | dropped |",
-             "|---|---|---|---|---|---|"]
+             f"| variant | program's figure, {unit} | / bare | pooled / bare | "
+             "in-process on / off | whole process / bare | dropped |",
+             "|---|---|---|---|---|---|---|"]
+    bare = res["variants"].get("bare", {}).get("figure")
     for v, s in res["variants"].items():
         rec = v not in ("bare", "floor", "torch.profiler")
         lines.append(f"| {v} | {fmt_stats(s['figure'])} | {fmt_stats(s['vs_bare'])} | "
-                     f"{fmt_stats(s.get('in_process'))} | "
+                     f"{pooled(s['figure'], bare)} | {fmt_stats(s.get('in_process'))} | "
                      f"{fmt_stats(s['whole_vs_bare'], 2)} | {s['dropped'] if rec else '-'} |")
+    lines.append("(pooled: the variant's lower quartile and median over all its processes, each "
+                 "over bare's; steadier than the per-round ratio where whole processes differ)")
     return "\n".join(lines)
+
+
+def pooled(fig, bare):
+    """'Q1 / MEDIAN' of a variant's figures over bare's (stats() dicts), or '-'."""
+    if not fig or not bare:
+        return "-"
+    return f"{fig['q1'] / bare['q1']:.3f} / {fig['median'] / bare['median']:.3f}"
 
 
 def pick(args, notes):

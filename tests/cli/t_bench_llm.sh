@@ -268,7 +268,14 @@ expect_exit 0 python3 check.py
 PATH="$TMPDIR/bin:$PATH" expect_exit 0 python3 "$SRC/bench/overhead/cost_breakdown.py" \
 	--skip "$SKIP" --programs torch_loop --steps 5 --variants bare,default,nvtx \
 	--rounds 1 --min-rounds 1 --ab 2 --json cb.json
-expect_out "| variant | program's figure, us/step | / bare | in-process on / off |"
+expect_out "| variant | program's figure, us/step | / bare | pooled / bare | in-process on / off |"
+expect_out "| bare | "
+# the pooled ratios: lower quartiles 6 / 4 and medians 9 / 6, both 1.5
+PYTHONPATH="$SRC/bench/overhead:$LLM:$PYTHONPATH" expect_exit 0 python3 -c '
+import cost_breakdown as c
+assert c.pooled({"q1": 6, "median": 9}, {"q1": 4, "median": 6}) == "1.500 / 1.500"
+assert c.pooled(None, {"q1": 4, "median": 6}) == "-"'
+
 cat > check.py <<'PY'
 import json
 v = json.load(open("cb.json"))["programs"]["torch_loop"]["variants"]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # e5_loop.sh: skip advise's persistent (E5) prediction checked by measurement on the DAG suite,
-# on a GPU machine after `make all bench` (docs/BENCHMARKS.md "skip advise: E5 closed loop").
+# on a GPU machine after `make all bench` (docs/BENCHMARKS.md "skip advise: the persistent item against E5").
 #
 #   sh bench/advise/e5_loop.sh OUTDIR [SIZES]      (SIZES default "small large")
 #

@@ -9,12 +9,12 @@
  * recording them all is where a collector's cost goes (shared/research/h100-cupti-probes.md).
  * `--trace=all-apis` records every call.
  *
- * A capture range (cudaProfilerStart/Stop) switches the kinds on and off mid-process
- * (sk_activity_capture), all but NVTX, which stays on. The selection is made the other way round
- * there: each start enables the RUNTIME and DRIVER kinds, then turns off by id every call outside
- * the selection (in that order: a kind enabled later overrides the ids), and each stop disables
- * both kinds. The same calls are recorded as without a range (tests/gpu/test_record.c checks the
- * count).
+ * A capture range switches the kinds on and off mid-process (sk_activity_capture), all but NVTX,
+ * which stays on. The selection by id cannot be made there (enabled by id mid-process, CUPTI
+ * records none), so a range takes the selected calls through their callbacks instead
+ * (apicalls.c, switched by inject.c with the kinds); `--trace all-apis` still enables the
+ * RUNTIME and DRIVER kinds. The same calls are recorded as without a range
+ * (tests/gpu/test_record.c checks the count).
  */
 #define SK_LOG_DOMAIN "collector"
 #include <string.h>
@@ -37,17 +37,15 @@ static int matches(const char *name, const char *const *words)
 	return 0;
 }
 
-/* Whether the call @name of the categories in @trace is one the default selection records. */
-static int wanted(const char *name, unsigned trace)
+int sk_activity_wanted(const char *name, unsigned trace)
 {
 	return !matches(name, never_words) &&
 	       (((trace & SKIP_TRACE_CUDA) && matches(name, launch_words)) ||
 		((trace & SKIP_TRACE_SYNC) && matches(name, sync_words)));
 }
 
-/* Enable (@on 1) the calls of @domain that wanted() selects, or disable (@on 0) the calls it
- * does not; returns how many were set. */
-static int select_apis(CUpti_CallbackDomain domain, unsigned trace, int on)
+/* Enable the calls of @domain that sk_activity_wanted() selects; returns how many. */
+static int select_apis(CUpti_CallbackDomain domain, unsigned trace)
 {
 	int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
 	uint32_t size = driver ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
@@ -57,13 +55,18 @@ static int select_apis(CUpti_CallbackDomain domain, unsigned trace, int on)
 		const char *name = NULL;
 
 		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-		    wanted(name, trace) != on)
+		    !sk_activity_wanted(name, trace))
 			continue;
-		if ((driver ? cuptiActivityEnableDriverApi(cbid, (uint8_t)on)
-			    : cuptiActivityEnableRuntimeApi(cbid, (uint8_t)on)) == CUPTI_SUCCESS)
+		if ((driver ? cuptiActivityEnableDriverApi(cbid, 1)
+			    : cuptiActivityEnableRuntimeApi(cbid, 1)) == CUPTI_SUCCESS)
 			n++;
 	}
 	return n;
+}
+
+int sk_activity_capture_apis(unsigned trace)
+{
+	return !(trace & SKIP_TRACE_ALL_APIS) && (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC));
 }
 
 int sk_activity_enable(unsigned trace, int capture)
@@ -85,10 +88,9 @@ int sk_activity_enable(unsigned trace, int capture)
 		return 0;
 	}
 	err = sk_activity_capture(trace, 0, 1);
-	if (!err && !(trace & SKIP_TRACE_ALL_APIS) &&
-	    (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC))) {
-		int n = select_apis(CUPTI_CB_DOMAIN_RUNTIME_API, trace, 1) +
-			select_apis(CUPTI_CB_DOMAIN_DRIVER_API, trace, 1);
+	if (!err && sk_activity_capture_apis(trace)) {
+		int n = select_apis(CUPTI_CB_DOMAIN_RUNTIME_API, trace) +
+			select_apis(CUPTI_CB_DOMAIN_DRIVER_API, trace);
 
 		sk_dbg(1, "recording %d runtime/driver API calls", n);
 	}
@@ -125,18 +127,10 @@ int sk_activity_capture(unsigned trace, int capture, int on)
 	}
 	if (trace & SKIP_TRACE_OVERHEAD)
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_OVERHEAD, on));
-	/* every call: --trace all-apis, and a capture range's way to the selected calls */
-	if ((trace & SKIP_TRACE_ALL_APIS) ||
-	    (capture && (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC)))) {
+	if (trace & SKIP_TRACE_ALL_APIS) {
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_RUNTIME, on));
 		SK_CUPTI_CHECK(set_kind(CUPTI_ACTIVITY_KIND_DRIVER, on));
 	}
-	if (capture && on && !(trace & SKIP_TRACE_ALL_APIS) &&
-	    (trace & (SKIP_TRACE_CUDA | SKIP_TRACE_SYNC))) {
-		int n = select_apis(CUPTI_CB_DOMAIN_RUNTIME_API, trace, 0) +
-			select_apis(CUPTI_CB_DOMAIN_DRIVER_API, trace, 0);
-
-		sk_dbg(1, "not recording %d runtime/driver API calls", n);
-	}
+	/* a capture range's selected calls: inject.c switches their callbacks (apicalls.c) */
 	return 0;
 }

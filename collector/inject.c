@@ -12,9 +12,10 @@
  * (shared/research/h100-cupti-probes.md). With NVTX alone asked for (the baseline mode), the
  * collector never enables CUPTI: the NVTX entry installs the collector's own handlers (nvtx.c)
  * instead, and no activity buffer is allocated. With a capture range (SKIP_CAPTURE), the kinds
- * are enabled at each cudaProfilerStart and disabled at each cudaProfilerStop, or where the
- * NVTX trigger (capture.c) says (device and context records stay on), seen through the same
- * CUPTI subscriber as the flush points.
+ * and the callbacks of the selected API calls (apicalls.c) are switched on at each
+ * cudaProfilerStart and off at each cudaProfilerStop, or where the NVTX trigger (capture.c)
+ * says (device and context records stay on), seen through the same CUPTI subscriber as the
+ * flush points.
  *
  * Never harm the program: nothing on stdout, no exit or abort. If anything at start-up fails
  * the collector logs one line and stays out of the way.
@@ -323,6 +324,11 @@ static void capture_set(int on)
 		if (!on) /* the range ends before recording stops, begins once it has started */
 			note_span(0);
 		if (sk_activity_capture(sk_g.trace, 1, on) == 0) {
+			if (sk_activity_capture_apis(sk_g.trace)) {
+				int n = sk_apicalls_select(sk_g.subscriber, sk_g.trace, on);
+
+				sk_dbg(1, "callbacks of %d API calls %s", n, on ? "on" : "off");
+			}
 			if (on)
 				note_span(1);
 			sk_g.capturing = on;
@@ -369,6 +375,8 @@ static void CUPTIAPI on_api(void *userdata, CUpti_CallbackDomain domain, CUpti_C
 			capture_set(act == SK_TRIGGER_START);
 		return;
 	}
+	if (sk_apicalls_callback(domain, cbid, cb))
+		return;
 	if (is_profiler_call(domain, cbid, &start)) {
 		if (cb->callbackSite == (start ? CUPTI_API_EXIT : CUPTI_API_ENTER))
 			capture_set(start);

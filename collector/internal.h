@@ -291,6 +291,51 @@ int sk_activity_enable(unsigned trace, int capture);
  * each start and stop of one (@capture 1: the selected API calls are switched too, NVTX is
  * left as it is). Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_capture(unsigned trace, int capture, int on);
+/* Whether the API call @name (cuptiGetCallbackName's) is one @trace's categories record. */
+int sk_activity_wanted(const char *name, unsigned trace);
+/* Whether @trace records a selection of API calls (not every call, and some): in a capture
+ * range they are taken through callbacks (apicalls.c), switched by the range's owner. */
+int sk_activity_capture_apis(unsigned trace);
+
+/* ---- a capture range's API calls, through callbacks (apicalls.c) ---------------------- */
+
+/* Turn the callbacks of the API calls @trace selects on (@on 1) or off (0) for @sub, whose
+ * callback passes them to sk_apicalls_callback(). Returns how many were switched. */
+int sk_apicalls_select(CUpti_SubscriberHandle sub, unsigned trace, int on);
+/* From the subscriber's callback: log the call's record at its exit when @cbid of @domain is
+ * one switched on; returns 1 when it was (the caller is done with it), else 0. Thread-safe. */
+int sk_apicalls_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+			 const CUpti_CallbackData *cb);
+/* Write the records logged since the last call through @sink (opening a transaction when
+ * there are some; the caller commits). Returns how many. Writer thread only. */
+size_t sk_apicalls_write(struct sk_sink *sink);
+
+/* ---- an event log, program threads to the writer (evlog.c) ------------------------------- */
+
+#define SK_EVLOG_CHUNK (64 * 1024)
+
+struct sk_evchunk {
+	struct sk_evchunk *next;
+	size_t used; /* bytes of data in use: whole events, each padded to a multiple of 8 */
+	_Alignas(8) char data[SK_EVLOG_CHUNK];
+};
+/* Zero-initialized but for the lock: {.lock = PTHREAD_MUTEX_INITIALIZER}. */
+struct sk_evlog {
+	pthread_mutex_t lock;
+	struct sk_evchunk *head, *tail; /* oldest chunk first */
+	uint64_t lost;			/* events that found no memory since the last take */
+};
+/* Append one event: @hlen bytes from @head, then @tlen from @tail (may be 0), padded to a
+ * multiple of 8 (so the next event is 8-byte aligned). Returns 0, or -1 when there was no
+ * memory for it (counted in lost) or it is larger than a chunk. Thread-safe. */
+int sk_evlog_append(struct sk_evlog *log, const void *head, size_t hlen, const void *tail,
+		    size_t tlen);
+/* Write every event logged so far through @sink, oldest first: @put writes one (opening no
+ * transaction: this call opens one when there are events; the caller commits) and returns its
+ * size as appended (@hlen + @tlen). Adds the events lost since the last call to
+ * @sink->lost[@kind]. Returns how many were written. Writer thread only (appends may go on). */
+size_t sk_evlog_write(struct sk_evlog *log, struct sk_sink *sink, enum sk_kind kind,
+		      size_t (*put)(struct sk_sink *sink, const void *ev));
 
 /* ---- NVTX without CUPTI (nvtx.c) --------------------------------------------------------- */
 

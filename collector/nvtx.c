@@ -11,7 +11,7 @@
  * (sk_sink_record), so the rows, their range pairing and their types (59, 60, 34) are the
  * full mode's. Colors, categories and payloads are not kept: the mode times regions.
  *
- * Memory: the log is a list of malloc'ed chunks, taken whole by the writer and freed after
+ * Memory: the log is an event log (evlog.c), taken whole by the writer and freed after
  * writing; domain and registered-string handles are malloc'ed once and live as long as the
  * process (NVTX hands them back at any time). Plain malloc, NULL handled: an event that cannot be
  * stored is counted as lost (SKIP_DROPS, kind nvtx).
@@ -19,6 +19,7 @@
 #define SK_LOG_DOMAIN "collector"
 #define NVTX_NO_IMPL
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -29,7 +30,6 @@
 
 #include "internal.h"
 
-#define CHUNK_BYTES (64 * 1024)
 #define TEXT_MAX    1024 /* longer messages are cut */
 #define STACK_MAX   64	 /* push/pop depth kept per thread and domain */
 #define DOMAINS_MAX 8	 /* domains with a push/pop stack per thread */
@@ -46,18 +46,8 @@ struct ev {
 	char text[];
 };
 
-struct chunk {
-	struct chunk *next;
-	size_t used;
-	char data[CHUNK_BYTES];
-};
-
-static struct {
-	pthread_mutex_t lock;
-	struct chunk *head, *tail; /* the log, oldest chunk first */
-	uint32_t next_id;
-	uint64_t lost;
-} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static struct sk_evlog evlog = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static uint32_t next_id;
 
 struct domain { /* an nvtxDomainHandle_t */
 	char *name;
@@ -84,44 +74,21 @@ static uint32_t tid(void)
 static void put(enum ev_type type, uint32_t id, const struct domain *d, const char *text,
 		size_t len)
 {
-	size_t need = (sizeof(struct ev) + len + 7) & ~(size_t)7;
-	uint64_t ts = skip_clock_ns(SKIP_TRACE_CLOCK);
-	struct ev *e;
+	struct ev e = {.ts = skip_clock_ns(SKIP_TRACE_CLOCK),
+		       .id = id,
+		       .domain = d ? d->name : NULL,
+		       .len = (uint16_t)len,
+		       .type = (uint8_t)type};
 
 	if (!sk_g.active || sk_g.finished)
 		return;
-	pthread_mutex_lock(&g.lock);
-	if (!g.tail || g.tail->used + need > CHUNK_BYTES) {
-		struct chunk *c = malloc(sizeof(*c));
-
-		if (!c) {
-			g.lost++;
-			pthread_mutex_unlock(&g.lock);
-			return;
-		}
-		c->next = NULL;
-		c->used = 0;
-		if (g.tail)
-			g.tail->next = c;
-		else
-			g.head = c;
-		g.tail = c;
-	}
-	e = (struct ev *)(g.tail->data + g.tail->used);
-	g.tail->used += need;
-	e->ts = ts;
-	e->id = id;
-	e->tid = tid();
-	e->domain = d ? d->name : NULL;
-	e->len = (uint16_t)len;
-	e->type = (uint8_t)type;
-	memcpy(e->text, text, len);
-	pthread_mutex_unlock(&g.lock);
+	e.tid = tid();
+	sk_evlog_append(&evlog, &e, offsetof(struct ev, text), text, len);
 }
 
 static uint32_t new_id(void)
 {
-	return __atomic_add_fetch(&g.next_id, 1, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 }
 
 /* The message of @a as narrow text in @buf (wide characters past ASCII become '?'). */
@@ -423,50 +390,33 @@ int sk_nvtx_attach(void *get_export_table)
 
 /* ---- the writer's side ---------------------------------------------------------------------- */
 
+/* One logged event as the MARKER record CUPTI would give; returns its size in the log. */
+static size_t put_marker(struct sk_sink *sink, const void *ev)
+{
+	const struct ev *e = ev;
+	size_t len = e->len;
+	char text[TEXT_MAX + 1];
+	CUpti_ActivityMarker2 mk;
+
+	memset(&mk, 0, sizeof(mk));
+	memcpy(text, e->text, len);
+	text[len] = '\0';
+	mk.kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk.flags = e->type == EV_START ? CUPTI_ACTIVITY_FLAG_MARKER_START
+		   : e->type == EV_END ? CUPTI_ACTIVITY_FLAG_MARKER_END
+				       : CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+	mk.timestamp = e->ts;
+	mk.id = e->id;
+	mk.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk.objectId.pt.processId = sink->pid;
+	mk.objectId.pt.threadId = e->tid;
+	mk.name = e->type == EV_END ? NULL : text;
+	mk.domain = e->domain;
+	sk_sink_record(sink, (const CUpti_Activity *)&mk);
+	return offsetof(struct ev, text) + len;
+}
+
 size_t sk_nvtx_write(struct sk_sink *sink)
 {
-	struct chunk *c;
-	size_t n = 0;
-	uint64_t lost;
-
-	pthread_mutex_lock(&g.lock);
-	c = g.head;
-	g.head = g.tail = NULL;
-	lost = g.lost;
-	g.lost = 0;
-	pthread_mutex_unlock(&g.lock);
-	sink->lost[SK_K_NVTX] += lost;
-	if (c)
-		sk_sink_begin(sink);
-	while (c) {
-		struct chunk *next = c->next;
-
-		for (size_t off = 0; off < c->used;) {
-			const struct ev *e = (const struct ev *)(c->data + off);
-			size_t len = e->len;
-			char text[TEXT_MAX + 1];
-			CUpti_ActivityMarker2 mk;
-
-			memset(&mk, 0, sizeof(mk));
-			memcpy(text, e->text, len);
-			text[len] = '\0';
-			mk.kind = CUPTI_ACTIVITY_KIND_MARKER;
-			mk.flags = e->type == EV_START ? CUPTI_ACTIVITY_FLAG_MARKER_START
-				   : e->type == EV_END ? CUPTI_ACTIVITY_FLAG_MARKER_END
-						       : CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
-			mk.timestamp = e->ts;
-			mk.id = e->id;
-			mk.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-			mk.objectId.pt.processId = sink->pid;
-			mk.objectId.pt.threadId = e->tid;
-			mk.name = e->type == EV_END ? NULL : text;
-			mk.domain = e->domain;
-			sk_sink_record(sink, (const CUpti_Activity *)&mk);
-			off += (sizeof(struct ev) + len + 7) & ~(size_t)7;
-			n++;
-		}
-		free(c);
-		c = next;
-	}
-	return n;
+	return sk_evlog_write(&evlog, sink, SK_K_NVTX, put_marker);
 }

@@ -64,6 +64,7 @@ static size_t drain(struct sk_collector *c, uint64_t deadline_ns, uint64_t *drop
 		}
 		total += n;
 	}
+	sk_apicalls_write(&c->sink); /* a capture range's API calls (not buffers: not counted) */
 	if (c->sink.in_txn || total) {
 		sk_sink_begin(&c->sink);
 		store_drops(c, drops);

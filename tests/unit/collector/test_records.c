@@ -9,36 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collector/internal.h"
-#include "unit/scratch.h"
+#include "sink_fixture.h"
 
-static char dir[64];
-static char path[128];
-static struct sk_sink sink;
-
-static void setup(void)
-{
-	sk_scratch_make(dir, sizeof(dir), "skip-ut");
-	snprintf(path, sizeof(path), "%s/p1-r7.skip.db", dir);
-	skip_log_init("test", NULL, 1);
-	cr_assert_eq(sk_sink_open(&sink, path, 7, 1234), 0, "%s", skip_errmsg());
-}
-
-static void teardown(void)
-{
-	sk_sink_close(&sink, 0);
-	sk_scratch_remove(dir);
-}
-
-TestSuite(collector_records, .init = setup, .fini = teardown);
-
-static long long q(const char *sql)
-{
-	long long v = sk_db_int(sink.db, -999999, sql);
-
-	cr_assert_neq(v, -999999, "query failed: %s: %s", sql, sqlite3_errmsg(sink.db));
-	return v;
-}
+TestSuite(collector_records, .init = sink_setup, .fini = sink_teardown);
 
 static char *qs(const char *sql)
 {

@@ -36,7 +36,7 @@ static struct {
 } g;
 
 static __thread uint32_t my_tid;
-/* The selected runtime calls open on this thread (entered, not yet exited), in range rt_gen. */
+/* The selected runtime calls open on this thread (entered, not yet exited) in range @gen. */
 static __thread struct {
 	uint64_t gen;
 	int depth;

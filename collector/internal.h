@@ -288,8 +288,8 @@ void sk_writer_stop(struct sk_collector *c, int timeout_s);
  * the other kinds and API selection @trace asks for. Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_enable(unsigned trace, int capture);
 /* Turn the kinds of @trace on (@on 1) or off (0): at start-up without a capture range, and at
- * each start and stop of one (@capture 1: the selected API calls are switched too, NVTX is
- * left as it is). Returns 0 or SKIP_E_CUPTI. */
+ * each start and stop of one (@capture 1: NVTX is left as it is, and the selected API calls are
+ * the caller's to switch, sk_apicalls_select()). Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_capture(unsigned trace, int capture, int on);
 /* Whether the API call @name (cuptiGetCallbackName's) is one @trace's categories record. */
 int sk_activity_wanted(const char *name, unsigned trace);
@@ -323,7 +323,7 @@ struct sk_evchunk {
 struct sk_evlog {
 	pthread_mutex_t lock;
 	struct sk_evchunk *head, *tail; /* oldest chunk first */
-	uint64_t lost;			/* events that found no memory since the last take */
+	uint64_t lost;			/* events that found no memory since the last write */
 };
 /* Append one event: @hlen bytes from @head, then @tlen from @tail (may be 0), padded to a
  * multiple of 8 (so the next event is 8-byte aligned). Returns 0, or -1 when there was no

@@ -42,10 +42,41 @@ static __thread struct {
 	int depth;
 } rt;
 
+/* The selected calls' ids, per domain, listed at the first switch (the selection is the
+ * process's SKIP_TRACE, fixed): a range's start and stop then do no name lookups. */
+static struct {
+	int listed;
+	unsigned trace;
+	uint32_t n[2];
+	uint16_t id[2][sizeof(g.on[0])];
+} sel;
+
+static void list_selected(unsigned trace)
+{
+	sel.trace = trace;
+	sel.listed = 1;
+	for (int d = 0; d < 2; d++) {
+		CUpti_CallbackDomain domain =
+		    d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+		uint32_t size = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+
+		sel.n[d] = 0;
+		for (uint32_t cbid = 1; cbid < size; cbid++) {
+			const char *name = NULL;
+
+			if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name &&
+			    sk_activity_wanted(name, trace))
+				sel.id[d][sel.n[d]++] = (uint16_t)cbid;
+		}
+	}
+}
+
 int sk_apicalls_select(CUpti_SubscriberHandle sub, unsigned trace, int on)
 {
 	int n = 0;
 
+	if (!sel.listed || sel.trace != trace)
+		list_selected(trace);
 	if (on) {
 		__atomic_store_n(&g.since_ns, skip_clock_ns(SKIP_TRACE_CLOCK), __ATOMIC_RELAXED);
 		__atomic_add_fetch(&g.gen, 1, __ATOMIC_RELAXED);
@@ -53,14 +84,10 @@ int sk_apicalls_select(CUpti_SubscriberHandle sub, unsigned trace, int on)
 	for (int d = 0; d < 2; d++) {
 		CUpti_CallbackDomain domain =
 		    d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-		uint32_t size = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
 
-		for (uint32_t cbid = 1; cbid < size; cbid++) {
-			const char *name = NULL;
+		for (uint32_t i = 0; i < sel.n[d]; i++) {
+			uint32_t cbid = sel.id[d][i];
 
-			if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-			    !sk_activity_wanted(name, trace))
-				continue;
 			__atomic_store_n(&g.on[d][cbid], (uint8_t)on, __ATOMIC_RELAXED);
 			if (SK_CUPTI_CHECK(cuptiEnableCallback((uint32_t)on, sub, domain, cbid)) ==
 			    CUPTI_SUCCESS)

@@ -300,7 +300,8 @@ int sk_activity_capture_apis(unsigned trace);
 /* ---- a capture range's API calls, through callbacks (apicalls.c) ---------------------- */
 
 /* Turn the callbacks of the API calls @trace selects on (@on 1) or off (0) for @sub, whose
- * callback passes them to sk_apicalls_callback(). Returns how many were switched. */
+ * callback passes them to sk_apicalls_callback(). Returns how many were switched. Called by one
+ * thread at a time (inject.c holds its lock). */
 int sk_apicalls_select(CUpti_SubscriberHandle sub, unsigned trace, int on);
 /* From the subscriber's callback: log the call's record at its exit when @cbid of @domain is
  * one switched on; returns 1 when it was (the caller is done with it), else 0. Thread-safe. */

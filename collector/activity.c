@@ -37,30 +37,41 @@ static int matches(const char *name, const char *const *words)
 	return 0;
 }
 
-int sk_activity_wanted(const char *name, unsigned trace)
+/* Whether the call @name of the categories in @trace is one the default selection records. */
+static int wanted(const char *name, unsigned trace)
 {
 	return !matches(name, never_words) &&
 	       (((trace & SKIP_TRACE_CUDA) && matches(name, launch_words)) ||
 		((trace & SKIP_TRACE_SYNC) && matches(name, sync_words)));
 }
 
-/* Enable the calls of @domain that sk_activity_wanted() selects; returns how many. */
+int sk_activity_selected(CUpti_CallbackDomain domain, unsigned trace, uint16_t *ids, int max)
+{
+	uint32_t size = domain == CUPTI_CB_DOMAIN_DRIVER_API ? CUPTI_DRIVER_TRACE_CBID_SIZE
+							     : CUPTI_RUNTIME_TRACE_CBID_SIZE;
+	int n = 0;
+
+	for (uint32_t cbid = 1; cbid < size && n < max; cbid++) {
+		const char *name = NULL;
+
+		if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name &&
+		    wanted(name, trace))
+			ids[n++] = (uint16_t)cbid;
+	}
+	return n;
+}
+
+/* Enable the calls of @domain that the selection records; returns how many. */
 static int select_apis(CUpti_CallbackDomain domain, unsigned trace)
 {
 	int driver = domain == CUPTI_CB_DOMAIN_DRIVER_API;
-	uint32_t size = driver ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
-	int n = 0;
+	uint16_t ids[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	int n = 0, k = sk_activity_selected(domain, trace, ids, (int)CUPTI_DRIVER_TRACE_CBID_SIZE);
 
-	for (uint32_t cbid = 1; cbid < size; cbid++) {
-		const char *name = NULL;
-
-		if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name ||
-		    !sk_activity_wanted(name, trace))
-			continue;
-		if ((driver ? cuptiActivityEnableDriverApi(cbid, 1)
-			    : cuptiActivityEnableRuntimeApi(cbid, 1)) == CUPTI_SUCCESS)
+	for (int i = 0; i < k; i++)
+		if ((driver ? cuptiActivityEnableDriverApi(ids[i], 1)
+			    : cuptiActivityEnableRuntimeApi(ids[i], 1)) == CUPTI_SUCCESS)
 			n++;
-	}
 	return n;
 }
 

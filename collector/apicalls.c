@@ -1,7 +1,7 @@
 /*
  * apicalls.c: a capture range's API calls, recorded through CUPTI's callbacks.
  *
- * Outside a capture range the selected API calls (activity.c, sk_activity_wanted()) are CUPTI
+ * Outside a capture range the selected API calls (activity.c, sk_activity_selected()) are CUPTI
  * activity records enabled by callback id. That selection only works at start-up: enabled by id
  * mid-process, CUPTI records none (measured on the H100, CUDA 13.0), and enabling the RUNTIME and
  * DRIVER kinds wholesale inside each range, then turning the rest off by id, cost a PyTorch
@@ -55,20 +55,10 @@ static void list_selected(unsigned trace)
 {
 	sel.trace = trace;
 	sel.listed = 1;
-	for (int d = 0; d < 2; d++) {
-		CUpti_CallbackDomain domain =
-		    d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-		uint32_t size = d ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE;
-
-		sel.n[d] = 0;
-		for (uint32_t cbid = 1; cbid < size; cbid++) {
-			const char *name = NULL;
-
-			if (cuptiGetCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name &&
-			    sk_activity_wanted(name, trace))
-				sel.id[d][sel.n[d]++] = (uint16_t)cbid;
-		}
-	}
+	for (int d = 0; d < 2; d++)
+		sel.n[d] = (uint32_t)sk_activity_selected(
+		    d ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, trace, sel.id[d],
+		    (int)sizeof(sel.id[d]) / (int)sizeof(sel.id[d][0]));
 }
 
 int sk_apicalls_select(CUpti_SubscriberHandle sub, unsigned trace, int on)

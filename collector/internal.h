@@ -291,8 +291,9 @@ int sk_activity_enable(unsigned trace, int capture);
  * each start and stop of one (@capture 1: NVTX is left as it is, and the selected API calls are
  * the caller's to switch, sk_apicalls_select()). Returns 0 or SKIP_E_CUPTI. */
 int sk_activity_capture(unsigned trace, int capture, int on);
-/* Whether the API call @name (cuptiGetCallbackName's) is one @trace's categories record. */
-int sk_activity_wanted(const char *name, unsigned trace);
+/* The callback ids of @domain's API calls that @trace's categories record, into @ids (room for
+ * @max); returns how many. */
+int sk_activity_selected(CUpti_CallbackDomain domain, unsigned trace, uint16_t *ids, int max);
 /* Whether @trace records a selection of API calls (not every call, and some): in a capture
  * range they are taken through callbacks (apicalls.c), switched by the range's owner. */
 int sk_activity_capture_apis(unsigned trace);

@@ -233,9 +233,10 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 /*
  * The plan -o writes: the item with a plan and the highest speedup, except that a persistent
  * plan (E5) is taken only when its speedup exceeds the best other plan's by more than @margin
- * (a fraction; SK_PERSIST_PLAN_MARGIN): E5's model under-predicts small DAGs by up to about
- * 24% (a time 1.31 times the predicted one; docs/BENCHMARKS.md "the persistent item against
- * E5"), where E3 measured faster in 15 of 16 cases. Returns the item's index, -1 for none;
+ * (a fraction; SK_PERSIST_PLAN_MARGIN): E5's model under-predicts the small DAGs by up to 14%
+ * and the graph model over-predicts M1 and M2 large by 16-21%, so that E5 is predicted 22-27%
+ * faster than E3 there where it measured 0.5% slower (docs/BENCHMARKS.md "the persistent item
+ * against E5"). Returns the item's index, -1 for none;
  * *@note (the caller frees) says why a faster persistent item was not taken, else NULL.
  */
 #define SK_PERSIST_PLAN_MARGIN 0.30

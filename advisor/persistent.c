@@ -4,6 +4,8 @@
  * (runtime/persist.h, sk_persist_plan_new()) with the calibration's per-task, launch and epoch
  * costs (skip_advisor.h describes the model), and skip_persist_choose(): the mode whose
  * prediction is fastest. Uses the public API and the runtime's CPU half only.
+ *
+ * Memory: everything allocated here is freed before return.
  */
 #define SK_LOG_DOMAIN "advisor"
 #include <math.h>
@@ -76,8 +78,81 @@ static int tile_schedule(const struct skip_graph *g, const double *task_ns, int 
 	return err;
 }
 
+#define SK_H100_SMS 132 /* the machine the built-in calibration describes */
+
+/* The worker that shares @w's SM, or -1: with more workers than SMs, skip_task.cuh numbers the
+ * first CTA of each SM from 0 up and a second one from @nworkers - 1 down, both in the order
+ * they start, so the k-th second CTA is taken to share the SM of the k-th first one. */
+static int sm_partner(int w, int nworkers, int sms)
+{
+	int second = nworkers - sms; /* SMs that run two workers */
+
+	if (second <= 0 || second > sms)
+		return -1;
+	if (w < second)
+		return nworkers - 1 - w;
+	return w >= sms ? nworkers - 1 - w : -1;
+}
+
+/*
+ * The makespan of @plan's AOT queues re-timed where two workers share an SM (@nworkers > @sms):
+ * the tiles in the plan's dispatch order, each starting when its worker is free and every tile
+ * of its producer tasks has ended, its per-task cost (@cost_us) first, then its task's time
+ * (@tasks' tile_us less the cost). A tile whose SM partner runs an older tile (one that started
+ * no later, earlier in that order) until e progresses at @rate until e and at full pace after,
+ * as the workload models' shared multiprocessors (skip_advisor.h); the older keeps its pace.
+ */
+static double shared_sm_makespan(const struct sk_persist_plan *plan,
+				 const struct sk_persist_task *tasks, int nworkers, int sms,
+				 double rate, double cost_us)
+{
+	int T = plan->total_tiles;
+	int *ord = sk_xcalloc((size_t)T + 1, sizeof(int));
+	int *worker = sk_xcalloc((size_t)T + 1, sizeof(int));
+	double *fin = sk_xcalloc((size_t)plan->ntasks + 1, sizeof(double));
+	double *free_us = sk_xcalloc((size_t)nworkers, sizeof(double));
+	double *last_start = sk_xcalloc((size_t)nworkers, sizeof(double)), makespan = 0;
+	double *last_end = sk_xcalloc((size_t)nworkers, sizeof(double));
+
+	for (int w = 0; w < nworkers; w++)
+		for (int i = plan->q_off[w]; i < plan->q_off[w + 1]; i++)
+			worker[plan->q[i]] = w;
+	for (int g = 0; g < T; g++)
+		ord[plan->dispatch[g]] = g;
+	for (int i = 0; i < T; i++) {
+		int g = ord[i], t = plan->tile_task[g], w = worker[g],
+		    p = sm_partner(w, nworkers, sms);
+		double start = free_us[w], body = tasks[t].tile_us - cost_us, s0, end;
+
+		for (int k = plan->pred_off[t]; k < plan->pred_off[t + 1]; k++)
+			if (fin[plan->pred[k]] > start)
+				start = fin[plan->pred[k]];
+		s0 = start + cost_us;
+		end = s0 + body;
+		if (p >= 0 && last_start[p] <= start && last_end[p] > s0 && body > 0) {
+			double e = last_end[p];
+
+			end =
+			    rate * (e - s0) >= body ? s0 + body / rate : e + body - rate * (e - s0);
+		}
+		free_us[w] = last_end[w] = end;
+		last_start[w] = start;
+		if (end > fin[t])
+			fin[t] = end;
+		if (end > makespan)
+			makespan = end;
+	}
+	free(ord);
+	free(worker);
+	free(fin);
+	free(free_us);
+	free(last_start);
+	free(last_end);
+	return makespan;
+}
+
 int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, int nworkers,
-			    const struct skip_calibration *cal, int mode,
+			    int sms, const struct skip_calibration *cal, int mode,
 			    struct skip_persist_prediction *out)
 {
 	struct skip_calibration dflt;
@@ -105,6 +180,8 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 			       SK_PERSIST_MAX_WORKERS);
 	if ((err = check_durations(g, task_ns)))
 		return err;
+	if (sms <= 0)
+		sms = SK_H100_SMS;
 	if (skip_graph_tile_edges(g, &te) > 0) {
 		err = tile_schedule(g, task_ns, nworkers, skip_persist_task_ns(cal, mode), out);
 		goto done;
@@ -117,7 +194,14 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 		o.nworkers = nworkers;
 		plan = sk_persist_plan_new(&dag, &o, &err);
 		if (plan) {
+			double rate = cal->sm_share_rate > 0 ? cal->sm_share_rate : 1;
+
 			out->makespan_ns = plan->makespan_us * 1000;
+			if (nworkers > sms && rate < 1)
+				out->makespan_ns =
+				    1000 *
+				    shared_sm_makespan(plan, tasks, nworkers, sms, rate,
+						       skip_persist_task_ns(cal, mode) / 1000);
 			out->tiles = plan->total_tiles;
 			sk_persist_plan_free(plan);
 		}
@@ -134,8 +218,6 @@ done:
 	return 0;
 }
 
-#define SK_H100_SMS 132 /* the machine the built-in calibration describes */
-
 int skip_persist_choose(const struct skip_graph *g, const double *task_ns, int nworkers,
 			const struct skip_calibration *cal, int nmodes,
 			struct skip_persist_choice *out)
@@ -150,7 +232,9 @@ int skip_persist_choose(const struct skip_graph *g, const double *task_ns, int n
 		int fit =
 		    (m == SKIP_PERSIST_AOT ? 2 : 1) * SK_H100_SMS - (m == SKIP_PERSIST_COPILOT);
 		int w = nworkers > 0 ? nworkers : skip_persist_workers(g, SK_H100_SMS, fit);
-		int err = w < 1 ? w : skip_predict_persistent(g, task_ns, w, cal, m, &out->pred[m]);
+		int err = w < 1 ? w
+				: skip_predict_persistent(g, task_ns, w, SK_H100_SMS, cal, m,
+							  &out->pred[m]);
 
 		if (err) {
 			*out = (struct skip_persist_choice){.mode = -1};

@@ -314,8 +314,9 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
  * @task_ns: [skip_graph_ntasks(g)] each task's predicted duration as a kernel of its own (what
  *     the workload models take from the recording), >= 0.
  * @nworkers: the resident worker CTAs, 1..1024 (on the H100: occupancy x 132).
- * @mode: enum skip_persist_mode; @cal: its per-task cost and the launch and epoch costs (NULL:
- *     the built-in calibration).
+ * @sms: the GPU's multiprocessors (<= 0: the H100's 132).
+ * @mode: enum skip_persist_mode; @cal: its per-task cost, the launch and epoch costs and
+ *     sm_share_rate (NULL: the built-in calibration).
  *
  * A task of grid G blocks becomes min(G, @nworkers) tiles (its grid capped at one wave of the
  * workers: a larger grid's extra waves run inside its tiles), each taking the task's duration
@@ -327,8 +328,11 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
  * (skip_graph_add_tile_edge()) is scheduled as E5's plan runs it instead
  * (skip_persist_schedule()): every block a tile, taking its task's duration over the task's
  * rounds on the workers (ceil(G / @nworkers)) plus the per-task cost, and a consumer tile
- * waiting only on the producer tiles it reads. The iteration is persist_launch_ns + that
- * makespan + persist_epoch_ns.
+ * waiting only on the producer tiles it reads. With more workers than @sms, two share an SM
+ * (worker w and @nworkers - 1 - w, as skip_task.cuh numbers them): without tile edges, a tile
+ * whose SM partner runs an older tile runs its task's time at sm_share_rate until that one
+ * ends (the workload models' shared multiprocessors), the schedule re-timed in the plan's
+ * order. The iteration is persist_launch_ns + that makespan + persist_epoch_ns.
  *
  * Returns 0 and *@out, or SKIP_E_INVAL (skip_errmsg() says why: a graph not finalized or
  * empty, a duration that is negative or not finite, a worker count or mode out of range, a
@@ -345,8 +349,8 @@ struct skip_persist_prediction {
 };
 struct skip_graph;
 SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
-				     int nworkers, const struct skip_calibration *cal, int mode,
-				     struct skip_persist_prediction *out);
+				     int nworkers, int sms, const struct skip_calibration *cal,
+				     int mode, struct skip_persist_prediction *out);
 
 /*
  * The persistent executor's mode for a workload (what `skip run` does with mode auto): each of

@@ -894,10 +894,10 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	for (int v = 0; v < m->n; v++)
 		dur[v] = m->ts[v].dur;
 	err = workers < 1 ? workers
-			  : skip_predict_persistent(m->g, dur, workers, cal, SKIP_PERSIST_AOT,
+			  : skip_predict_persistent(m->g, dur, workers, sms, cal, SKIP_PERSIST_AOT,
 						    &ch.pred[SKIP_PERSIST_AOT]);
 	if (!err &&
-	    !(err = skip_predict_persistent(m->g, dur, sms, cal, SKIP_PERSIST_JIT,
+	    !(err = skip_predict_persistent(m->g, dur, sms, sms, cal, SKIP_PERSIST_JIT,
 					    &ch.pred[SKIP_PERSIST_JIT])) &&
 	    pp[SKIP_PERSIST_JIT].iteration_ns < pp[SKIP_PERSIST_AOT].iteration_ns)
 		best = SKIP_PERSIST_JIT;
@@ -922,7 +922,8 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 				pred[SKIP_PERSIST_AOT] / 1e3, pred[SKIP_PERSIST_JIT] / 1e3);
 	a->assumptions = sk_xasprintf(
 	    "%s; %s, list-scheduled on %d workers as E5's plan schedules them (one per SM, "
-	    "more where a level's tiles outnumber the SMs; the plan carries the recorded "
+	    "more where a level's tiles outnumber the SMs, two of them on an SM, the newer "
+	    "tile at %.0f%% of its pace until the older ends; the plan carries the recorded "
 	    "times, durations_us); a tile "
 	    "starts %.0f ns after its producers end (persist_%s_task_ns), after one cooperative "
 	    "launch of %.0f ns on the host; an iteration ends with a %.0f ns barrier and the "
@@ -935,9 +936,9 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 		  "(the workload's tile edges)"
 		: "each task's blocks become tiles (at most one per worker) that take the task's "
 		  "recorded time",
-	    best == SKIP_PERSIST_AOT ? workers : sms, skip_persist_task_ns(cal, best),
-	    skip_persist_mode_name(best), cal->persist_launch_ns, cal->persist_epoch_ns,
-	    (long long)m->c->lat.sync_ret);
+	    best == SKIP_PERSIST_AOT ? workers : sms, 100 * share_rate(cal),
+	    skip_persist_task_ns(cal, best), skip_persist_mode_name(best), cal->persist_launch_ns,
+	    cal->persist_epoch_ns, (long long)m->c->lat.sync_ret);
 	free(kernels);
 	a->regions = r->regions;
 	a->calibration_error = r->calibration_error;

@@ -1,9 +1,9 @@
 /*
  * test_persistent.c: skip_predict_persistent() (advisor/persistent.c) on hand-built task DAGs
  * (a chain, a fork-join, a diamond with a grid larger than the workers, a tile edge), every
- * answer computed by hand from the list schedule, and its errors; skip_persist_choose() (the
- * mode skip run's auto takes) on a wide DAG and a chain of empty tasks, as skip run predicts
- * them.
+ * answer computed by hand from the list schedule; two workers sharing an SM; and its errors;
+ * skip_persist_choose() (the mode skip run's auto takes) on a wide DAG and a chain of empty
+ * tasks, as skip run predicts them.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -69,7 +69,8 @@ static struct skip_persist_prediction predict(const double *ns, int workers, int
 	struct skip_persist_prediction p;
 
 	cal(&c);
-	cr_assert_eq(skip_predict_persistent(g, ns, workers, &c, mode, &p), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_predict_persistent(g, ns, workers, 0, &c, mode, &p), 0, "%s",
+		     skip_errmsg());
 	cr_expect_float_eq(p.launch_ns, 4000, 1e-9);
 	cr_expect_float_eq(p.epoch_ns, 1000, 1e-9);
 	cr_expect_float_eq(p.iteration_ns, 5000 + p.makespan_ns, 1e-6);
@@ -166,6 +167,59 @@ Test(persistent, a_tile_edge_lets_consumer_tiles_start_early)
 	cr_expect_eq(p.tile_edges, 1);
 }
 
+/* One iteration on @workers workers of which @sms SMs hold two, AOT, sm_share_rate @rate. */
+static double shared_makespan(const double *ns, int workers, int sms, double rate)
+{
+	struct skip_calibration c;
+	struct skip_persist_prediction p;
+
+	cal(&c);
+	c.sm_share_rate = rate;
+	cr_assert_eq(skip_predict_persistent(g, ns, workers, sms, &c, SKIP_PERSIST_AOT, &p), 0,
+		     "%s", skip_errmsg());
+	cr_expect_float_eq(p.iteration_ns, 5000 + p.makespan_ns, 1e-6);
+	return p.makespan_ns;
+}
+
+/*
+ * Three workers on two SMs: workers 0 and 2 share one. x (3 blocks, 10 us) -> y (1 block, 1 us),
+ * AOT (600 ns a task), sm_share_rate 0.5. The plan puts x's tiles on workers 0, 1, 2 at 0 and y
+ * on worker 0 at 10.6. Re-timed: x on 0 and 1 end at 10.6; x on 2 is the newer beside 0's,
+ * from 0.6 at half pace until 10.6 (5 us done), the other 5 at full pace: 15.6; y then starts
+ * at 15.6 and ends at 17.2 (2's tile has ended). Unshared (132 SMs, or a rate of 1): 12.2.
+ */
+Test(persistent, workers_sharing_an_sm_slow_the_newer_tile)
+{
+	static const double ns[] = {10000, 1000};
+
+	task("x", 3, NULL, "X");
+	task("y", 1, "X", "Y");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_expect_float_eq(shared_makespan(ns, 3, 2, 0.5), 17200, 1e-6);
+	cr_expect_float_eq(shared_makespan(ns, 3, 2, 1), 12200, 1e-6, "full pace");
+	cr_expect_float_eq(shared_makespan(ns, 3, 0, 0.5), 12200, 1e-6, "the H100's 132 SMs");
+	cr_expect_float_eq(shared_makespan(ns, 2, 2, 0.5), 12200, 1e-6, "a worker per SM");
+}
+
+/*
+ * a (2 blocks, 8 us), b (1 block, 3 us) -> c (1 block, 1 us) on three workers, 0 and 2 sharing
+ * an SM, rate 0.5. The plan: a's tiles on 0 and 1 at 0-8.6, b on 2 at 0-3.6, c on 2 at 3.6-5.2
+ * (makespan 8.6). Re-timed: b, beside a's older tile until 8.6, does its 3 us at half pace
+ * within that: 0.6 + 6 = 6.6; c starts at 6.6, from 7.2 at half pace until 8.6 (0.7 us done),
+ * the other 0.3 at full pace: 8.9.
+ */
+Test(persistent, a_tile_that_ends_beside_an_older_one_delays_its_successor)
+{
+	static const double ns[] = {8000, 3000, 1000};
+
+	task("a", 2, NULL, "A");
+	task("b", 1, NULL, "B");
+	task("c", 1, "B", "C");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_expect_float_eq(shared_makespan(ns, 3, 2, 0.5), 8900, 1e-6);
+	cr_expect_float_eq(shared_makespan(ns, 3, 3, 0.5), 8600, 1e-6, "unshared");
+}
+
 Test(persistent, errors)
 {
 	static const double ns[] = {1000, -1};
@@ -173,14 +227,15 @@ Test(persistent, errors)
 
 	task("a", 1, NULL, "A");
 	task("b", 1, "A", "B");
-	cr_expect_eq(skip_predict_persistent(g, ns, 4, NULL, 0, &p), SKIP_E_INVAL, "not finalized");
+	cr_expect_eq(skip_predict_persistent(g, ns, 4, 0, NULL, 0, &p), SKIP_E_INVAL,
+		     "not finalized");
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
-	cr_expect_eq(skip_predict_persistent(g, ns, 4, NULL, 0, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, ns, 4, 0, NULL, 0, &p), SKIP_E_INVAL);
 	cr_expect_not_null(strstr(skip_errmsg(), "task 'b': a duration of -1 ns"), "%s",
 			   skip_errmsg());
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 0, NULL, 0, &p), SKIP_E_INVAL);
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 3, &p), SKIP_E_INVAL);
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, NULL, 0, &p), 0, "%s",
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 0, 0, NULL, 0, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, 0, NULL, 3, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, 0, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
 	cr_expect_float_eq(p.iteration_ns, 2643 + 2 * (1 + 1396) + 97, 1e-6,
 			   "the built-in calibration");

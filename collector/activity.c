@@ -7,6 +7,8 @@
  * cuptiActivityEnableRuntimeApi/DriverApi, without enabling the RUNTIME/DRIVER kinds wholesale
  * (that would override the selection): PyTorch makes ~8 runtime calls per kernel, and
  * recording them all is where a collector's cost goes (shared/research/h100-cupti-probes.md).
+ * Taking the same calls through their callbacks for the whole process, as a capture range does,
+ * cost GPT-2 prefill more (docs/BENCHMARKS.md "Prefill at batch 1, the whole process").
  * `--trace=all-apis` records every call.
  *
  * A capture range switches the kinds on and off mid-process (sk_activity_capture), all but NVTX,

@@ -224,6 +224,11 @@ static int cuda_persist_new(struct sk_dev *d, const struct sk_persist_plan *plan
 	return c->npersist++;
 }
 
+static int cuda_persist_tiles(struct sk_dev *d, int state, struct skip_tile_time *out, int max)
+{
+	return sk_cuda_persist_tiles(cdev(d)->persist[state], out, max);
+}
+
 static int cuda_persist_launch(struct sk_dev *d, int stream, int state)
 {
 	struct cuda_dev *c = cdev(d);
@@ -299,6 +304,7 @@ static const struct sk_dev_ops cuda_ops = {
     .persist_fit = cuda_persist_fit,
     .persist_new = cuda_persist_new,
     .persist_launch = cuda_persist_launch,
+    .persist_tiles = cuda_persist_tiles,
     .free = cuda_free,
 };
 

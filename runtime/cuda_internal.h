@@ -84,6 +84,8 @@ int sk_cuda_persist_wait(struct sk_cuda_persist *s, cudaStream_t stream);
 /* Let a resident kernel end (after the epochs already rung) and wait for it; 0 when none ran. */
 int sk_cuda_persist_park(struct sk_cuda_persist *s);
 void sk_cuda_persist_free(struct sk_cuda_persist *s);
+/* @s's tile timeline (skip_exec_tile_times()), after a run has been waited for. */
+int sk_cuda_persist_tiles(const struct sk_cuda_persist *s, struct skip_tile_time *out, int max);
 
 /* The embedded PTX of runtime/builtin.cu (generated at build time). */
 extern const char sk_builtin_ptx[];

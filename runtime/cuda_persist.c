@@ -55,6 +55,8 @@ struct sk_cuda_persist {
 					      * kernel's bell, served and left */
 	struct sk_persist_started *dstarted; /* the same two, as the device sees them */
 	uint64_t *dabort;
+	uint64_t *tiles,
+	    *dtiles; /* SKIP_E5_TILE_TIMES=1: struct sk_persist's tile_times, host-mapped */
 	/* AOT: the kernel stays between runs (persist.h, "resident") */
 	int may_reside;	     /* AOT, unless SKIP_E5_RESIDENT=0 */
 	int sm_order;	     /* AOT: workers numbered by SM (skip_task.cuh) */
@@ -466,6 +468,7 @@ static int build(struct sk_cuda_persist *s)
 			own[w].ids = ids + (size_t)w * (size_t)p->report_cap;
 	}
 	rt.started = s->dstarted;
+	rt.tile_times = s->dtiles;
 	rt.abort_host = (sk_au64 *)s->dabort;
 	rt.bell = (sk_au64 *)s->dabort + DOOR_BELL;
 	rt.served = (sk_au64 *)s->dabort + DOOR_SERVED;
@@ -489,6 +492,40 @@ fail:
 }
 
 static int copilot_new(struct sk_cuda_persist *s);
+
+/* With SKIP_E5_TILE_TIMES=1 in the environment, the tile timeline's host-mapped words. */
+static int tiles_new(struct sk_cuda_persist *s)
+{
+	const char *on = getenv("SKIP_E5_TILE_TIMES");
+	size_t n = 3 * (size_t)s->p->total_tiles;
+	cudaError_t e;
+
+	if (!on || strcmp(on, "1"))
+		return 0;
+	e = cudaHostAlloc((void **)&s->tiles, n * sizeof(uint64_t), cudaHostAllocMapped);
+	if (e == cudaSuccess)
+		e = cudaHostGetDevicePointer((void **)&s->dtiles, s->tiles, 0);
+	if (e != cudaSuccess)
+		return sk_cuda_fail(e, "persistent: the tile timeline's host-mapped memory");
+	memset(s->tiles, 0, n * sizeof(uint64_t));
+	return 0;
+}
+
+int sk_cuda_persist_tiles(const struct sk_cuda_persist *s, struct skip_tile_time *out, int max)
+{
+	const struct sk_persist_plan *p = s->p;
+	const volatile uint64_t *v = s->tiles;
+
+	if (!v || !s->epochs)
+		return 0;
+	for (int g = 0; g < p->total_tiles && g < max; g++) {
+		int t = p->tile_task[g];
+
+		out[g] = (struct skip_tile_time){t, g - p->tile_base[t], (int)v[3 * g + 2],
+						 v[3 * g], v[3 * g + 1]};
+	}
+	return p->total_tiles;
+}
 
 struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 					    const struct sk_persist_plan *p, int *err)
@@ -541,6 +578,8 @@ struct sk_cuda_persist *sk_cuda_persist_new(const struct skip_graph *g,
 		goto fail;
 	}
 	memset(s->started, 0, W * sizeof(*s->started));
+	if ((*err = tiles_new(s)))
+		goto fail;
 	memset(s->abort_host, 0, DOOR_BYTES);
 	s->bell = s->abort_host + DOOR_BELL;
 	s->served = s->abort_host + DOOR_SERVED;
@@ -582,6 +621,8 @@ void sk_cuda_persist_free(struct sk_cuda_persist *s)
 		cudaFreeHost(s->started);
 	if (s->abort_host)
 		cudaFreeHost(s->abort_host);
+	if (s->tiles)
+		cudaFreeHost(s->tiles);
 	free(s->names);
 	free(s);
 }

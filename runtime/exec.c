@@ -171,6 +171,13 @@ int skip_exec_workers(const struct skip_exec *x)
 	return x && x->e->workers ? x->e->workers(x->state) : 0;
 }
 
+int skip_exec_tile_times(const struct skip_exec *x, struct skip_tile_time *out, int max)
+{
+	if (max < 0 || (max > 0 && !out))
+		return sk_fail(SKIP_E_INVAL, "tile times: %d entries at %p", max, (void *)out);
+	return x && x->e->tile_times ? x->e->tile_times(x->state, out, max) : 0;
+}
+
 void skip_exec_free(struct skip_exec *x)
 {
 	if (!x)

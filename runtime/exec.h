@@ -71,6 +71,8 @@ struct sk_dev_ops {
 	/* E5: one cooperative launch of @state's workers on @stream: one iteration of the
 	 * whole graph. */
 	int (*persist_launch)(struct sk_dev *d, int stream, int state);
+	/* E5: @state's tile timeline (skip_exec_tile_times()); NULL: none recorded. */
+	int (*persist_tiles)(struct sk_dev *d, int state, struct skip_tile_time *out, int max);
 	/* The executor is done with @d: wait for its work, release what it made, free @d. */
 	void (*free)(struct sk_dev *d);
 };
@@ -117,6 +119,8 @@ struct sk_executor {
 	void (*fini)(void *state);
 	/* E5: the worker CTAs each run launches (NULL for the other executors). */
 	int (*workers)(const void *state);
+	/* E5: its tile timeline (skip_exec_tile_times(); NULL for the other executors). */
+	int (*tile_times)(const void *state, struct skip_tile_time *out, int max);
 };
 
 /*

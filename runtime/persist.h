@@ -600,7 +600,10 @@ struct sk_persist {
 			* worker's tile reads through) and acquire once met */
 	const struct sk_persist_gpu_task *gtask; /* [ntasks] device memory */
 	struct sk_persist_started *started;	 /* [nworkers] host-mapped */
-	sk_au64 *abort_host;			 /* host-mapped: abort, mirrored */
+	uint64_t *tile_times; /* NULL, or [3 * total_tiles] host-mapped: each tile's body start and
+			       * end (%globaltimer) and worker in the last epoch that ran it
+			       * (skip_exec_tile_times()) */
+	sk_au64 *abort_host;  /* host-mapped: abort, mirrored */
 	/* resident AOT's (the CPU's tests set them: tests/tsan/persist_check.h) */
 	sk_au64 *bell;	    /* host-mapped, resident AOT: the last epoch the host asked for */
 	sk_au64 *served;    /* host-mapped, resident AOT: the last epoch complete */

@@ -567,15 +567,26 @@ static SK_HOT SK_PFN int run_body(struct sk_persist *rt, int w, int t, int k, in
 	int err;
 
 #ifdef SK_PERSIST_GPU
+	uint64_t t0;
+
 	/* a load on the critical path of every tile: every 32nd tile looks (and every wait) */
 	if (g % 32 == 0 && (err = stopped(rt)))
 		return err;
+	/* JIT and the co-pilot run a tile synchronously: its timeline is taken here (AOT's in
+	 * skip_task.cuh) */
+	t0 = rt->tile_times ? now_ns() : 0;
+	err = SK_PERSIST_BODY(rt, t, k, e, w, gt);
+	if (rt->tile_times) {
+		rt->tile_times[3 * g] = t0;
+		rt->tile_times[3 * g + 1] = now_ns();
+		rt->tile_times[3 * g + 2] = (uint64_t)w;
+	}
 #else
 	(void)g;
 	if ((err = stopped(rt)))
 		return err;
-#endif
 	err = SK_PERSIST_BODY(rt, t, k, e, w, gt);
+#endif
 	if (err) {
 		struct sk_persist_why why = {};
 

@@ -492,6 +492,21 @@ SKIP_API int skip_exec_run(struct skip_exec *x, uint64_t *elapsed_ns);
 /* The worker CTAs each run of @x launches: the persistent executor's (its plan's "workers",
  * else the default, skip_persist_workers()); 0 for the other executors or a NULL @x. */
 SKIP_API int skip_exec_workers(const struct skip_exec *x);
+/* One tile of the persistent executor's last run (skip_exec_tile_times()). */
+struct skip_tile_time {
+	int task, tile;		   /* the task (skip_graph order) and its tile (block) */
+	int worker;		   /* the worker CTA that ran it */
+	uint64_t start_ns, end_ns; /* its body's start and end: the GPU's %globaltimer, in ns */
+};
+/*
+ * E5's tile timeline: each tile of the last run of @x, in plan order, into @out[0 .. @max):
+ * its task, tile, worker, and when its body began and ended (a clock the SMs share). Returns
+ * the number of tiles (at most @max are written), 0 when @x records none (not the persistent
+ * executor, no run yet, or made without SKIP_E5_TILE_TIMES=1 in the environment: recording
+ * costs a tile two stores to host-mapped memory), or a negative code. Call after
+ * skip_exec_run() has returned. The caller owns @out.
+ */
+SKIP_API int skip_exec_tile_times(const struct skip_exec *x, struct skip_tile_time *out, int max);
 /* Wait for the executor's work, then release its streams, events, graph and threads. NULL is a
  * no-op. */
 SKIP_API void skip_exec_free(struct skip_exec *x);

@@ -384,6 +384,13 @@ static __device__ __forceinline__ void sk_gpu_tile(struct sk_persist *rt, const 
 			     : "memory");
 		((volatile struct sk_persist_started *)st)->running = 1;
 	}
+	if (tid == 0 && rt->tile_times && c->kind == SK_CMD_TILE) { /* AOT's timeline */
+		uint64_t now;
+
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+		rt->tile_times[3 * c->g] = now;
+		rt->tile_times[3 * c->g + 2] = (uint64_t)c->w;
+	}
 	if (tid < c->gt.nthreads) {
 		struct skip_tile tile = {(unsigned)c->tile, c->gt.ntiles, tid, c->gt.nthreads, 1};
 
@@ -409,6 +416,12 @@ static __device__ __forceinline__ void sk_gpu_publish(struct sk_persist *rt, con
 	/* the order and the body's error are read: the protocol thread may go on */
 	atomicExch(&sk_cmd_ended, n + 1);
 	c = &o;
+	if (rt->tile_times && c->kind == SK_CMD_TILE) { /* the tile's end (its start: sk_gpu_tile) */
+		uint64_t now;
+
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+		rt->tile_times[3 * c->g + 1] = now;
+	}
 	if (c->kind == SK_CMD_FLUSH) {
 		if (*pending)
 			sk_publish(NULL, 0, NULL, &rt->sw->tiles_done, *pending);

@@ -258,6 +258,14 @@ static int persistent_workers(const void *state)
 	return ((const struct persistent *)state)->plan->o.nworkers;
 }
 
+static int persistent_tile_times(const void *state, struct skip_tile_time *out, int max)
+{
+	const struct persistent *x = state;
+	struct sk_dev *d = x->r.dev;
+
+	return d->ops->persist_tiles ? d->ops->persist_tiles(d, x->state, out, max) : 0;
+}
+
 static int persistent_run(void *state)
 {
 	struct persistent *x = state;
@@ -273,4 +281,5 @@ const struct sk_executor sk_exec_persistent = {
     .run = persistent_run,
     .fini = persistent_fini,
     .workers = persistent_workers,
+    .tile_times = persistent_tile_times,
 };

@@ -52,6 +52,10 @@ static const char help_tail[] =
     "      --probe-starts    instead of running the workload, measure what another kernel's\n"
     "                        start costs each task's kernel while it runs (-n launches of\n"
     "                        each probe graph, default 200), for skip advise --starts\n"
+    "      --tile-times FILE\n"
+    "                        the persistent executor's last iteration, tile by tile (its\n"
+    "                        worker, task, start and end on the GPU's clock), as a trace\n"
+    "                        for Perfetto ('-': stdout)\n"
     "  -d, --device N        CUDA device (default 0)\n"
     "  -h, --help            show this help\n"
     "\n"
@@ -69,7 +73,8 @@ static const char help_tail[] =
     "  skip run bench/dags/m1.json --executor streams --emit-plan m1.plan.json --dry-run\n"
     "  skip run bench/dags/m1.json --plan m1.plan.json --iterations 50 --json\n"
     "  skip run bench/dags/m1.json --executor persistent --calibration machine.cal.json\n"
-    "  skip run bench/dags/ml.json --size small --probe-starts --json > ml.starts.json\n";
+    "  skip run bench/dags/ml.json --size small --probe-starts --json > ml.starts.json\n"
+    "  skip run bench/dags/m1.json --executor persistent --tile-times m1.tiles.json\n";
 
 #define HELP_INDENT 24 /* where the options' descriptions start */
 #define HELP_WIDTH  87 /* the longest line */
@@ -144,6 +149,7 @@ static void print_help(void)
 struct run_opts {
 	const char *workload, *plan_file, *size, *module, *emit;
 	const char *calibration; /* --calibration FILE; NULL: the built-in values */
+	const char *tiles;	 /* --tile-times FILE: E5's tile timeline of the last run */
 	int executor;		 /* -1: all */
 	int iterations, warmup, verify, json, dry_run, device;
 	int probe, have_n; /* --probe-starts; -n given */
@@ -218,7 +224,7 @@ static int parse_executor(struct run_opts *o, const char *name)
 }
 
 /* Long options without a short form; the plan options (skip_plan_options[]) follow O_PLAN. */
-enum { O_VERIFY = 256, O_JSON, O_DRY, O_WARMUP, O_EMIT, O_PROBE, O_CALIB, O_PLAN };
+enum { O_VERIFY = 256, O_JSON, O_DRY, O_WARMUP, O_EMIT, O_PROBE, O_CALIB, O_TILES, O_PLAN };
 
 static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 {
@@ -272,6 +278,9 @@ static int handle_opt(struct run_opts *o, int c, char *arg, const char *optname)
 	case O_CALIB:
 		o->calibration = arg;
 		return 0;
+	case O_TILES:
+		o->tiles = arg;
+		return 0;
 	case 'e':
 		return parse_executor(o, arg);
 	case 'p':
@@ -318,6 +327,7 @@ static void make_options(struct option *opts)
 	    {"dry-run", no_argument, NULL, O_DRY},
 	    {"probe-starts", no_argument, NULL, O_PROBE},
 	    {"calibration", required_argument, NULL, O_CALIB},
+	    {"tile-times", required_argument, NULL, O_TILES},
 	    {"device", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	};
@@ -373,6 +383,13 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error("run",
 				       "--probe-starts runs no executor: it takes no "
 				       "--executor, --plan, --verify, --dry-run or --emit-plan");
+	if (o->tiles && (o->probe || o->dry_run))
+		return cli_usage_error("run", "--tile-times needs a run: not with --probe-starts "
+					      "or --dry-run");
+	if (o->tiles && have_exec && o->executor != SKIP_EXEC_PERSISTENT)
+		return cli_usage_error("run",
+				       "--tile-times: only the persistent executor runs "
+				       "tiles (--executor persistent, or a persistent plan)");
 	o->workload = argv[optind];
 	return 0;
 }
@@ -535,6 +552,85 @@ static void fail(struct result *r, const char *what)
 	snprintf(r->fail_msg, sizeof(r->fail_msg), "%s: %s", what, skip_errmsg());
 }
 
+/*
+ * --tile-times FILE: the tiles of @x's last run as a Chrome trace (Perfetto, chrome://tracing):
+ * one track per worker, a slice per tile named by its task, its start relative to the first
+ * tile's; "skip_export": "e5-tiles" marks it as skip's (skip replaces only its own outputs).
+ */
+static int write_tiles(const struct run_opts *o, const struct skip_graph *g,
+		       const struct skip_exec *x)
+{
+	const char *inputs[] = {o->workload, o->plan_file, o->module, o->calibration};
+	int n = skip_exec_tile_times(x, NULL, 0), err;
+	struct skip_tile_time *tt;
+	struct skip_outfile out;
+	uint64_t t0 = UINT64_MAX;
+	cJSON *doc, *ev;
+	char *text;
+
+	if (n <= 0)
+		return n < 0 ? n
+			     : sk_fail(SKIP_E_INVAL, "no tile times recorded (a run of the "
+						     "persistent executor records them)");
+	tt = sk_xcalloc((size_t)n, sizeof(*tt));
+	n = skip_exec_tile_times(x, tt, n);
+	doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "skip_export", "e5-tiles");
+	cJSON_AddStringToObject(doc, "displayTimeUnit", "ns");
+	ev = cJSON_AddArrayToObject(doc, "traceEvents");
+	for (int i = 0; i < n; i++)
+		if (tt[i].start_ns && tt[i].start_ns < t0)
+			t0 = tt[i].start_ns;
+	for (int i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject(), *args;
+
+		if (!tt[i].start_ns || tt[i].end_ns < tt[i].start_ns) { /* not run, or torn */
+			cJSON_Delete(e);
+			continue;
+		}
+		cJSON_AddStringToObject(e, "name", skip_graph_task_name(g, tt[i].task));
+		cJSON_AddStringToObject(e, "ph", "X");
+		cJSON_AddNumberToObject(e, "pid", 0);
+		cJSON_AddNumberToObject(e, "tid", tt[i].worker);
+		cJSON_AddNumberToObject(e, "ts", (double)(tt[i].start_ns - t0) / 1e3);
+		cJSON_AddNumberToObject(e, "dur", (double)(tt[i].end_ns - tt[i].start_ns) / 1e3);
+		args = cJSON_AddObjectToObject(e, "args");
+		cJSON_AddNumberToObject(args, "tile", tt[i].tile);
+		cJSON_AddNumberToObject(args, "task", tt[i].task);
+		cJSON_AddItemToArray(ev, e);
+	}
+	free(tt);
+	text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if ((err = skip_outfile_open(&out, o->tiles, SKIP_OUT_EXPORT, 1, inputs, 4))) {
+		free(text);
+		return err;
+	}
+	fprintf(out.f, "%s\n", text);
+	free(text);
+	return skip_outfile_commit(&out);
+}
+
+/* Before running, that --tile-times has a persistent run to record and may write its file;
+ * then the runtime is told to record tiles (SKIP_E5_TILE_TIMES). */
+static int check_tiles(const struct run_opts *o, const struct result *res, int nres)
+{
+	const char *inputs[] = {o->workload, o->plan_file, o->module, o->calibration};
+	struct skip_outfile out;
+	int err, any = 0;
+
+	for (int i = 0; i < nres; i++)
+		any |= res[i].plan->executor == SKIP_EXEC_PERSISTENT;
+	if (!any)
+		return cli_usage_error("run", "--tile-times: only the persistent executor runs "
+					      "tiles, and this plan is not one");
+	if ((err = skip_outfile_open(&out, o->tiles, SKIP_OUT_EXPORT, 1, inputs, 4)))
+		return cli_output_error("run", err);
+	skip_outfile_abort(&out);
+	setenv("SKIP_E5_TILE_TIMES", "1", 1);
+	return 0;
+}
+
 /* Verify (against @ref when given), then warm up and time one executor. */
 static void run_one(const struct run_opts *o, struct skip_graph *g, struct result *r,
 		    const struct skip_checkpoint *ref)
@@ -576,6 +672,8 @@ static void run_one(const struct run_opts *o, struct skip_graph *g, struct resul
 		r->ms[i] = (double)ns / 1e6;
 	}
 	summarize(r, o->iterations);
+	if (o->tiles && r->plan->executor == SKIP_EXEC_PERSISTENT && write_tiles(o, g, x))
+		fail(r, "--tile-times");
 	skip_exec_free(x);
 	return;
 failed:
@@ -1032,6 +1130,8 @@ int cmd_run(int argc, char **argv)
 			rc = pick_mode(&o, g, &res[i], auto_mode);
 	if (!rc && o.emit)
 		rc = emit_plans(&o, g, res, nres);
+	if (!rc && o.tiles)
+		rc = check_tiles(&o, res, nres);
 	if (!rc && !o.dry_run) {
 		err = skip_runtime_probe(o.device, dev, sizeof(dev));
 		if (err) {

@@ -137,4 +137,21 @@ expect_exit 2 "$SKIP" run chain.json --dry-run --calibration missing.cal.json
 expect_out "missing.cal.json"
 expect_exit 2 "$SKIP" run chain.json --executor persistent --mode fast --dry-run
 expect_out "unknown mode 'fast' (auto, aot, jit, copilot)"
+
+# --tile-times: a persistent run to record, a run at all, and a file skip may replace; checked
+# before the GPU is looked for (so here, without one, the last fails for want of a GPU only).
+expect_exit 2 "$SKIP" run chain.json --executor graph --tile-times t.json
+expect_out "--tile-times: only the persistent executor runs tiles"
+expect_exit 2 "$SKIP" run chain.json --executor persistent --tile-times t.json --dry-run
+expect_out "--tile-times needs a run: not with --probe-starts or --dry-run"
+"$SKIP" run chain.json --executor serial --emit-plan serial.plan.json --dry-run > /dev/null ||
+	fail "emit a serial plan"
+expect_exit 2 "$SKIP" run chain.json --plan serial.plan.json --tile-times t.json
+expect_out "--tile-times: only the persistent executor runs tiles, and this plan is not one"
+echo "not skip's" > foreign.json
+expect_exit 2 "$SKIP" run chain.json --executor persistent --tile-times foreign.json
+expect_out "foreign.json"
+[ "$(cat foreign.json)" = "not skip's" ] || fail "--tile-times replaced a file skip did not write"
+expect_exit 2 "$SKIP" run chain.json --executor persistent --tile-times t.json
+[ ! -e t.json ] || fail "--tile-times left a file without a run"
 exit 0

@@ -6,7 +6,8 @@
  * E5's resident kernel, replaced when it left between runs, keeps them too, and so do more AOT
  * workers than SMs; a batched grid loop (skip_grid_batched) visits every element once;
  * --probe-starts finds that kernel starts cost ML's row-dots (which re-read their weights
- * through L1) and leaves its short tasks unprobed.
+ * through L1) and leaves its short tasks unprobed; --tile-times records every tile of E5's
+ * last run, in each mode, in an order the dependencies allow.
  *
  * Run with `make test-gpu` (SKIP and SKIP_SRC come from the Makefile; the DAG modules are
  * built next to skip, in $(O)/dags). Every test skips itself where no GPU is found.
@@ -239,6 +240,85 @@ Test(gpu_runtime, default_workers_follow_the_widest_level)
 	cr_assert_eq(skip_run("ml.json", args), 0);
 	w = run_workers(&sms);
 	cr_expect_eq(w, sms, "ML");
+}
+
+/* The end of the last tile of task @name in tile timeline @ev (ns on the trace's time base), and
+ * the start of its first in *@first; -1 when it has no tile. */
+static double task_span(const cJSON *ev, const char *name, double *first)
+{
+	const cJSON *e;
+	double last = -1;
+
+	*first = -1;
+	cJSON_ArrayForEach(e, ev)
+	{
+		double ts = cJSON_GetObjectItem(e, "ts")->valuedouble;
+		double end = ts + cJSON_GetObjectItem(e, "dur")->valuedouble;
+
+		if (strcmp(cJSON_GetObjectItem(e, "name")->valuestring, name))
+			continue;
+		if (*first < 0 || ts < *first)
+			*first = ts;
+		if (end > last)
+			last = end;
+	}
+	return last;
+}
+
+/* --tile-times in each mode, on M1 (eight GELUs, four residuals of two each, four GELUs, an
+ * average; 16 blocks a task, so 16 tiles each): every tile is there with a worker and a
+ * duration, and no task's first tile starts before the last tile of a task it reads ends. */
+Test(gpu_runtime, tile_times_follow_the_dependencies)
+{
+	static const char *const modes[] = {"aot", "jit", "copilot"};
+
+	for (int m = 0; m < 3; m++) {
+		char args[400], name[32], prod[32];
+		char *text;
+		cJSON *root, *ev;
+		double first, end, busy = 0;
+		const cJSON *e;
+
+		snprintf(args, sizeof(args),
+			 "--size small --executor persistent --mode %s --iterations 3 --json "
+			 "--tile-times %s/tiles.json",
+			 modes[m], tmp);
+		cr_assert_eq(skip_run("m1.json", args), 0, "%s", modes[m]);
+		text = slurp("tiles.json");
+		root = cJSON_Parse(text);
+		cr_assert_not_null(root, "%s: not JSON: %.200s", modes[m], text);
+		cr_expect_str_eq(cJSON_GetObjectItem(root, "skip_export")->valuestring, "e5-tiles");
+		ev = cJSON_GetObjectItem(root, "traceEvents");
+		cr_assert_eq(cJSON_GetArraySize(ev), 17 * 16, "%s: every tile", modes[m]);
+		cJSON_ArrayForEach(e, ev)
+		{
+			cr_assert_geq(cJSON_GetObjectItem(e, "dur")->valuedouble, 0);
+			cr_assert_geq(cJSON_GetObjectItem(e, "tid")->valueint, 0);
+			busy += cJSON_GetObjectItem(e, "dur")->valuedouble;
+		}
+		cr_expect_gt(busy, 0, "%s: the tiles took no time", modes[m]);
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "residual%d", k);
+			task_span(ev, name, &first);
+			for (int j = 2 * k; j < 2 * k + 2; j++) {
+				snprintf(prod, sizeof(prod), "gelu%d", j);
+				end = task_span(ev, prod, &(double){0});
+				cr_expect_geq(first, end, "%s: %s starts before %s ends", modes[m],
+					      name, prod);
+			}
+			snprintf(prod, sizeof(prod), "gelu_r%d", k);
+			task_span(ev, prod, &first);
+			end = task_span(ev, name, &(double){0});
+			cr_expect_geq(first, end, "%s: %s starts before %s ends", modes[m], prod,
+				      name);
+			end = task_span(ev, prod, &(double){0});
+			task_span(ev, "average", &first);
+			cr_expect_geq(first, end, "%s: average starts before %s ends", modes[m],
+				      prod);
+		}
+		cJSON_Delete(root);
+		free(text);
+	}
 }
 
 /* The persistent executor's faults: each ends with a message naming the task, never a hang. */

@@ -28,9 +28,9 @@
 /* ---- platform: the clock, the pause, the body and the jitter hook ---------------------------- */
 
 #ifdef SK_PERSIST_GPU
-/* skip_task.cuh defines, before it includes this file, SK_PERSIST_BODY(rt, t, k, e, w, gt)
- * (the CTA runs the task's tile; gt: the task's entry when the caller has it, else NULL) and
- * AOT's asynchronous tiles: SK_PERSIST_ISSUE(rt, s, e, w) fills step s's order,
+/* skip_task.cuh defines, before it includes this file, SK_PERSIST_BODY(rt, t, k, g, e, w, gt)
+ * (the CTA runs tile k of task t, g in the plan; gt: the task's entry when the caller has it,
+ * else NULL) and AOT's asynchronous tiles: SK_PERSIST_ISSUE(rt, s, e, w) fills step s's order,
  * SK_PERSIST_ENDED(rt) says whether the tiles handed over have all ended, SK_PERSIST_GO(rt)
  * hands the order to the CTA, whose warps publish the tile when it ends, and
  * SK_PERSIST_FLUSH(rt) has them publish what they hold back. The GPU has no jitter hook. */
@@ -130,14 +130,15 @@ static SK_PFN void pause_step(unsigned n)
 	}
 }
 
-#define SK_PERSIST_BODY(rt, t, k, e, w, gt) ((void)(gt), (rt)->h.body((rt)->h.ctx, t, k, e, w))
+#define SK_PERSIST_BODY(rt, t, k, g, e, w, gt)                                                     \
+	((void)(g), (void)(gt), (rt)->h.body((rt)->h.ctx, t, k, e, w))
 
 /* AOT's queue: read in place here (the GPU reads it ahead, above). */
-#define SK_STEPS_AHEAD			    1
-#define SK_WAIT_PASSES			    2 /* look, then wait: both acquire here */
-#define steps_fetch(p, i, end)		    ((void)0)
-#define steps_get(p, i)			    (&(p)->step[i])
-#define steps_done()			    ((void)0)
+#define SK_STEPS_AHEAD	       1
+#define SK_WAIT_PASSES	       2 /* look, then wait: both acquire here */
+#define steps_fetch(p, i, end) ((void)0)
+#define steps_get(p, i)	       (&(p)->step[i])
+#define steps_done()	       ((void)0)
 
 static inline SK_PFN void jitter(struct sk_persist *rt, int w, enum sk_persist_point at)
 {
@@ -567,26 +568,14 @@ static SK_HOT SK_PFN int run_body(struct sk_persist *rt, int w, int t, int k, in
 	int err;
 
 #ifdef SK_PERSIST_GPU
-	uint64_t t0;
-
 	/* a load on the critical path of every tile: every 32nd tile looks (and every wait) */
 	if (g % 32 == 0 && (err = stopped(rt)))
 		return err;
-	/* JIT and the co-pilot run a tile synchronously: its timeline is taken here (AOT's in
-	 * skip_task.cuh) */
-	t0 = rt->tile_times ? now_ns() : 0;
-	err = SK_PERSIST_BODY(rt, t, k, e, w, gt);
-	if (rt->tile_times) {
-		rt->tile_times[3 * g] = t0;
-		rt->tile_times[3 * g + 1] = now_ns();
-		rt->tile_times[3 * g + 2] = (uint64_t)w;
-	}
 #else
-	(void)g;
 	if ((err = stopped(rt)))
 		return err;
-	err = SK_PERSIST_BODY(rt, t, k, e, w, gt);
 #endif
+	err = SK_PERSIST_BODY(rt, t, k, g, e, w, gt);
 	if (err) {
 		struct sk_persist_why why = {};
 

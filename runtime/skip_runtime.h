@@ -503,7 +503,7 @@ struct skip_tile_time {
  * its task, tile, worker, and when its body began and ended (a clock the SMs share). Returns
  * the number of tiles (at most @max are written), 0 when @x records none (not the persistent
  * executor, no run yet, or made without SKIP_E5_TILE_TIMES=1 in the environment: recording
- * costs a tile two stores to host-mapped memory), or a negative code. Call after
+ * costs a tile three stores to host-mapped memory), or a negative code. Call after
  * skip_exec_run() has returned. The caller owns @out.
  */
 SKIP_API int skip_exec_tile_times(const struct skip_exec *x, struct skip_tile_time *out, int max);

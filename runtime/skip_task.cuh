@@ -244,13 +244,14 @@ static __device__ __forceinline__ void sk_gpu_go(void);
 static __device__ __forceinline__ void sk_gpu_idle(void);
 static __device__ __forceinline__ int sk_gpu_ended(void);
 static __device__ __forceinline__ void sk_gpu_flush(void);
-static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e,
-						  int w, const struct sk_persist_gpu_task *gt);
-#define SK_PERSIST_ISSUE(rt, s, e, w)	    sk_gpu_issue(rt, s, e, w)
-#define SK_PERSIST_GO(rt)		    sk_gpu_go()
-#define SK_PERSIST_ENDED(rt)		    sk_gpu_ended()
-#define SK_PERSIST_FLUSH(rt)		    sk_gpu_flush()
-#define SK_PERSIST_BODY(rt, t, k, e, w, gt) sk_gpu_body(rt, t, k, e, w, gt)
+static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, int g,
+						  uint64_t e, int w,
+						  const struct sk_persist_gpu_task *gt);
+#define SK_PERSIST_ISSUE(rt, s, e, w)	       sk_gpu_issue(rt, s, e, w)
+#define SK_PERSIST_GO(rt)		       sk_gpu_go()
+#define SK_PERSIST_ENDED(rt)		       sk_gpu_ended()
+#define SK_PERSIST_FLUSH(rt)		       sk_gpu_flush()
+#define SK_PERSIST_BODY(rt, t, k, g, e, w, gt) sk_gpu_body(rt, t, k, g, e, w, gt)
 #include "persist_core.c"
 
 /* The layouts the worker was compiled with; the runtime checks them against its own. */
@@ -346,9 +347,10 @@ static __device__ __forceinline__ void sk_gpu_flush(void)
 	sk_gpu_go();
 }
 
-/* JIT and the co-pilot: the CTA runs tile @k of @t; the error it raised. */
-static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, uint64_t e,
-						  int w, const struct sk_persist_gpu_task *gt)
+/* JIT and the co-pilot: the CTA runs tile @k of @t (@g in the plan); the error it raised. */
+static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, int k, int g,
+						  uint64_t e, int w,
+						  const struct sk_persist_gpu_task *gt)
 {
 	struct sk_cmd *c = sk_gpu_next();
 	int err;
@@ -358,6 +360,7 @@ static __device__ __forceinline__ int sk_gpu_body(struct sk_persist *rt, int t, 
 	c->kind = SK_CMD_SYNC;
 	c->task = t;
 	c->tile = k;
+	c->g = g;
 	c->w = w;
 	sk_gpu_go(); /* the other warps run the tile */
 	sk_cta_bar();
@@ -384,7 +387,7 @@ static __device__ __forceinline__ void sk_gpu_tile(struct sk_persist *rt, const 
 			     : "memory");
 		((volatile struct sk_persist_started *)st)->running = 1;
 	}
-	if (tid == 0 && rt->tile_times && c->kind == SK_CMD_TILE) { /* AOT's timeline */
+	if (tid == 0 && rt->tile_times) { /* the timeline: its end in sk_gpu_tile_end() */
 		uint64_t now;
 
 		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
@@ -398,6 +401,17 @@ static __device__ __forceinline__ void sk_gpu_tile(struct sk_persist *rt, const 
 	}
 	if (tid == 0 && st)
 		((volatile struct sk_persist_started *)st)->running = 0;
+}
+
+/* The tile timeline (rt->tile_times): order @c's tile has ended, seen by the first tile
+ * thread after every tile thread has finished it (AOT's publisher; under JIT and the co-pilot
+ * after a barrier of the tile threads that only a recording run makes). */
+static __device__ __forceinline__ void sk_gpu_tile_end(struct sk_persist *rt, const struct sk_cmd *c)
+{
+	uint64_t now;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+	rt->tile_times[3 * c->g + 1] = now;
 }
 
 /*
@@ -416,12 +430,8 @@ static __device__ __forceinline__ void sk_gpu_publish(struct sk_persist *rt, con
 	/* the order and the body's error are read: the protocol thread may go on */
 	atomicExch(&sk_cmd_ended, n + 1);
 	c = &o;
-	if (rt->tile_times && c->kind == SK_CMD_TILE) { /* the tile's end (its start: sk_gpu_tile) */
-		uint64_t now;
-
-		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-		rt->tile_times[3 * c->g + 1] = now;
-	}
+	if (rt->tile_times && c->kind == SK_CMD_TILE)
+		sk_gpu_tile_end(rt, c);
 	if (c->kind == SK_CMD_FLUSH) {
 		if (*pending)
 			sk_publish(NULL, 0, NULL, &rt->sw->tiles_done, *pending);
@@ -561,6 +571,12 @@ static __device__ __forceinline__ void sk_worker(struct sk_persist *rt, uint64_t
 		if (c->kind != SK_CMD_FLUSH)
 			sk_gpu_tile(&srt, c);
 		if (RING) {
+			if (srt.tile_times && c->kind == SK_CMD_SYNC &&
+			    threadIdx.x >= SK_PERSIST_PROTOCOL_THREADS) {
+				sk_tile_bar();
+				if (threadIdx.x == SK_PERSIST_PROTOCOL_THREADS)
+					sk_gpu_tile_end(&srt, c);
+			}
 			sk_cta_bar();
 			continue;
 		}

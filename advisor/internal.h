@@ -77,6 +77,9 @@ struct wi_op {
 	int64_t start_cost;   /* a kernel: what each other kernel's start costs it while it runs
 				 (its L1 refilled, docs/advise-model.md "Kernel starts"), at most
 				 the time since the previous such start or its own; 0: nothing */
+	double demand;	      /* a kernel: its memory demand, 0..1 (skip_memory_demand()): while
+				 the running kernels' demands add up to more than 1, it progresses
+				 at skip_memory_pace() of them; 0: never slowed so */
 	int first_sm;	      /* out: the multiprocessor its first block was placed on */
 	int64_t start, end;   /* out */
 };

@@ -155,6 +155,24 @@ SKIP_API const char *skip_persist_mode_name(int mode);
 /* The calibration's per-task dispatch cost of @mode (persist_*_task_ns), in ns; 0 for no mode. */
 SKIP_API double skip_persist_task_ns(const struct skip_calibration *c, int mode);
 
+/*
+ * Kernels that share the memory system (advisor/whatif.c; docs/advise-model.md "Kernels that
+ * share the memory"). A kernel's memory demand is the share of the GPU's memory throughput it
+ * takes running alone, 0 to 1 (0: not limited by it, or not known). Kernels running at once
+ * whose demands add up to D > 1 each progress at pace 1 / D (skip_memory_pace()); the others
+ * keep their pace.
+ *
+ * skip_memory_demand(): the demand of a kernel that took @alone_ns alone and @pair_ns beside a
+ * copy of itself started with it on other multiprocessors (skip run --probe-starts): two copies
+ * of demand q take alone * max(1, 2q), so q = pair / (2 alone) where the pair took at least
+ * 1.2 times as long (q 0.6 to 1), else 0 (the difference is within what a launch varies, and a
+ * demand of at most a half is never seen by two copies). 0 for a kernel not probed (either
+ * time <= 0, or not finite).
+ * skip_memory_pace(): 1 / @demands where they add up to more than 1, else 1.
+ */
+SKIP_API double skip_memory_demand(double alone_ns, double pair_ns);
+SKIP_API double skip_memory_pace(double demands);
+
 /* A kernel chain: L kernel names in a row on a stream (SKIP's proximity score). */
 struct skip_chain {
 	int len;

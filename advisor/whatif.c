@@ -11,12 +11,16 @@
  * In programs with a remote_cost, a kernel starting is placed on multiprocessors (place()),
  * which sets its duration. A kernel starting also delays the running kernels that have a
  * start_cost (charge_start()): their end moves, a new end event is queued and the old one is
- * ignored when it comes; synchronizations then wait for the end events themselves.
+ * ignored when it comes; synchronizations then wait for the end events themselves. Kernels
+ * with a memory demand share the memory system (skip_memory_pace()): when one starts or ends,
+ * each running one's work left is brought up to date at the pace it had, and its end moves to
+ * where the new pace takes it (mem_progress(), mem_retime()).
  *
  * Every time is >= the program's t0 >= 0 (negative costs are taken as 0 by sim_init()), so -1
  * can mark a start or end not known yet; a submission is known or NOT_YET (one without a call
  * may come before t0). Sums of times saturate (add()).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +33,22 @@ enum { EV_HOST, EV_END, EV_WAKE };
 static int64_t add(int64_t a, int64_t b)
 {
 	return skip_add_sat(a, b);
+}
+
+double skip_memory_demand(double alone_ns, double pair_ns)
+{
+	double q;
+
+	if (!isfinite(alone_ns) || !isfinite(pair_ns) || alone_ns <= 0 || pair_ns <= 0 ||
+	    pair_ns < 1.2 * alone_ns)
+		return 0;
+	q = pair_ns / (2 * alone_ns);
+	return q < 1 ? q : 1;
+}
+
+double skip_memory_pace(double demands)
+{
+	return demands > 1 ? 1 / demands : 1;
 }
 
 struct ev {
@@ -138,7 +158,10 @@ struct sim {
 	int64_t last_node; /* when the last graph node started, -1 none yet */
 	int64_t *last_hit; /* per operation with a start_cost: its start or the last start that
 			      cost it; NULL: no operation has a start_cost */
-	char *ended;	   /* per operation (with last_hit): its end event has come */
+	char *ended;	   /* per operation (with last_hit or left): its end event has come */
+	double *left;	   /* per operation with a memory demand, while it runs: its work left at
+			      full pace (ns) as of since[]; NULL: no operation has a demand */
+	int64_t *since;
 };
 
 /* When operation @o could start if multiprocessors allow: NOT_YET when not known yet. */
@@ -291,20 +314,71 @@ static void charge_start(struct sim *s, int o, int64_t now)
 			s->last_hit[r] = op->start;
 		d = now - s->last_hit[r] < op->start_cost ? now - s->last_hit[r] : op->start_cost;
 		s->last_hit[r] = now;
+		if (s->left && op->demand > 0) { /* work for mem_retime() to place */
+			s->left[r] += (double)d;
+			continue;
+		}
 		op->end = add(op->end, d);
 		push(&s->h, op->end, EV_END, r);
 	}
 }
 
+/* Whether operation @r has started and its end has not come. */
+static int running_op(const struct sim *s, int r)
+{
+	return s->p->ops[r].start >= 0 && !s->ended[r];
+}
+
+/* The pace of the running operations with a memory demand (skip_memory_pace()). */
+static double mem_pace(const struct sim *s)
+{
+	double d = 0;
+
+	for (int r = 0; r < s->p->nops; r++)
+		if (s->p->ops[r].demand > 0 && running_op(s, r))
+			d += s->p->ops[r].demand;
+	return skip_memory_pace(d);
+}
+
+/* Before the running set changes: each running operation with a demand has done the work of
+ * the time since it was last brought up to date, at @pace. */
+static void mem_progress(struct sim *s, int64_t now, double pace)
+{
+	for (int r = 0; r < s->p->nops; r++)
+		if (s->p->ops[r].demand > 0 && running_op(s, r)) {
+			s->left[r] -= (double)(now - s->since[r]) * pace;
+			s->left[r] = s->left[r] > 0 ? s->left[r] : 0;
+			s->since[r] = now;
+		}
+}
+
+/* After it changed: each one's end where the new pace takes its work left, queued (the end
+ * queued before is then ignored, or taken once where it is the same). */
+static void mem_retime(struct sim *s, int64_t now)
+{
+	double pace = mem_pace(s);
+
+	for (int r = 0; r < s->p->nops; r++)
+		if (s->p->ops[r].demand > 0 && running_op(s, r)) {
+			int64_t end = add(now, sk_ns(ceil(s->left[r] / pace)));
+
+			if (end != s->p->ops[r].end) {
+				s->p->ops[r].end = end;
+				push(&s->h, end, EV_END, r);
+			}
+		}
+}
+
 static void dispatch(struct sim *s, int64_t now)
 {
 	for (int st = 0; st < s->p->nstreams; st++) {
-		int pos = s->head[st], o;
+		int pos = s->head[st], o, mem;
 		int64_t e;
 
 		if (pos >= s->nstream_ops[st])
 			continue;
 		o = s->stream_ops[st][pos];
+		mem = s->left != NULL; /* a start may change the pace, or charge one that has one */
 		if (s->p->ops[o].start >= 0)
 			continue; /* running */
 		e = earliest(s, o, pos);
@@ -319,8 +393,14 @@ static void dispatch(struct sim *s, int64_t now)
 		}
 		if (s->p->ops[o].sms > s->free_sms && s->running)
 			continue; /* waits for an end */
+		if (mem) /* before @o runs: the pace without it */
+			mem_progress(s, now, mem_pace(s));
 		s->p->ops[o].start = now;
 		s->p->ops[o].end = add(now, place(s, o, now));
+		if (mem) {
+			s->left[o] = (double)(s->p->ops[o].end - now);
+			s->since[o] = now;
+		}
 		if (s->last_hit)
 			charge_start(s, o, now);
 		if (s->p->ops[o].graph_node)
@@ -328,6 +408,8 @@ static void dispatch(struct sim *s, int64_t now)
 		s->free_sms -= s->p->ops[o].sms;
 		s->running++;
 		push(&s->h, s->p->ops[o].end, EV_END, o);
+		if (mem)
+			mem_retime(s, now);
 	}
 }
 
@@ -435,11 +517,16 @@ static void sim_init(struct sim *s, struct wi_prog *p)
 	p->dispatch_gap = p->dispatch_gap > 0 ? p->dispatch_gap : 0;
 	for (int st = 0; st < p->nstreams; st++)
 		s->stream_ops[st] = sk_xmalloc(((size_t)p->nops + 1) * sizeof(int));
-	for (int o = 0; o < p->nops; o++)
-		if (p->ops[o].start_cost > 0 && !s->last_hit) {
+	for (int o = 0; o < p->nops; o++) {
+		if (p->ops[o].start_cost > 0 && !s->last_hit)
 			s->last_hit = sk_xcalloc((size_t)p->nops, sizeof(int64_t));
-			s->ended = sk_xcalloc((size_t)p->nops, 1);
+		if (p->ops[o].demand > 0 && p->ops[o].sms > 0 && !s->left) {
+			s->left = sk_xcalloc((size_t)p->nops, sizeof(double));
+			s->since = sk_xcalloc((size_t)p->nops, sizeof(int64_t));
 		}
+	}
+	if (s->last_hit || s->left)
+		s->ended = sk_xcalloc((size_t)p->nops + 1, 1);
 	for (int o = 0; o < p->nops; o++) {
 		struct wi_op *op = &p->ops[o];
 
@@ -475,6 +562,8 @@ static void sim_fini(struct sim *s)
 	free(s->sm_load);
 	free(s->last_hit);
 	free(s->ended);
+	free(s->left);
+	free(s->since);
 	free(s->h.v);
 }
 
@@ -513,11 +602,17 @@ int64_t wi_simulate(struct wi_prog *p)
 
 			submit_ops_of(&s, c, e.t, by_call, nby_call);
 			host_step(&s, th, e.t);
-		} else if (e.type == EV_END && e.t == p->ops[e.id].end) { /* else moved later */
+		} else if (e.type == EV_END && e.t == p->ops[e.id].end && /* else moved */
+			   !(s.ended && s.ended[e.id])) { /* a second event at the same end */
 			struct wi_op *op = &p->ops[e.id];
+			int mem = s.left && op->demand > 0;
 
+			if (mem)
+				mem_progress(&s, e.t, mem_pace(&s));
 			if (s.ended)
 				s.ended[e.id] = 1;
+			if (mem)
+				mem_retime(&s, e.t);
 			s.free_sms += op->sms;
 			s.running--;
 			unplace(&s, e.id);

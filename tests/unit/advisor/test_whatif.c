@@ -4,6 +4,8 @@
  * do or do not fit the GPU together, a synchronization, and a cross-stream dependency; costs
  * past int64_t's range (saturated), negative ones (taken as 0), a submission before t0.
  */
+#include <math.h>
+
 #include <criterion/criterion.h>
 
 #include "advisor/internal.h"
@@ -301,6 +303,95 @@ Test(whatif, kernel_starts_cost_the_running)
 	cr_expect_eq(p.ops[6].start, 11800);
 	cr_expect_eq(p.calls[0].end, 11800);
 	wi_free(&p);
+}
+
+Test(whatif, two_kernels_starting_at_once_charge_a_running_one_once)
+{
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_op a = {.dur = 10000, .stream = 0, .sms = 1, .call = -1, .start_cost = 1000};
+	struct wi_op k = {.dur = 100, .sms = 1, .call = -1, .submit_at = 500};
+
+	/* A (start_cost 1000) from 0; B and C, on streams 1 and 2, both start at 500: B costs A
+	 * min(1000, 500) = 500, C nothing (no time since B): A ends once, at 10500, and D after
+	 * it on stream 0 runs 10500-11500. */
+	wi_add_op(&p, &a);
+	k.stream = 1;
+	wi_add_op(&p, &k);
+	k.stream = 2;
+	wi_add_op(&p, &k);
+	a.start_cost = 0;
+	a.dur = 1000;
+	wi_add_op(&p, &a); /* D, 3 */
+	cr_expect_eq(wi_simulate(&p), 11500);
+	cr_expect_eq(p.ops[0].end, 10500);
+	cr_expect_eq(p.ops[3].start, 10500);
+	wi_free(&p);
+}
+
+Test(whatif, kernels_with_a_memory_demand_share_the_memory_system)
+{
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_op a = {.dur = 10000, .stream = 0, .sms = 64, .call = -1, .demand = 0.8};
+	struct wi_op b = {
+	    .dur = 3000, .stream = 1, .sms = 64, .call = -1, .submit_at = 2000, .demand = 0.6};
+	struct wi_op c = {.dur = 9000, .stream = 2, .sms = 4, .call = -1};
+	struct wi_call s = {.thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1};
+
+	/* A (0.8) alone 0-2000 at full pace: 8000 left. B (0.6) from 2000: 1.4 in all, pace
+	 * 1/1.4, so B's 3000 take 4200 (ends 6200) while A does 3000 (5000 left), then A alone
+	 * ends 11200. C (no demand) runs 0-9000 beside them, unslowed. A synchronization on A
+	 * returns at its end. */
+	wi_add_op(&p, &a);
+	wi_add_op(&p, &b);
+	wi_add_op(&p, &c);
+	s.waits = malloc(sizeof(int));
+	s.waits[0] = 0;
+	wi_add_call(&p, &s);
+	cr_expect_eq(wi_simulate(&p), 11200);
+	cr_expect_eq(p.ops[0].end, 11200);
+	cr_expect_eq(p.ops[1].start, 2000);
+	cr_expect_eq(p.ops[1].end, 6200);
+	cr_expect_eq(p.ops[2].end, 9000);
+	cr_expect_eq(p.calls[0].end, 11200);
+	wi_free(&p);
+}
+
+Test(whatif, two_kernels_of_full_demand_take_as_long_as_in_turn)
+{
+	struct wi_prog p = {.t0 = 0, .sms = 132};
+	struct wi_op a = {.dur = 10000, .stream = 0, .sms = 64, .call = -1, .demand = 1};
+
+	/* both from 0 at pace 1/2: both end at 20000; a third on stream 0 after the first
+	 * runs alone 20000-30000 */
+	wi_add_op(&p, &a);
+	a.stream = 1;
+	wi_add_op(&p, &a);
+	a.stream = 0;
+	wi_add_op(&p, &a);
+	cr_expect_eq(wi_simulate(&p), 30000);
+	cr_expect_eq(p.ops[0].end, 20000);
+	cr_expect_eq(p.ops[1].end, 20000);
+	cr_expect_eq(p.ops[2].start, 20000);
+	wi_free(&p);
+}
+
+Test(whatif, a_demand_comes_from_a_kernel_beside_a_copy_of_itself)
+{
+	/* two copies of demand q take alone * max(1, 2q): pair / (2 alone), from 1.2x */
+	cr_expect_float_eq(skip_memory_demand(1000, 2000), 1.0, 1e-12);
+	cr_expect_float_eq(skip_memory_demand(1000, 1500), 0.75, 1e-12);
+	cr_expect_float_eq(skip_memory_demand(1000, 1200), 0.6, 1e-12);
+	cr_expect_eq(skip_memory_demand(1000, 1199), 0);
+	cr_expect_eq(skip_memory_demand(1000, 900), 0);
+	cr_expect_eq(skip_memory_demand(1000, 3000), 1);
+	cr_expect_eq(skip_memory_demand(0, 100), 0);
+	cr_expect_eq(skip_memory_demand(1000, 0), 0);
+	cr_expect_eq(skip_memory_demand(NAN, 2000), 0);
+	cr_expect_eq(skip_memory_demand(1000, INFINITY), 0);
+	cr_expect_float_eq(skip_memory_pace(2), 0.5, 1e-12);
+	cr_expect_float_eq(skip_memory_pace(1.4), 1 / 1.4, 1e-12);
+	cr_expect_eq(skip_memory_pace(1), 1);
+	cr_expect_eq(skip_memory_pace(0.3), 1);
 }
 
 Test(whatif, huge_costs_saturate_instead_of_overflowing)

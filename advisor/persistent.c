@@ -94,65 +94,124 @@ static int sm_partner(int w, int nworkers, int sms)
 	return w >= sms ? nworkers - 1 - w : -1;
 }
 
-/*
- * The makespan of @plan's AOT queues re-timed where two workers share an SM (@nworkers > @sms):
- * the tiles in the plan's dispatch order, each starting when its worker is free and every tile
- * of its producer tasks has ended, its per-task cost (@cost_us) first, then its task's time
- * (@tasks' tile_us less the cost). A tile whose SM partner runs an older tile (one that started
- * no later, earlier in that order) until e progresses at @rate until e and at full pace after,
- * as the workload models' shared multiprocessors (skip_advisor.h); the older keeps its pace.
- */
-static double shared_sm_makespan(const struct sk_persist_plan *plan,
-				 const struct sk_persist_task *tasks, int nworkers, int sms,
-				 double rate, double cost_us)
+/* A tile of the re-timed schedule (timed_makespan()). */
+struct ttile {
+	double start, body; /* when it started, and its body began (after the per-task cost) */
+	double left;	    /* its body's work left at full pace, us, as of the last event */
+};
+
+/* The pace of running tile @g of task @t on worker @w at the moment: sm_share_rate (@rate)
+ * while its SM partner runs an older tile (one that started before it, or with it and earlier
+ * in the plan's order), times @mem where its task has a memory demand. */
+static double tile_pace(const struct sk_persist_plan *plan, const struct ttile *tl,
+			const int *running, int g, int w, int nworkers, int sms, double rate,
+			double mem, const double *demand)
 {
-	int T = plan->total_tiles;
-	int *ord = sk_xcalloc((size_t)T + 1, sizeof(int));
-	int *worker = sk_xcalloc((size_t)T + 1, sizeof(int));
-	double *fin = sk_xcalloc((size_t)plan->ntasks + 1, sizeof(double));
-	double *free_us = sk_xcalloc((size_t)nworkers, sizeof(double));
-	double *last_start = sk_xcalloc((size_t)nworkers, sizeof(double)), makespan = 0;
-	double *last_end = sk_xcalloc((size_t)nworkers, sizeof(double));
+	int t = plan->tile_task[g], p = sm_partner(w, nworkers, sms), o = p >= 0 ? running[p] : -1;
+	double pace = demand && demand[t] > 0 ? mem : 1;
 
-	for (int w = 0; w < nworkers; w++)
-		for (int i = plan->q_off[w]; i < plan->q_off[w + 1]; i++)
-			worker[plan->q[i]] = w;
-	for (int g = 0; g < T; g++)
-		ord[plan->dispatch[g]] = g;
-	for (int i = 0; i < T; i++) {
-		int g = ord[i], t = plan->tile_task[g], w = worker[g],
-		    p = sm_partner(w, nworkers, sms);
-		double start = free_us[w], body = tasks[t].tile_us - cost_us, s0, end;
-
-		for (int k = plan->pred_off[t]; k < plan->pred_off[t + 1]; k++)
-			if (fin[plan->pred[k]] > start)
-				start = fin[plan->pred[k]];
-		s0 = start + cost_us;
-		end = s0 + body;
-		if (p >= 0 && last_start[p] <= start && last_end[p] > s0 && body > 0) {
-			double e = last_end[p];
-
-			end =
-			    rate * (e - s0) >= body ? s0 + body / rate : e + body - rate * (e - s0);
-		}
-		free_us[w] = last_end[w] = end;
-		last_start[w] = start;
-		if (end > fin[t])
-			fin[t] = end;
-		if (end > makespan)
-			makespan = end;
-	}
-	free(ord);
-	free(worker);
-	free(fin);
-	free(free_us);
-	free(last_start);
-	free(last_end);
-	return makespan;
+	if (o >= 0 && (tl[o].start < tl[g].start ||
+		       (tl[o].start == tl[g].start && plan->dispatch[o] < plan->dispatch[g])))
+		pace *= rate;
+	return pace;
 }
 
-int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, int nworkers,
-			    int sms, const struct skip_calibration *cal, int mode,
+/*
+ * The makespan of @plan's AOT queues re-timed event by event where tiles slow each other: each
+ * worker runs its queue in order, a tile starting once its worker has ended the one before and
+ * every tile of its producer tasks has ended; it takes @cost_us, then its body (its task's
+ * tile_us less the cost) at tile_pace(): slower beside an older tile on its SM (@nworkers >
+ * @sms: the workload models' shared multiprocessors) and, for a task with a memory demand
+ * (@demand, may be NULL), at skip_memory_pace() of the demands of the bodies running, each tile
+ * of task t counting @demand[t] / its tiles. Between two events (a tile's start, its body's
+ * start, its end) every pace is constant.
+ */
+static double timed_makespan(const struct sk_persist_plan *plan,
+			     const struct sk_persist_task *tasks, int nworkers, int sms,
+			     double rate, double cost_us, const double *demand)
+{
+	int T = plan->total_tiles, ended = 0;
+	struct ttile *tl = sk_xcalloc((size_t)T + 1, sizeof(*tl));
+	int *pos = sk_xcalloc((size_t)nworkers, sizeof(int));
+	int *running = sk_xmalloc((size_t)nworkers * sizeof(int));
+	int *done = sk_xcalloc((size_t)plan->ntasks + 1, sizeof(int));
+	double *pace = sk_xcalloc((size_t)nworkers, sizeof(double)), now = 0;
+
+	for (int w = 0; w < nworkers; w++) {
+		running[w] = -1;
+		pos[w] = plan->q_off[w];
+	}
+	while (ended < T) {
+		double next = INFINITY, mem = 0;
+
+		for (int w = 0; w < nworkers; w++) { /* start what can start now */
+			int g, t, ready = 1;
+
+			if (running[w] >= 0 || pos[w] >= plan->q_off[w + 1])
+				continue;
+			g = plan->q[pos[w]];
+			t = plan->tile_task[g];
+			for (int k = plan->pred_off[t]; k < plan->pred_off[t + 1]; k++)
+				ready &= done[plan->pred[k]] == plan->ntiles[plan->pred[k]];
+			if (!ready)
+				continue;
+			tl[g] = (struct ttile){now, now + cost_us, tasks[t].tile_us - cost_us};
+			tl[g].left = tl[g].left > 0 ? tl[g].left : 0;
+			running[w] = g;
+			pos[w]++;
+		}
+		for (int w = 0; w < nworkers; w++) /* the bodies' demands */
+			if (running[w] >= 0 && demand && tl[running[w]].body <= now)
+				mem += demand[plan->tile_task[running[w]]] /
+				       plan->ntiles[plan->tile_task[running[w]]];
+		mem = skip_memory_pace(mem);
+		for (int w = 0; w < nworkers; w++) { /* the next event */
+			int g = running[w];
+
+			if (g < 0)
+				continue;
+			pace[w] = tile_pace(plan, tl, running, g, w, nworkers, sms, rate, mem, demand);
+			if (tl[g].body > now)
+				next = fmin(next, tl[g].body);
+			else
+				next = fmin(next, now + tl[g].left / pace[w]);
+		}
+		if (next == INFINITY)
+			break; /* nothing runs and nothing can start: a plan that cannot finish */
+		for (int w = 0; w < nworkers; w++) { /* to it */
+			int g = running[w];
+
+			if (g < 0 || tl[g].body > now)
+				continue;
+			tl[g].left -= (next - now) * pace[w];
+			if (tl[g].left <= 1e-9 * (1 + tasks[plan->tile_task[g]].tile_us)) {
+				done[plan->tile_task[g]]++;
+				running[w] = -1;
+				ended++;
+			}
+		}
+		now = next;
+	}
+	free(tl);
+	free(pos);
+	free(running);
+	free(done);
+	free(pace);
+	return ended < T ? plan->makespan_us : now;
+}
+
+/* Whether any task of @n has a memory demand (@demand may be NULL). */
+static int any_demand(const double *demand, int n)
+{
+	for (int t = 0; demand && t < n; t++)
+		if (demand[t] > 0)
+			return 1;
+	return 0;
+}
+
+int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
+			    const double *demand, int nworkers, int sms,
+			    const struct skip_calibration *cal, int mode,
 			    struct skip_persist_prediction *out)
 {
 	struct skip_calibration dflt;
@@ -197,11 +256,11 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, i
 			double rate = cal->sm_share_rate > 0 ? cal->sm_share_rate : 1;
 
 			out->makespan_ns = plan->makespan_us * 1000;
-			if (nworkers > sms && rate < 1)
+			if ((nworkers > sms && rate < 1) || any_demand(demand, n))
 				out->makespan_ns =
-				    1000 *
-				    shared_sm_makespan(plan, tasks, nworkers, sms, rate,
-						       skip_persist_task_ns(cal, mode) / 1000);
+				    1000 * timed_makespan(plan, tasks, nworkers, sms, rate,
+							  skip_persist_task_ns(cal, mode) / 1000,
+							  demand);
 			out->tiles = plan->total_tiles;
 			sk_persist_plan_free(plan);
 		}
@@ -233,7 +292,7 @@ int skip_persist_choose(const struct skip_graph *g, const double *task_ns, int n
 		    (m == SKIP_PERSIST_AOT ? 2 : 1) * SK_H100_SMS - (m == SKIP_PERSIST_COPILOT);
 		int w = nworkers > 0 ? nworkers : skip_persist_workers(g, SK_H100_SMS, fit);
 		int err = w < 1 ? w
-				: skip_predict_persistent(g, task_ns, w, SK_H100_SMS, cal, m,
+				: skip_predict_persistent(g, task_ns, NULL, w, SK_H100_SMS, cal, m,
 							  &out->pred[m]);
 
 		if (err) {

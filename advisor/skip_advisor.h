@@ -226,10 +226,13 @@ struct skip_advise_opts {
 	const char *workload; /* a workload file: the trace is `skip run` of it, serial */
 	const char *size;     /* its "sizes" entry, as given to skip run --size */
 	/* With workload: what another kernel's start costs a task's kernel while it runs (ns),
-	 * by task name, as skip run --probe-starts measures it; tasks not named: nothing.
-	 * starts_workload (may be NULL) is the probed workload's name, checked against it. */
+	 * and (start_demands, may be NULL: none) its memory demand, 0..1
+	 * (skip_memory_demand()), by task name, as skip run --probe-starts measures them; tasks
+	 * not named: nothing. starts_workload (may be NULL) is the probed workload's name,
+	 * checked against it. */
 	const char *const *start_tasks;
 	const double *start_costs_ns;
+	const double *start_demands;
 	int nstarts;
 	const char *starts_workload;
 	struct skip_calibration cal; /* all 0: skip_calibration_default() */
@@ -331,6 +334,8 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
  *     dependencies, each a whole-task edge.
  * @task_ns: [skip_graph_ntasks(g)] each task's predicted duration as a kernel of its own (what
  *     the workload models take from the recording), >= 0.
+ * @demand: NULL, or [skip_graph_ntasks(g)] each task's memory demand, 0..1
+ *     (skip_memory_demand(); 0: none).
  * @nworkers: the resident worker CTAs, 1..1024 (on the H100: occupancy x 132).
  * @sms: the GPU's multiprocessors (<= 0: the H100's 132).
  * @mode: enum skip_persist_mode; @cal: its per-task cost, the launch and epoch costs and
@@ -349,8 +354,12 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
  * waiting only on the producer tiles it reads. With more workers than @sms, two share an SM
  * (worker w and @nworkers - 1 - w, as skip_task.cuh numbers them): without tile edges, a tile
  * whose SM partner runs an older tile runs its task's time at sm_share_rate until that one
- * ends (the workload models' shared multiprocessors), the schedule re-timed in the plan's
- * order. The iteration is persist_launch_ns + that makespan + persist_epoch_ns.
+ * ends (the workload models' shared multiprocessors); and a tile of a task with a memory
+ * demand runs its body at skip_memory_pace() of the bodies running at the moment, each tile of
+ * a task counting its task's demand over its tiles. Where either applies (not with tile
+ * edges), the plan's queues are re-timed event by event: each worker's tiles in its queue's
+ * order, a tile starting once its worker is free and its producers' tiles have all ended. The
+ * iteration is persist_launch_ns + that makespan + persist_epoch_ns.
  *
  * Returns 0 and *@out, or SKIP_E_INVAL (skip_errmsg() says why: a graph not finalized or
  * empty, a duration that is negative or not finite, a worker count or mode out of range, a
@@ -367,13 +376,15 @@ struct skip_persist_prediction {
 };
 struct skip_graph;
 SKIP_API int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
-				     int nworkers, int sms, const struct skip_calibration *cal,
-				     int mode, struct skip_persist_prediction *out);
+				     const double *demand, int nworkers, int sms,
+				     const struct skip_calibration *cal, int mode,
+				     struct skip_persist_prediction *out);
 
 /*
  * The persistent executor's mode for a workload (what `skip run` does with mode auto): each of
  * the first @nmodes modes (enum skip_persist_mode order, 1..SKIP_PERSIST_NMODES: the modes the
- * runtime runs) predicted by skip_predict_persistent() with the same arguments, on @nworkers,
+ * runtime runs) predicted by skip_predict_persistent() with the same arguments (no memory
+ * demands), on @nworkers,
  * or with @nworkers 0 on the mode's default workers on an H100 (skip_persist_workers() on 132
  * SMs, as many as skip_task.cuh's workers fit there: two an SM under AOT, one under JIT and
  * the co-pilot, whose dispatcher takes one more), and the one whose iteration is shortest; a tie

@@ -50,6 +50,7 @@ struct task_stat {
 	double read_bytes;    /* everything it reads */
 	double serial_remote; /* bytes of its sources whose grid differs from its own */
 	double start_cost;    /* what another kernel's start costs it (skip_advise_opts) */
+	double demand;	      /* its memory demand (skip_advise_opts), 0: none */
 };
 
 struct wmodel {
@@ -219,6 +220,7 @@ static void set_srcs(const struct wmodel *m, int v, const int *op_of, struct wi_
 
 	o->blocks = t->blocks;
 	o->start_cost = sk_ns(t->start_cost + 0.5);
+	o->demand = t->demand;
 	o->read_bytes = t->read_bytes;
 	o->serial_remote = t->serial_remote;
 	o->nsrcs = t->nsrc;
@@ -720,6 +722,13 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 			    "them)",
 			    o->start_tasks[i], o->start_costs_ns[i]);
 		m->ts[v].start_cost = o->start_costs_ns[i] > 0 ? o->start_costs_ns[i] : 0;
+		if (o->start_demands && !(o->start_demands[i] >= 0 && o->start_demands[i] <= 1))
+			return sk_fail(SKIP_E_INVAL,
+				       "the memory demand of task '%s' is %g: a share of the "
+				       "memory's throughput, 0 to 1 (skip run --probe-starts "
+				       "measures it)",
+				       o->start_tasks[i], o->start_demands[i]);
+		m->ts[v].demand = o->start_demands ? o->start_demands[i] : 0;
 	}
 	return 0;
 }
@@ -753,13 +762,42 @@ static char *starts_note(const struct wmodel *m)
 	return note;
 }
 
+/* What the model assumes of the memory system: the probed demands, or that it is not shared. */
+static char *demand_note(const struct wmodel *m)
+{
+	struct sk_strbuf sb = {0};
+	char *note;
+	int any = 0;
+
+	for (int v = 0; v < m->n; v++) {
+		if (m->ts[v].demand <= 0)
+			continue;
+		sk_strbuf_printf(&sb, "%s%s %.2f", any ? ", " : "", skip_graph_task_name(m->g, v),
+				 m->ts[v].demand);
+		any = 1;
+	}
+	if (!any) {
+		free(sb.buf);
+		return sk_xstrdup("kernels share the GPU by the multiprocessors their grids occupy "
+				  "(the memory system is not shared: skip run --probe-starts "
+				  "measures which kernels it limits, given with --starts)");
+	}
+	note = sk_xasprintf("kernels share the GPU by the multiprocessors their grids occupy, and "
+			    "those with a memory demand (the share of its throughput each takes "
+			    "alone, from skip run --probe-starts: %s) share the memory: while "
+			    "the running ones' demands add up to D > 1, each runs at 1/D of its pace",
+			    sb.buf ? sb.buf : "");
+	free(sb.buf);
+	return note;
+}
+
 /* ---- items ----------------------------------------------------------------------------------- */
 
 /* What the kernels are assumed to do, for every item. */
 static char *kernel_words(const struct wmodel *m)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
-	char *starts = starts_note(m), *kernels;
+	char *starts = starts_note(m), *demands = demand_note(m), *kernels;
 
 	kernels = sk_xasprintf(
 	    "kernels keep their recorded durations (medians over the iterations) when they run "
@@ -767,10 +805,10 @@ static char *kernel_words(const struct wmodel *m)
 	    "up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "
 	    "least loaded first, so a serial run's kernels reuse their predecessors'); a block "
 	    "placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
-	    "of its pace until that one ends; kernels share the GPU by the multiprocessors their "
-	    "grids occupy (memory bandwidth is not modelled); %s",
-	    100 * cal->remote_read_cost, 100 * share_rate(cal), starts);
+	    "of its pace until that one ends; %s; %s",
+	    100 * cal->remote_read_cost, 100 * share_rate(cal), demands, starts);
 	free(starts);
+	free(demands);
 	return kernels;
 }
 
@@ -886,24 +924,28 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	struct skip_persist_choice ch = {0};
 	struct skip_plan_opts po = {.executor = SKIP_EXEC_PERSISTENT};
 	double *dur = sk_xcalloc((size_t)m->n + 1, sizeof(double)), pred[SKIP_PERSIST_NMODES];
+	double *demand = sk_xcalloc((size_t)m->n + 1, sizeof(double));
 	const struct skip_persist_prediction *pp = ch.pred;
 	struct skip_plan *plan = NULL;
 	struct skip_advice *a;
 	char *kernels;
 
-	for (int v = 0; v < m->n; v++)
+	for (int v = 0; v < m->n; v++) {
 		dur[v] = m->ts[v].dur;
+		demand[v] = m->ts[v].demand;
+	}
 	err = workers < 1 ? workers
-			  : skip_predict_persistent(m->g, dur, workers, sms, cal, SKIP_PERSIST_AOT,
-						    &ch.pred[SKIP_PERSIST_AOT]);
+			  : skip_predict_persistent(m->g, dur, demand, workers, sms, cal,
+						    SKIP_PERSIST_AOT, &ch.pred[SKIP_PERSIST_AOT]);
 	if (!err &&
-	    !(err = skip_predict_persistent(m->g, dur, sms, sms, cal, SKIP_PERSIST_JIT,
+	    !(err = skip_predict_persistent(m->g, dur, demand, sms, sms, cal, SKIP_PERSIST_JIT,
 					    &ch.pred[SKIP_PERSIST_JIT])) &&
 	    pp[SKIP_PERSIST_JIT].iteration_ns < pp[SKIP_PERSIST_AOT].iteration_ns)
 		best = SKIP_PERSIST_JIT;
 	for (int md = SKIP_PERSIST_AOT; md <= SKIP_PERSIST_JIT; md++)
 		pred[md] = err ? -1 : pp[md].iteration_ns + (double)m->c->lat.sync_ret;
 	po.mode = best + 1; /* the plan's modes count from 1: aot, jit */
+	free(demand);
 	if (base <= 0 || err || skip_plan_compute(m->g, &po, &plan)) {
 		free(dur);
 		return;

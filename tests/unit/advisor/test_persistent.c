@@ -1,7 +1,8 @@
 /*
  * test_persistent.c: skip_predict_persistent() (advisor/persistent.c) on hand-built task DAGs
  * (a chain, a fork-join, a diamond with a grid larger than the workers, a tile edge), every
- * answer computed by hand from the list schedule; two workers sharing an SM; and its errors;
+ * answer computed by hand from the list schedule; two workers sharing an SM; tasks sharing the
+ * memory (their demands); and its errors;
  * skip_persist_choose() (the mode skip run's auto takes) on a wide DAG and a chain of empty
  * tasks, as skip run predicts them.
  */
@@ -69,7 +70,7 @@ static struct skip_persist_prediction predict(const double *ns, int workers, int
 	struct skip_persist_prediction p;
 
 	cal(&c);
-	cr_assert_eq(skip_predict_persistent(g, ns, workers, 0, &c, mode, &p), 0, "%s",
+	cr_assert_eq(skip_predict_persistent(g, ns, NULL, workers, 0, &c, mode, &p), 0, "%s",
 		     skip_errmsg());
 	cr_expect_float_eq(p.launch_ns, 4000, 1e-9);
 	cr_expect_float_eq(p.epoch_ns, 1000, 1e-9);
@@ -175,7 +176,7 @@ static double shared_makespan(const double *ns, int workers, int sms, double rat
 
 	cal(&c);
 	c.sm_share_rate = rate;
-	cr_assert_eq(skip_predict_persistent(g, ns, workers, sms, &c, SKIP_PERSIST_AOT, &p), 0,
+	cr_assert_eq(skip_predict_persistent(g, ns, NULL, workers, sms, &c, SKIP_PERSIST_AOT, &p), 0,
 		     "%s", skip_errmsg());
 	cr_expect_float_eq(p.iteration_ns, 5000 + p.makespan_ns, 1e-6);
 	return p.makespan_ns;
@@ -220,6 +221,47 @@ Test(persistent, a_tile_that_ends_beside_an_older_one_delays_its_successor)
 	cr_expect_float_eq(shared_makespan(ns, 3, 3, 0.5), 8600, 1e-6, "unshared");
 }
 
+/* One iteration on 132 workers (one an SM), AOT, with the tasks' memory demands @demand. */
+static double demand_makespan(const double *ns, const double *demand)
+{
+	struct skip_calibration c;
+	struct skip_persist_prediction p;
+
+	cal(&c);
+	cr_assert_eq(skip_predict_persistent(g, ns, demand, 132, 132, &c, SKIP_PERSIST_AOT, &p),
+		     0, "%s", skip_errmsg());
+	return p.makespan_ns;
+}
+
+/*
+ * x (64 blocks, 100 us) and y (64 blocks, 50 us), independent, on 132 workers: 128 tiles from
+ * 0, bodies from 0.6 (AOT's 600 ns). Demands 1 and 1: the bodies' demands add up to 64 / 64 +
+ * 64 / 64 = 2, pace 1/2: y's 50 us end at 0.6 + 100 = 100.6 with x at 50 done, x's other 50
+ * alone: 150.6. Demands 0.5 and 0.5 add up to 1: no slowing, 100.6; 1 and 0 (y not limited by
+ * the memory): x at pace 1, 100.6; 0.75 and 0.75 (1.5, pace 2/3): y ends at 0.6 + 75 = 75.6 with
+ * x at 50, then x alone: 125.6. No demands (NULL): 100.6. z (1 block, 10 us) after x starts
+ * once every tile of x has ended: 150.6 + 10.6.
+ */
+Test(persistent, tasks_with_a_memory_demand_share_the_memory)
+{
+	static const double ns[] = {100000, 50000, 10000};
+
+	task("x", 64, NULL, "X");
+	task("y", 64, NULL, "Y");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_expect_float_eq(demand_makespan(ns, (double[]){1, 1}), 150600, 1e-3);
+	cr_expect_float_eq(demand_makespan(ns, (double[]){0.5, 0.5}), 100600, 1e-3);
+	cr_expect_float_eq(demand_makespan(ns, (double[]){1, 0}), 100600, 1e-3);
+	cr_expect_float_eq(demand_makespan(ns, (double[]){0.75, 0.75}), 125600, 1e-3);
+	cr_expect_float_eq(demand_makespan(ns, NULL), 100600, 1e-3);
+	fini();
+	task("x", 64, NULL, "X");
+	task("y", 64, NULL, "Y");
+	task("z", 1, "X", "Z");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_expect_float_eq(demand_makespan(ns, (double[]){1, 1, 0}), 161200, 1e-3);
+}
+
 Test(persistent, errors)
 {
 	static const double ns[] = {1000, -1};
@@ -227,15 +269,15 @@ Test(persistent, errors)
 
 	task("a", 1, NULL, "A");
 	task("b", 1, "A", "B");
-	cr_expect_eq(skip_predict_persistent(g, ns, 4, 0, NULL, 0, &p), SKIP_E_INVAL,
+	cr_expect_eq(skip_predict_persistent(g, ns, NULL, 4, 0, NULL, 0, &p), SKIP_E_INVAL,
 		     "not finalized");
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
-	cr_expect_eq(skip_predict_persistent(g, ns, 4, 0, NULL, 0, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, ns, NULL, 4, 0, NULL, 0, &p), SKIP_E_INVAL);
 	cr_expect_not_null(strstr(skip_errmsg(), "task 'b': a duration of -1 ns"), "%s",
 			   skip_errmsg());
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 0, 0, NULL, 0, &p), SKIP_E_INVAL);
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, 0, NULL, 3, &p), SKIP_E_INVAL);
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, 4, 0, NULL, 0, &p), 0, "%s",
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 0, 0, NULL, 0, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 4, 0, NULL, 3, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 4, 0, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
 	cr_expect_float_eq(p.iteration_ns, 2643 + 2 * (1 + 1396) + 97, 1e-6,
 			   "the built-in calibration");

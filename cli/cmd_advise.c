@@ -76,6 +76,7 @@ struct advise_opts {
 	int json;
 	char **start_tasks; /* --starts, owned */
 	double *start_costs;
+	double *start_demands;
 	char *starts_workload;
 };
 
@@ -232,7 +233,8 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 }
 
 /* --starts: skip run --probe-starts --json's "workload" and "start_costs" (task,
- * start_cost_ns) into @o's arrays. */
+ * start_cost_ns, and alone_ns and pair_ns where present: the task's memory demand,
+ * skip_memory_demand()) into @o's arrays. */
 static int load_starts(const char *path, struct advise_opts *o)
 {
 	cJSON *root = NULL, *arr, *it, *w;
@@ -252,24 +254,32 @@ static int load_starts(const char *path, struct advise_opts *o)
 	o->starts_workload = sk_xstrdup(w->valuestring);
 	o->start_tasks = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
 	o->start_costs = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(double));
+	o->start_demands = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(double));
 	cJSON_ArrayForEach(it, arr)
 	{
 		cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "task"),
-		      *c = cJSON_GetObjectItemCaseSensitive(it, "start_cost_ns");
+		      *c = cJSON_GetObjectItemCaseSensitive(it, "start_cost_ns"),
+		      *a = cJSON_GetObjectItemCaseSensitive(it, "alone_ns"),
+		      *p = cJSON_GetObjectItemCaseSensitive(it, "pair_ns");
 
-		if (!cJSON_IsString(t) || !cJSON_IsNumber(c) || c->valuedouble < 0) {
+		if (!cJSON_IsString(t) || !cJSON_IsNumber(c) || c->valuedouble < 0 ||
+		    (a && !cJSON_IsNumber(a)) || (p && !cJSON_IsNumber(p))) {
 			err = sk_fail(SKIP_E_INVAL,
 				      "%s: start_costs[%d]: needs \"task\" (a name) "
-				      "and \"start_cost_ns\" (a number >= 0)",
+				      "and \"start_cost_ns\" (a number >= 0); \"alone_ns\" "
+				      "and \"pair_ns\", where present, are numbers",
 				      path, n);
 			break;
 		}
 		o->start_tasks[n] = sk_xstrdup(t->valuestring);
+		o->start_demands[n] =
+		    a && p ? skip_memory_demand(a->valuedouble, p->valuedouble) : 0;
 		o->start_costs[n++] = c->valuedouble;
 	}
 	cJSON_Delete(root);
 	o->a.start_tasks = (const char *const *)o->start_tasks;
 	o->a.start_costs_ns = o->start_costs;
+	o->a.start_demands = o->start_demands;
 	o->a.nstarts = n;
 	o->a.starts_workload = o->starts_workload;
 	return err;
@@ -281,6 +291,7 @@ static void free_starts(struct advise_opts *o)
 		free(o->start_tasks[i]);
 	free(o->start_tasks);
 	free(o->start_costs);
+	free(o->start_demands);
 	free(o->starts_workload);
 }
 

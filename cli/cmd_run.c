@@ -1001,6 +1001,8 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 			cJSON_AddNumberToObject(t, "base_ns", p[v].base_ns);
 			cJSON_AddNumberToObject(t, "with_ns", p[v].with_ns);
 			cJSON_AddNumberToObject(t, "start_cost_ns", p[v].cost_ns);
+			cJSON_AddNumberToObject(t, "alone_ns", p[v].alone_ns);
+			cJSON_AddNumberToObject(t, "pair_ns", p[v].pair_ns);
 			cJSON_AddItemToArray(arr, t);
 		}
 		s = cJSON_Print(root);
@@ -1010,23 +1012,31 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 		cJSON_Delete(root);
 		return;
 	}
-	printf("%s: what another kernel's start costs each task while it runs, on %s\n"
-	       "(%d of %d tasks probed; %d launches of each probe graph)\n\n",
+	printf("%s: what another kernel's start costs each task while it runs, and two copies of\n"
+	       "it side by side, on %s (%d of %d tasks probed for starts; %d launches of each\n"
+	       "probe graph)\n\n",
 	       skip_workload_name(w), dev, probed, n, reps);
-	printf("  %-24s %12s %7s %12s %12s %10s\n", "task", "alone us", "starts", "without us",
-	       "with us", "per start");
+	printf("  %-24s %12s %7s %12s %12s %10s %12s %8s\n", "task", "alone us", "starts",
+	       "without us", "with us", "per start", "pair us", "pair/1");
 	for (int v = 0; v < n; v++) {
-		if (!p[v].starts) {
-			printf("  %-24s %12.2f %7s  (not probed: too short, or fills the GPU)\n",
-			       skip_graph_task_name(g, v), p[v].duration_ns / 1e3, "-");
-			continue;
-		}
-		printf("  %-24s %12.2f %7d %12.2f %12.2f %7.0f ns\n", skip_graph_task_name(g, v),
-		       p[v].duration_ns / 1e3, p[v].starts, p[v].base_ns / 1e3, p[v].with_ns / 1e3,
-		       p[v].cost_ns);
+		char pair[40] = "           -        -";
+
+		if (p[v].alone_ns > 0)
+			snprintf(pair, sizeof(pair), "%12.2f %7.2fx", p[v].pair_ns / 1e3,
+				 p[v].pair_ns / p[v].alone_ns);
+		if (!p[v].starts)
+			printf("  %-24s %12.2f %7s %12s %12s %10s %s\n", skip_graph_task_name(g, v),
+			       p[v].duration_ns / 1e3, "-", "-", "-", "-", pair);
+		else
+			printf("  %-24s %12.2f %7d %12.2f %12.2f %7.0f ns %s\n",
+			       skip_graph_task_name(g, v), p[v].duration_ns / 1e3, p[v].starts,
+			       p[v].base_ns / 1e3, p[v].with_ns / 1e3, p[v].cost_ns, pair);
 	}
 	printf("\n  (per start = (with - without) / starts: the task's graph with a chain of that\n"
-	       "  many 2 us kernels started beside it, against without; docs/skip-run.md)\n");
+	       "  many 2 us kernels started beside it, against without; '-': too short, or it\n"
+	       "  fills the GPU. pair: two copies of the task side by side, and over the task\n"
+	       "  alone: about 1x when they share nothing but the GPU, up to 2x when the memory\n"
+	       "  limits them; '-': its grid does not fit twice. docs/skip-run.md)\n");
 }
 
 /* Load, probe each task; returns the exit code. */

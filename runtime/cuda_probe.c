@@ -1,6 +1,7 @@
 /*
  * cuda_probe.c: skip_probe_starts(), what another kernel's start costs each task's kernel
- * while it runs (skip_runtime.h says how it is measured; docs/skip-run.md "--probe-starts").
+ * while it runs, and how long two copies of it take side by side (its memory demand to skip
+ * advise) (skip_runtime.h says how they are measured; docs/skip-run.md "--probe-starts").
  *
  * On the H100 each kernel start costs a running kernel that reuses data through its L1 cache
  * about 1 us, wherever it starts (bench/apps/neighbours, docs/BENCHMARKS.md "skip advise: kernel
@@ -63,6 +64,34 @@ static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraph
 				 &prev);
 	if (!err && (e = cudaGraphInstantiate(out, graph, 0)) != cudaSuccess)
 		err = sk_cuda_fail(e, "instantiating the probe graph of task '%s'", t->name);
+	cudaGraphDestroy(graph);
+	return err;
+}
+
+/* @copies copies of task @t side by side (no edge between them; 0: one empty spin kernel, the
+ * cost of launching a graph), instantiated into *@out. */
+static int build_copies(struct skip_graph *g, const struct sk_task *t, int copies,
+			cudaGraphExec_t *out)
+{
+	static const unsigned one[3] = {1, 1, 1}, warp[3] = {32, 1, 1};
+	long long zero = 0;
+	void *pzero[] = {&zero};
+	cudaGraph_t graph;
+	cudaGraphNode_t node;
+	cudaError_t e;
+	int err = 0;
+
+	*out = NULL;
+	if ((e = cudaGraphCreate(&graph, 0)) != cudaSuccess)
+		return sk_cuda_fail(e, "cudaGraphCreate");
+	if (!copies)
+		err = add_kernel(graph, g->cuda->fn[SK_BUILTIN_SPIN], one, warp, 0, pzero, NULL,
+				 &node);
+	for (int i = 0; !err && i < copies; i++)
+		err = add_kernel(graph, (CUfunction)t->fn, t->grid, t->block, t->shared_bytes,
+				 t->params, NULL, &node);
+	if (!err && (e = cudaGraphInstantiate(out, graph, 0)) != cudaSuccess)
+		err = sk_cuda_fail(e, "instantiating the pair graph of task '%s'", t->name);
 	cudaGraphDestroy(graph);
 	return err;
 }
@@ -146,6 +175,31 @@ static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStre
 	return err;
 }
 
+/* @p->alone_ns and pair_ns of task @t (skip_runtime.h): graphs of none, one and two copies
+ * timed in turn, at most @reps times and about PAIR_BUDGET_NS each. */
+#define PAIR_BUDGET_NS 100e6
+static int pair(struct skip_graph *g, const struct sk_task *t, cudaStream_t s, int reps,
+		struct skip_start_probe *p)
+{
+	cudaGraphExec_t ge[3] = {NULL, NULL, NULL};
+	double med[3];
+	int err = 0, n = p->duration_ns > 0 ? (int)(PAIR_BUDGET_NS / p->duration_ns) : reps;
+
+	n = n < 5 ? 5 : n > reps ? reps : n;
+	for (int k = 0; !err && k < 3; k++)
+		err = build_copies(g, t, k, &ge[k]);
+	if (!err)
+		err = time_graphs(s, ge, 3, n, med);
+	for (int k = 0; k < 3; k++)
+		if (ge[k])
+			cudaGraphExecDestroy(ge[k]);
+	if (!err && med[1] > med[0]) {
+		p->alone_ns = med[1] - med[0];
+		p->pair_ns = med[2] > med[0] ? med[2] - med[0] : 0;
+	}
+	return err;
+}
+
 int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_start_probe *out)
 {
 	cudaStream_t s = NULL;
@@ -167,6 +221,8 @@ int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_st
 
 		memset(p, 0, sizeof(*p));
 		if ((err = task_duration(g, t, s, &p->duration_ns)))
+			break;
+		if (2 * blocks <= sms && (err = pair(g, t, s, reps, p)))
 			break;
 		p->starts = (int)((p->duration_ns - 5000) / PER_START_NS);
 		if (p->starts > starts)

@@ -62,6 +62,26 @@ grep -q '"durations_us"' "$TMPDIR/e5.plan.json" || fail "the persistent plan wit
 expect_exit 0 "$SKIP" run hand/advise_wl.json --plan "$TMPDIR/e5.plan.json" \
 	--module "$TMPDIR/none.fatbin" --dry-run
 expect_out "tiles placed by the plan's durations"
+# With --starts giving a and b a memory demand of 1 (alone 1000 ns, two copies 2000 ns: they
+# share the memory system in full): a and b, which both plans run at once, take twice as long
+# while both run. E5 (AOT): both bodies 1396-9396 instead of 5396, so 15.03 + 4.00 = 19.03 us.
+# The graph: b starts 300 ns after a (graph_dispatch_ns), so a does 300 ns alone, then both at
+# half pace: a ends 300 + 2 x 3700 = 7700, b (300 left) at 8000 instead of 4300: 16.80 + 3.70 =
+# 20.50 us. The assumptions name the demands.
+cat > "$TMPDIR/starts.json" <<'JSON'
+{"workload": "fork", "start_costs": [
+ {"task": "a", "start_cost_ns": 0, "alone_ns": 1000, "pair_ns": 2000},
+ {"task": "b", "start_cost_ns": 0, "alone_ns": 1000, "pair_ns": 2000}]}
+JSON
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
+	--calibration "$TMPDIR/cal.json" --starts "$TMPDIR/starts.json"
+expect_out "persistent       18.70 us     19.03 us"
+expect_out "dag-graph        18.70 us     20.50 us"
+expect_out "from skip run --probe-starts: a 1.00, b 1.00)"
+sed 's/"pair_ns": 2000}/"pair_ns": "2000"}/' "$TMPDIR/starts.json" > "$TMPDIR/bad_starts.json"
+expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
+	--starts "$TMPDIR/bad_starts.json"
+expect_out "\"alone_ns\" and \"pair_ns\", where present, are numbers"
 # The same run against the workload with a and b on 100 blocks each: 200 tiles on level 0, more
 # than the 132 SMs, so AOT is predicted on 200 workers (E5's default) and JIT on 132. The
 # built-in persistent calibration (launch 2643, barrier 97, AOT 1396 and JIT 3561 a task), each

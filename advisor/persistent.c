@@ -170,7 +170,8 @@ static double timed_makespan(const struct sk_persist_plan *plan,
 
 			if (g < 0)
 				continue;
-			pace[w] = tile_pace(plan, tl, running, g, w, nworkers, sms, rate, mem, demand);
+			pace[w] =
+			    tile_pace(plan, tl, running, g, w, nworkers, sms, rate, mem, demand);
 			if (tl[g].body > now)
 				next = fmin(next, tl[g].body);
 			else
@@ -209,9 +210,8 @@ static int any_demand(const double *demand, int n)
 	return 0;
 }
 
-int skip_predict_persistent(const struct skip_graph *g, const double *task_ns,
-			    const double *demand, int nworkers, int sms,
-			    const struct skip_calibration *cal, int mode,
+int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, const double *demand,
+			    int nworkers, int sms, const struct skip_calibration *cal, int mode,
 			    struct skip_persist_prediction *out)
 {
 	struct skip_calibration dflt;

@@ -393,7 +393,7 @@ static void dispatch(struct sim *s, int64_t now)
 		}
 		if (s->p->ops[o].sms > s->free_sms && s->running)
 			continue; /* waits for an end */
-		if (mem) /* before @o runs: the pace without it */
+		if (mem)	  /* before @o runs: the pace without it */
 			mem_progress(s, now, mem_pace(s));
 		s->p->ops[o].start = now;
 		s->p->ops[o].end = add(now, place(s, o, now));

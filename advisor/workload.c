@@ -782,11 +782,12 @@ static char *demand_note(const struct wmodel *m)
 				  "(the memory system is not shared: skip run --probe-starts "
 				  "measures which kernels it limits, given with --starts)");
 	}
-	note = sk_xasprintf("kernels share the GPU by the multiprocessors their grids occupy, and "
-			    "those with a memory demand (the share of its throughput each takes "
-			    "alone, from skip run --probe-starts: %s) share the memory: while "
-			    "the running ones' demands add up to D > 1, each runs at 1/D of its pace",
-			    sb.buf ? sb.buf : "");
+	note =
+	    sk_xasprintf("kernels share the GPU by the multiprocessors their grids occupy, and "
+			 "those with a memory demand (the share of its throughput each takes "
+			 "alone, from skip run --probe-starts: %s) share the memory: while "
+			 "the running ones' demands add up to D > 1, each runs at 1/D of its pace",
+			 sb.buf ? sb.buf : "");
 	free(sb.buf);
 	return note;
 }

@@ -176,8 +176,8 @@ static double shared_makespan(const double *ns, int workers, int sms, double rat
 
 	cal(&c);
 	c.sm_share_rate = rate;
-	cr_assert_eq(skip_predict_persistent(g, ns, NULL, workers, sms, &c, SKIP_PERSIST_AOT, &p), 0,
-		     "%s", skip_errmsg());
+	cr_assert_eq(skip_predict_persistent(g, ns, NULL, workers, sms, &c, SKIP_PERSIST_AOT, &p),
+		     0, "%s", skip_errmsg());
 	cr_expect_float_eq(p.iteration_ns, 5000 + p.makespan_ns, 1e-6);
 	return p.makespan_ns;
 }
@@ -228,8 +228,8 @@ static double demand_makespan(const double *ns, const double *demand)
 	struct skip_persist_prediction p;
 
 	cal(&c);
-	cr_assert_eq(skip_predict_persistent(g, ns, demand, 132, 132, &c, SKIP_PERSIST_AOT, &p),
-		     0, "%s", skip_errmsg());
+	cr_assert_eq(skip_predict_persistent(g, ns, demand, 132, 132, &c, SKIP_PERSIST_AOT, &p), 0,
+		     "%s", skip_errmsg());
 	return p.makespan_ns;
 }
 
@@ -275,8 +275,10 @@ Test(persistent, errors)
 	cr_expect_eq(skip_predict_persistent(g, ns, NULL, 4, 0, NULL, 0, &p), SKIP_E_INVAL);
 	cr_expect_not_null(strstr(skip_errmsg(), "task 'b': a duration of -1 ns"), "%s",
 			   skip_errmsg());
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 0, 0, NULL, 0, &p), SKIP_E_INVAL);
-	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 4, 0, NULL, 3, &p), SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 0, 0, NULL, 0, &p),
+		     SKIP_E_INVAL);
+	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 4, 0, NULL, 3, &p),
+		     SKIP_E_INVAL);
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 4, 0, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
 	cr_expect_float_eq(p.iteration_ns, 2643 + 2 * (1 + 1396) + 97, 1e-6,

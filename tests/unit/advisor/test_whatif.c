@@ -1,7 +1,8 @@
 /*
  * test_whatif.c: the discrete-event model (advisor/whatif.c) on programs whose answers are
  * computed by hand in the comments: a launch-bound chain, a GPU-bound chain, two streams that
- * do or do not fit the GPU together, a synchronization, and a cross-stream dependency; costs
+ * do or do not fit the GPU together, a synchronization, and a cross-stream dependency; kernel
+ * starts that cost a running kernel, kernels sharing the memory system (their demands); costs
  * past int64_t's range (saturated), negative ones (taken as 0), a submission before t0.
  */
 #include <math.h>

@@ -11,9 +11,12 @@
 # the times (every tile counted 1 us) and E3, each a fresh `skip run` process of timed
 # iterations (50 at the small size, 5 at the large), and print predicted against measured.
 # CAL: a calibration file for skip advise (default: its built-in). DAGS: the DAGs (default all
-# eight). STARTS=1: probe each DAG at that size first (skip run --probe-starts -n 20: kernel
-# starts and each task's memory demand) and give it to skip advise (--starts); the last two
-# columns are then the predictions without it.
+# eight), or workload files (synth.py's chains: `python3 bench/dags/synth.py chain 500 2
+# c500.json; DAGS=c500.json sh bench/advise/e5_loop.sh OUT small`). STARTS=1: probe each DAG
+# at that size first (skip run --probe-starts -n 20: kernel starts and each task's memory
+# demand) and give it to skip advise (--starts); the last two columns are then the
+# predictions without it.
+# shellcheck disable=SC2086 # $sz and $B: no word or two, no blanks
 set -u
 out=${1:?usage: e5_loop.sh OUTDIR [SIZES]}
 sizes=${2:-small large}
@@ -26,31 +29,34 @@ for size in $sizes; do
 	n=50
 	[ "$size" = large ] && n=5
 	for d in ${DAGS:-vec bs ml hits img dl m1 m2}; do
-		w=bench/dags/$d.json
+		case $d in
+		*.json) w=$d; d=$(basename "$d" .json) ;; # a workload of its own (synth.py's chains)
+		*) w=bench/dags/$d.json ;;
+		esac
+		sz="--size $size"
+		grep -q '"sizes"' "$w" || sz= # no presets: the workload as written
 		p=$out/$d.$size
-		"$B/skip" record -q -f --repeat 3 -o "$p.db" -- "$B/skip" run "$w" --size "$size" \
+		"$B/skip" record -q -f --repeat 3 -o "$p.db" -- "$B/skip" run "$w" $sz \
 			--executor serial -n "$n" --warmup 2 > "$p.rec.txt" 2>&1 ||
 			{ echo "$d $size: record failed"; continue; }
 		starts=
 		if [ "${STARTS:-0}" = 1 ]; then
-			"$B/skip" run "$w" --size "$size" --probe-starts -n 20 --json \
+			"$B/skip" run "$w" $sz --probe-starts -n 20 --json \
 				> "$p.starts.json" 2> "$p.starts.err" &&
 				starts=$p.starts.json || echo "$d $size: probe failed"
 		fi
-		# shellcheck disable=SC2086
-		"$B/skip" advise "$p.db" --workload "$w" --size "$size" ${CAL:+--calibration "$CAL"} \
+		"$B/skip" advise "$p.db" --workload "$w" $sz ${CAL:+--calibration "$CAL"} \
 			--json > "$p.advice0.json" 2> "$p.advise0.err"
-		# shellcheck disable=SC2086
-		"$B/skip" advise "$p.db" --workload "$w" --size "$size" ${CAL:+--calibration "$CAL"} \
+		"$B/skip" advise "$p.db" --workload "$w" $sz ${CAL:+--calibration "$CAL"} \
 			${starts:+--starts "$starts"} --json -o "$p.e5.plan.json" --plan-of persistent \
 			> "$p.advice.json" 2> "$p.advise.err" || { echo "$d $size: advise failed"; continue; }
 		mode=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['mode'])" \
 			"$p.e5.plan.json")
-		"$B/skip" run "$w" --size "$size" --plan "$p.e5.plan.json" -n "$n" --warmup 2 \
+		"$B/skip" run "$w" $sz --plan "$p.e5.plan.json" -n "$n" --warmup 2 \
 			--json > "$p.e5.json" 2> "$p.e5.err"
-		"$B/skip" run "$w" --size "$size" --executor persistent --mode "$mode" -n "$n" \
+		"$B/skip" run "$w" $sz --executor persistent --mode "$mode" -n "$n" \
 			--warmup 2 --json > "$p.e5u.json" 2> "$p.e5u.err"
-		"$B/skip" run "$w" --size "$size" --executor graph -n "$n" --warmup 2 --json \
+		"$B/skip" run "$w" $sz --executor graph -n "$n" --warmup 2 --json \
 			> "$p.e3.json" 2> "$p.e3.err"
 		python3 - "$p" "$d" "$size" "$mode" <<'PY'
 import json, sys

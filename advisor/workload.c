@@ -30,6 +30,7 @@
  */
 #define SK_LOG_DOMAIN "advisor"
 #include <assert.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -733,62 +734,57 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 	return 0;
 }
 
+/* "name value, name value" for the tasks whose double at @off in struct task_stat is > 0, each
+ * value printed with @fmt; NULL when there are none. The caller frees it. */
+static char *task_values(const struct wmodel *m, size_t off, const char *fmt)
+{
+	struct sk_strbuf sb = {0};
+
+	for (int v = 0; v < m->n; v++) {
+		double x = *(const double *)((const char *)&m->ts[v] + off);
+
+		if (x <= 0)
+			continue;
+		sk_strbuf_printf(&sb, "%s%s ", sb.buf ? ", " : "", skip_graph_task_name(m->g, v));
+		sk_strbuf_printf(&sb, fmt, x);
+	}
+	return sb.buf;
+}
+
 /* What the model assumes of kernel starts: the probed costs, or that there are none. */
 static char *starts_note(const struct wmodel *m)
 {
-	struct sk_strbuf sb = {0};
-	char *note;
-	int any = 0;
+	char *list = task_values(m, offsetof(struct task_stat, start_cost), "%.0f ns"), *note;
 
-	for (int v = 0; v < m->n; v++) {
-		if (m->ts[v].start_cost <= 0)
-			continue;
-		sk_strbuf_printf(&sb, "%s%s %.0f ns", any ? ", " : "",
-				 skip_graph_task_name(m->g, v), m->ts[v].start_cost);
-		any = 1;
-	}
-	if (!any) {
-		free(sb.buf);
+	if (!list)
 		return sk_xstrdup(
 		    "a kernel that starts costs the running ones nothing (one that "
 		    "re-reads data through its L1 cache loses about 1-2 us per start on "
 		    "the H100: give skip run --probe-starts's figures with --starts)");
-	}
 	note = sk_xasprintf("a kernel that starts costs each running kernel what skip run "
 			    "--probe-starts measured for it, at most the time since the previous "
 			    "start (%s; the others nothing)",
-			    sb.buf ? sb.buf : "");
-	free(sb.buf);
+			    list);
+	free(list);
 	return note;
 }
 
 /* What the model assumes of the memory system: the probed demands, or that it is not shared. */
 static char *demand_note(const struct wmodel *m)
 {
-	struct sk_strbuf sb = {0};
-	char *note;
-	int any = 0;
+	char *list = task_values(m, offsetof(struct task_stat, demand), "%.2f"), *note;
 
-	for (int v = 0; v < m->n; v++) {
-		if (m->ts[v].demand <= 0)
-			continue;
-		sk_strbuf_printf(&sb, "%s%s %.2f", any ? ", " : "", skip_graph_task_name(m->g, v),
-				 m->ts[v].demand);
-		any = 1;
-	}
-	if (!any) {
-		free(sb.buf);
+	if (!list)
 		return sk_xstrdup("kernels share the GPU by the multiprocessors their grids occupy "
 				  "(the memory system is not shared: skip run --probe-starts "
 				  "measures which kernels it limits, given with --starts)");
-	}
 	note =
 	    sk_xasprintf("kernels share the GPU by the multiprocessors their grids occupy, and "
 			 "those with a memory demand (the share of its throughput each takes "
 			 "alone, from skip run --probe-starts: %s) share the memory: while "
 			 "the running ones' demands add up to D > 1, each runs at 1/D of its pace",
-			 sb.buf ? sb.buf : "");
-	free(sb.buf);
+			 list);
+	free(list);
 	return note;
 }
 

@@ -221,16 +221,21 @@ Test(persistent, a_tile_that_ends_beside_an_older_one_delays_its_successor)
 	cr_expect_float_eq(shared_makespan(ns, 3, 3, 0.5), 8600, 1e-6, "unshared");
 }
 
-/* One iteration on 132 workers (one an SM), AOT, with the tasks' memory demands @demand. */
-static double demand_makespan(const double *ns, const double *demand)
+/* One iteration on @workers workers (one an SM), AOT, with the tasks' memory demands @demand. */
+static double demand_makespan_on(const double *ns, const double *demand, int workers)
 {
 	struct skip_calibration c;
 	struct skip_persist_prediction p;
 
 	cal(&c);
-	cr_assert_eq(skip_predict_persistent(g, ns, demand, 132, 132, &c, SKIP_PERSIST_AOT, &p), 0,
-		     "%s", skip_errmsg());
+	cr_assert_eq(skip_predict_persistent(g, ns, demand, workers, 132, &c, SKIP_PERSIST_AOT, &p),
+		     0, "%s", skip_errmsg());
 	return p.makespan_ns;
+}
+
+static double demand_makespan(const double *ns, const double *demand)
+{
+	return demand_makespan_on(ns, demand, 132);
 }
 
 /*
@@ -260,6 +265,45 @@ Test(persistent, tasks_with_a_memory_demand_share_the_memory)
 	task("z", 1, "X", "Z");
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_expect_float_eq(demand_makespan(ns, (double[]){1, 1, 0}), 161200, 1e-3);
+}
+
+/*
+ * The event-by-event re-timing (used where tiles slow each other) on random DAGs where nothing
+ * slows them (one task's demand 0.5: the bodies' demands never add up to more than 1): it
+ * gives each tile the start the plan's list scheduling gave it, so the same makespan.
+ */
+Test(persistent, the_re_timing_keeps_the_plans_times_when_nothing_slows)
+{
+	unsigned seed = 12345;
+
+	for (int round = 0; round < 20; round++) {
+		double ns[40], demand[40] = {0.5}, plain, timed;
+		int n = 10 + round, workers;
+
+		for (int t = 0; t < n; t++) {
+			char name[8], out[8], in[32] = "";
+
+			for (int k = 0; k < 2 && t > 0; k++) {
+				seed = seed * 1103515245u + 12345u;
+				if ((seed >> 16) % 3 == 0)
+					snprintf(in + strlen(in), sizeof(in) - strlen(in), "%sB%u",
+						 *in ? " " : "", (seed >> 8) % (unsigned)t);
+			}
+			seed = seed * 1103515245u + 12345u;
+			snprintf(name, sizeof(name), "t%d", t);
+			snprintf(out, sizeof(out), "B%d", t);
+			task(name, 1 + (seed >> 16) % 6, *in ? in : NULL, out);
+			ns[t] = 500 + (seed >> 4) % 8500;
+		}
+		cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+		seed = seed * 1103515245u + 12345u;
+		workers = 2 + (int)((seed >> 16) % 7);
+		plain = demand_makespan_on(ns, NULL, workers);
+		timed = demand_makespan_on(ns, demand, workers);
+		cr_expect_float_eq(timed, plain, 1e-6 * plain, "round %d: %d tasks on %d workers",
+				   round, n, workers);
+		fini();
+	}
 }
 
 Test(persistent, errors)

@@ -265,11 +265,13 @@ Test(whatif, shared_multiprocessors_slow_the_newcomer)
 	wi_free(&p);
 }
 
-Test(whatif, kernel_starts_cost_the_running)
+/* The starts scenario below, every kernel with memory demand @q. */
+static void starts_scenario(double q)
 {
 	struct wi_prog p = {.t0 = 0, .sms = 132};
-	struct wi_op a = {.dur = 10000, .stream = 0, .sms = 1, .call = -1, .start_cost = 1000};
-	struct wi_op k = {.stream = 1, .sms = 1, .call = -1};
+	struct wi_op a = {
+	    .dur = 10000, .stream = 0, .sms = 1, .call = -1, .start_cost = 1000, .demand = q};
+	struct wi_op k = {.stream = 1, .sms = 1, .call = -1, .demand = q};
 	struct wi_call s = {.thread = 0, .dur = 100, .is_sync = 1, .nwaits = 1};
 
 	/* A (start_cost 1000) runs from 0. On stream 1: B 0-500 starts with A (costs nothing),
@@ -304,6 +306,19 @@ Test(whatif, kernel_starts_cost_the_running)
 	cr_expect_eq(p.ops[6].start, 11800);
 	cr_expect_eq(p.calls[0].end, 11800);
 	wi_free(&p);
+}
+
+Test(whatif, kernel_starts_cost_the_running)
+{
+	starts_scenario(0);
+}
+
+/* The same with every kernel's memory demand 0.2: at most five run at once, so their demands
+ * never add up to more than 1 and nothing changes, the starts' costs now going through the
+ * work left (mem_retime()). */
+Test(whatif, demands_that_fit_the_memory_change_nothing)
+{
+	starts_scenario(0.2);
 }
 
 Test(whatif, two_kernels_starting_at_once_charge_a_running_one_once)

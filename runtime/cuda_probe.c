@@ -68,8 +68,8 @@ static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraph
 	return err;
 }
 
-/* @copies copies of task @t side by side (no edge between them; 0: one empty spin kernel, the
- * cost of launching a graph), instantiated into *@out. */
+/* @copies copies of task @t side by side (no edge between them), or with @t NULL of an empty
+ * spin kernel (what launching such a graph costs), instantiated into *@out. */
 static int build_copies(struct skip_graph *g, const struct sk_task *t, int copies,
 			cudaGraphExec_t *out)
 {
@@ -84,14 +84,14 @@ static int build_copies(struct skip_graph *g, const struct sk_task *t, int copie
 	*out = NULL;
 	if ((e = cudaGraphCreate(&graph, 0)) != cudaSuccess)
 		return sk_cuda_fail(e, "cudaGraphCreate");
-	if (!copies)
-		err = add_kernel(graph, g->cuda->fn[SK_BUILTIN_SPIN], one, warp, 0, pzero, NULL,
-				 &node);
 	for (int i = 0; !err && i < copies; i++)
-		err = add_kernel(graph, (CUfunction)t->fn, t->grid, t->block, t->shared_bytes,
-				 t->params, NULL, &node);
+		err = t ? add_kernel(graph, (CUfunction)t->fn, t->grid, t->block, t->shared_bytes,
+				     t->params, NULL, &node)
+			: add_kernel(graph, g->cuda->fn[SK_BUILTIN_SPIN], one, warp, 0, pzero, NULL,
+				     &node);
 	if (!err && (e = cudaGraphInstantiate(out, graph, 0)) != cudaSuccess)
-		err = sk_cuda_fail(e, "instantiating the pair graph of task '%s'", t->name);
+		err = sk_cuda_fail(e, "instantiating the pair graph of task '%s'",
+				   t ? t->name : "(empty)");
 	cudaGraphDestroy(graph);
 	return err;
 }
@@ -175,27 +175,29 @@ static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStre
 	return err;
 }
 
-/* @p->alone_ns and pair_ns of task @t (skip_runtime.h): graphs of none, one and two copies
- * timed in turn, at most @reps times and about PAIR_BUDGET_NS each. */
+/* @p->alone_ns and pair_ns of task @t (skip_runtime.h): graphs of one and two empty kernels
+ * and of one and two copies of the task, timed in turn, at most @reps times and about
+ * PAIR_BUDGET_NS each; each of the task's less the empty one's of as many nodes (what the
+ * launch and the second node's dispatch add). */
 #define PAIR_BUDGET_NS 100e6
 static int pair(struct skip_graph *g, const struct sk_task *t, cudaStream_t s, int reps,
 		struct skip_start_probe *p)
 {
-	cudaGraphExec_t ge[3] = {NULL, NULL, NULL};
-	double med[3];
+	cudaGraphExec_t ge[4] = {NULL, NULL, NULL, NULL};
+	double med[4];
 	int err = 0, n = p->duration_ns > 0 ? (int)(PAIR_BUDGET_NS / p->duration_ns) : reps;
 
 	n = n < 5 ? 5 : n > reps ? reps : n;
-	for (int k = 0; !err && k < 3; k++)
-		err = build_copies(g, t, k, &ge[k]);
+	for (int k = 0; !err && k < 4; k++) /* empty, task, 2 empty, 2 tasks */
+		err = build_copies(g, k % 2 ? t : NULL, 1 + k / 2, &ge[k]);
 	if (!err)
-		err = time_graphs(s, ge, 3, n, med);
-	for (int k = 0; k < 3; k++)
+		err = time_graphs(s, ge, 4, n, med);
+	for (int k = 0; k < 4; k++)
 		if (ge[k])
 			cudaGraphExecDestroy(ge[k]);
 	if (!err && med[1] > med[0]) {
 		p->alone_ns = med[1] - med[0];
-		p->pair_ns = med[2] > med[0] ? med[2] - med[0] : 0;
+		p->pair_ns = med[3] > med[2] ? med[3] - med[2] : 0;
 	}
 	return err;
 }

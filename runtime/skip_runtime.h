@@ -522,12 +522,13 @@ SKIP_API void skip_exec_free(struct skip_exec *x);
  * reduced to fit in duration - 5 us at 3 us each, 0 left), whose grid fills the GPU, or whose
  * chain ended up after it (the difference above 80% of the chain) is not probed: starts 0,
  * cost 0. Then, for a task whose grid fits twice on the GPU's multiprocessors (2 blocks <=
- * SMs), three CUDA graphs launched in turn (at most @reps times, fewer for a long task: about
- * 0.1 s of each): one empty kernel, the task, and two copies of the task with no edge between
- * them (they run at once on other multiprocessors and write the same data); alone_ns and
- * pair_ns are the medians of the second and third less the first's (skip advise's memory
- * demand: skip_memory_demand(), advisor/skip_advisor.h). The buffers' contents change (tasks
- * run repeatedly): reset before a checked run.
+ * SMs), four CUDA graphs launched in turn (at most @reps times, fewer for a long task: about
+ * 0.1 s of each): one empty kernel, the task, two empty kernels, and two copies of the task
+ * with no edge between them (they run at once on other multiprocessors and write the same
+ * data); alone_ns is the median of the task's graph less the empty one's, pair_ns that of the
+ * two copies less the two empty kernels' (which the second node's dispatch adds to both; skip
+ * advise's memory demand: skip_memory_demand(), advisor/skip_advisor.h). The buffers' contents
+ * change (tasks run repeatedly): reset before a checked run.
  */
 struct skip_start_probe {
 	double duration_ns; /* the task's kernel alone */
@@ -536,7 +537,7 @@ struct skip_start_probe {
 	double with_ns;	    /* with it */
 	double cost_ns;	    /* per start */
 	double alone_ns;    /* the task's graph, less an empty one's (0: not probed) */
-	double pair_ns;	    /* two copies side by side, the same way */
+	double pair_ns;	    /* two copies side by side, less two empty kernels side by side */
 };
 /* @out has skip_graph_ntasks(g) entries. 0 or a negative code (SKIP_E_CUDA with the task). */
 SKIP_API int skip_probe_starts(struct skip_graph *g, int starts, int reps,

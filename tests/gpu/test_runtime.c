@@ -6,7 +6,8 @@
  * E5's resident kernel, replaced when it left between runs, keeps them too, and so do more AOT
  * workers than SMs; a batched grid loop (skip_grid_batched) visits every element once;
  * --probe-starts finds that kernel starts cost ML's row-dots (which re-read their weights
- * through L1) and leaves its short tasks unprobed; --tile-times records every tile of E5's
+ * through L1), leaves its short tasks unprobed and times each task beside a copy of itself (at
+ * the small size, two copies of a row-dot overlap); --tile-times records every tile of E5's
  * last run, in each mode, in an order the dependencies allow.
  *
  * Run with `make test-gpu` (SKIP and SKIP_SRC come from the Makefile; the DAG modules are
@@ -433,6 +434,7 @@ Test(gpu_runtime, probe_starts_finds_the_row_dot)
 {
 	char *text;
 	cJSON *root, *t;
+	double alone, pair;
 	int n = 0;
 
 	cr_assert_eq(skip_run("ml.json", "--size small --probe-starts -n 100 --json"), 0);
@@ -456,6 +458,16 @@ Test(gpu_runtime, probe_starts_finds_the_row_dot)
 		/* about 2 us: too short to probe */
 		if (!strcmp(name, "rr_intercept") || !strcmp(name, "argmax"))
 			cr_expect_eq(starts, 0, "%s", name);
+		/* 64 blocks fit twice on an H100: every task timed beside a copy of itself; the
+		 * small size's data (2.8 MB) lives in L2, so two copies of a long task on other
+		 * SMs take about as long as one */
+		alone = cJSON_GetObjectItem(t, "alone_ns")->valuedouble;
+		pair = cJSON_GetObjectItem(t, "pair_ns")->valuedouble;
+		cr_expect(alone > 0 && pair > 0, "%s: alone %.0f ns, pair %.0f ns", name, alone,
+			  pair);
+		if (!strcmp(name, "rr_dot") || !strcmp(name, "nb_dot"))
+			cr_expect(pair < 1.2 * alone, "%s: alone %.0f ns, pair %.0f ns", name,
+				  alone, pair);
 	}
 	cr_expect_eq(n, 10, "one entry per task");
 	cJSON_Delete(root);

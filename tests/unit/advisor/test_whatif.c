@@ -391,6 +391,30 @@ Test(whatif, two_kernels_of_full_demand_take_as_long_as_in_turn)
 	wi_free(&p);
 }
 
+/* The probe's formula and the model agree: two copies of a kernel of demand q, started
+ * together on other multiprocessors, take alone x max(1, 2q) in the model, and that pair
+ * gives back q (from 0.6; 0 below, where two copies do not show it). */
+Test(whatif, the_model_gives_back_the_demand_the_probe_reads)
+{
+	static const double qs[] = {0.3, 0.5, 0.6, 0.8, 1};
+
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		struct wi_prog p = {.t0 = 0, .sms = 132};
+		struct wi_op k = {.dur = 100000, .sms = 64, .call = -1, .demand = qs[i]};
+		int64_t il;
+
+		wi_add_op(&p, &k);
+		k.stream = 1;
+		wi_add_op(&p, &k);
+		il = wi_simulate(&p);
+		cr_expect_eq(il, (int64_t)(100000 * (2 * qs[i] > 1 ? 2 * qs[i] : 1) + 0.5), "q %g",
+			     qs[i]);
+		cr_expect_float_eq(skip_memory_demand(100000, (double)il), qs[i] >= 0.6 ? qs[i] : 0,
+				   1e-4, "q %g", qs[i]);
+		wi_free(&p);
+	}
+}
+
 Test(whatif, a_demand_comes_from_a_kernel_beside_a_copy_of_itself)
 {
 	/* two copies of demand q take alone * max(1, 2q): pair / (2 alone), from 1.2x */

@@ -1016,14 +1016,15 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 	       "it side by side, on %s (%d of %d tasks probed for starts; %d launches of each\n"
 	       "probe graph)\n\n",
 	       skip_workload_name(w), dev, probed, n, reps);
-	printf("  %-24s %12s %7s %12s %12s %10s %12s %8s\n", "task", "alone us", "starts",
-	       "without us", "with us", "per start", "pair us", "pair/1");
+	printf("  %-24s %12s %7s %12s %12s %10s %12s %8s %7s\n", "task", "alone us", "starts",
+	       "without us", "with us", "per start", "pair us", "pair/1", "demand");
 	for (int v = 0; v < n; v++) {
-		char pair[40] = "           -        -";
+		char pair[48] = "           -        -       -";
 
 		if (p[v].alone_ns > 0)
-			snprintf(pair, sizeof(pair), "%12.2f %7.2fx", p[v].pair_ns / 1e3,
-				 p[v].pair_ns / p[v].alone_ns);
+			snprintf(pair, sizeof(pair), "%12.2f %7.2fx %7.2f", p[v].pair_ns / 1e3,
+				 p[v].pair_ns / p[v].alone_ns,
+				 skip_memory_demand(p[v].alone_ns, p[v].pair_ns));
 		if (!p[v].starts)
 			printf("  %-24s %12.2f %7s %12s %12s %10s %s\n", skip_graph_task_name(g, v),
 			       p[v].duration_ns / 1e3, "-", "-", "-", "-", pair);
@@ -1036,7 +1037,8 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 	       "  many 2 us kernels started beside it, against without; '-': too short, or it\n"
 	       "  fills the GPU. pair: two copies of the task side by side, and over the task\n"
 	       "  alone: about 1x when they share nothing but the GPU, up to 2x when the memory\n"
-	       "  limits them; '-': its grid does not fit twice. docs/skip-run.md)\n");
+	       "  limits them; demand: the share of the memory skip advise --starts takes from\n"
+	       "  that; '-': its grid does not fit twice. docs/skip-run.md)\n");
 }
 
 /* Load, probe each task; returns the exit code. */

@@ -69,6 +69,8 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->persist_aot_task_ns = 1396;	   /* AOT: 1.40 us a task, across workers */
 	c->persist_jit_task_ns = 3561;	   /* JIT: 3.56 us a task, across workers */
 	c->persist_copilot_task_ns = 1705; /* CPU co-pilot, lookahead 8: 1.71 us a task */
+	c->persist_aot_local_ns = 551;	   /* AOT, one-block chain (one worker): 0.55 us */
+	c->persist_jit_local_ns = 1070;	   /* JIT, one-block chain: 1.07 us */
 	c->persist_counter_wait_ns = 1396; /* per hop (informational): AOT's task */
 	c->persist_queue_pop_ns = 2165;	   /* JIT - AOT */
 	c->persist_ring_rtt_ns = 8827;	   /* the co-pilot without lookahead */
@@ -94,6 +96,16 @@ double skip_persist_task_ns(const struct skip_calibration *c, int mode)
 	default:
 		return 0;
 	}
+}
+
+double skip_persist_local_ns(const struct skip_calibration *c, int mode)
+{
+	double across = skip_persist_task_ns(c, mode);
+	double local = mode == SKIP_PERSIST_AOT	  ? c->persist_aot_local_ns
+		       : mode == SKIP_PERSIST_JIT ? c->persist_jit_local_ns
+						  : across;
+
+	return local < across ? local : across;
 }
 
 /* The ranges: a cost of the host or of the GPU's scheduling beyond 1 s is no measurement of a
@@ -133,6 +145,8 @@ const struct skip_calibration_key skip_calibration_keys[] = {
     K(persist_aot_task_ns, "persistent", NS_MAX, "ns"),
     K(persist_jit_task_ns, "persistent", NS_MAX, "ns"),
     K(persist_copilot_task_ns, "persistent", NS_MAX, "ns"),
+    K(persist_aot_local_ns, "persistent", NS_MAX, "ns"),
+    K(persist_jit_local_ns, "persistent", NS_MAX, "ns"),
     K(persist_counter_wait_ns, "persistent", NS_MAX, "ns"),
     K(persist_queue_pop_ns, "persistent", NS_MAX, "ns"),
     K(persist_ring_rtt_ns, "persistent", NS_MAX, "ns"),

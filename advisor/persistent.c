@@ -116,27 +116,56 @@ static double tile_pace(const struct sk_persist_plan *plan, const struct ttile *
 	return pace;
 }
 
+/* The worker that runs every tile of each task of @plan, or -1 where they spread, into @sole
+ * ([ntasks]). */
+static void sole_workers(const struct sk_persist_plan *plan, int nworkers, int *sole)
+{
+	for (int t = 0; t < plan->ntasks; t++)
+		sole[t] = -2; /* no tile seen yet */
+	for (int w = 0; w < nworkers; w++)
+		for (int i = plan->q_off[w]; i < plan->q_off[w + 1]; i++) {
+			int t = plan->tile_task[plan->q[i]];
+
+			sole[t] = sole[t] == -2 || sole[t] == w ? w : -1;
+		}
+}
+
+/* Whether every producer tile that task @t's tile on worker @w waits on ran on @w (and it
+ * waits on one at all): then it starts at the local cost. */
+static int local_tile(const struct sk_persist_plan *plan, const int *sole, int t, int w)
+{
+	if (plan->pred_off[t] == plan->pred_off[t + 1])
+		return 0;
+	for (int k = plan->pred_off[t]; k < plan->pred_off[t + 1]; k++)
+		if (sole[plan->pred[k]] != w)
+			return 0;
+	return 1;
+}
+
 /*
- * The makespan of @plan's AOT queues re-timed event by event where tiles slow each other: each
- * worker runs its queue in order, a tile starting once its worker has ended the one before and
- * every tile of its producer tasks has ended; it takes @cost_us, then its body (its task's
- * tile_us less the cost) at tile_pace(): slower beside an older tile on its SM (@nworkers >
- * @sms: the workload models' shared multiprocessors) and, for a task with a memory demand
- * (@demand, may be NULL), at skip_memory_pace() of the demands of the bodies running, each tile
- * of task t counting @demand[t] / its tiles. Between two events (a tile's start, its body's
- * start, its end) every pace is constant.
+ * The makespan of @plan's AOT queues re-timed event by event where tiles slow each other or
+ * start at less than the plan's cost: each worker runs its queue in order, a tile starting once
+ * its worker has ended the one before and every tile of its producer tasks has ended; it takes
+ * @cost_us, or @local_us where every producer tile it waits on ran on its worker (local_tile()),
+ * then its body (its task's tile_us less @cost_us) at tile_pace(): slower beside an older tile
+ * on its SM (@nworkers > @sms: the workload models' shared multiprocessors) and, for a task with
+ * a memory demand (@demand, may be NULL), at skip_memory_pace() of the demands of the bodies
+ * running, each tile of task t counting @demand[t] / its tiles. Between two events (a tile's
+ * start, its body's start, its end) every pace is constant.
  */
 static double timed_makespan(const struct sk_persist_plan *plan,
 			     const struct sk_persist_task *tasks, int nworkers, int sms,
-			     double rate, double cost_us, const double *demand)
+			     double rate, double cost_us, double local_us, const double *demand)
 {
 	int T = plan->total_tiles, ended = 0;
 	struct ttile *tl = sk_xcalloc((size_t)T + 1, sizeof(*tl));
 	int *pos = sk_xcalloc((size_t)nworkers, sizeof(int));
 	int *running = sk_xmalloc((size_t)nworkers * sizeof(int));
 	int *done = sk_xcalloc((size_t)plan->ntasks + 1, sizeof(int));
+	int *sole = sk_xcalloc((size_t)plan->ntasks + 1, sizeof(int));
 	double *pace = sk_xcalloc((size_t)nworkers, sizeof(double)), now = 0;
 
+	sole_workers(plan, nworkers, sole);
 	for (int w = 0; w < nworkers; w++) {
 		running[w] = -1;
 		pos[w] = plan->q_off[w];
@@ -155,7 +184,9 @@ static double timed_makespan(const struct sk_persist_plan *plan,
 				ready &= done[plan->pred[k]] == plan->ntiles[plan->pred[k]];
 			if (!ready)
 				continue;
-			tl[g] = (struct ttile){now, now + cost_us, tasks[t].tile_us - cost_us};
+			tl[g] = (struct ttile){
+			    now, now + (local_tile(plan, sole, t, w) ? local_us : cost_us),
+			    tasks[t].tile_us - cost_us};
 			tl[g].left = tl[g].left > 0 ? tl[g].left : 0;
 			running[w] = g;
 			pos[w]++;
@@ -197,6 +228,7 @@ static double timed_makespan(const struct sk_persist_plan *plan,
 	free(pos);
 	free(running);
 	free(done);
+	free(sole);
 	free(pace);
 	return ended < T ? plan->makespan_us : now;
 }
@@ -255,12 +287,13 @@ int skip_predict_persistent(const struct skip_graph *g, const double *task_ns, c
 		if (plan) {
 			double rate = cal->sm_share_rate > 0 ? cal->sm_share_rate : 1;
 
+			double cost = skip_persist_task_ns(cal, mode) / 1000,
+			       local = skip_persist_local_ns(cal, mode) / 1000;
+
 			out->makespan_ns = plan->makespan_us * 1000;
-			if ((nworkers > sms && rate < 1) || any_demand(demand, n))
-				out->makespan_ns =
-				    1000 * timed_makespan(plan, tasks, nworkers, sms, rate,
-							  skip_persist_task_ns(cal, mode) / 1000,
-							  demand);
+			if ((nworkers > sms && rate < 1) || any_demand(demand, n) || local < cost)
+				out->makespan_ns = 1000 * timed_makespan(plan, tasks, nworkers, sms,
+									 rate, cost, local, demand);
 			out->tiles = plan->total_tiles;
 			sk_persist_plan_free(plan);
 		}

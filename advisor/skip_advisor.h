@@ -107,6 +107,10 @@ struct skip_calibration {
 	double persist_jit_task_ns;	/* the same, JIT (a device-side ready queue) */
 	double persist_copilot_task_ns; /* the same, CPU co-pilot (a host thread feeds a ring over
 					   PCIe, the host on the dependency path) */
+	double persist_aot_local_ns;	/* AOT's dispatch of a task on the worker that ran every
+					   tile it waits on (no wait across workers) */
+	double persist_jit_local_ns;	/* the same, JIT (the worker keeps the task it made
+					   ready) */
 	/* persistent, per hop: what the per-task costs are made of, measured with them
 	   (bench/persist/calibrate.sh) and printed by skip run; no model reads them, and the
 	   built-in values are 0 (not measured) */
@@ -154,6 +158,10 @@ enum skip_persist_mode {
 SKIP_API const char *skip_persist_mode_name(int mode);
 /* The calibration's per-task dispatch cost of @mode (persist_*_task_ns), in ns; 0 for no mode. */
 SKIP_API double skip_persist_task_ns(const struct skip_calibration *c, int mode);
+/* The same for a task whose producers' tiles all ran on its own worker: AOT's and JIT's
+ * persist_*_local_ns, at most their cost across workers (a file that sets only that one keeps
+ * it); the co-pilot's and no mode's as skip_persist_task_ns(). */
+SKIP_API double skip_persist_local_ns(const struct skip_calibration *c, int mode);
 
 /*
  * Kernels that share the memory system (advisor/whatif.c; docs/advise-model.md "Kernels that
@@ -356,10 +364,12 @@ SKIP_API int skip_predict_graph(const struct skip_timeline *tl, const struct ski
  * whose SM partner runs an older tile runs its task's time at sm_share_rate until that one
  * ends (the workload models' shared multiprocessors); and a tile of a task with a memory
  * demand runs its body at skip_memory_pace() of the bodies running at the moment, each tile of
- * a task counting its task's demand over its tiles. Where either applies (not with tile
- * edges), the plan's queues are re-timed event by event: each worker's tiles in its queue's
- * order, a tile starting once its worker is free and its producers' tiles have all ended. The
- * iteration is persist_launch_ns + that makespan + persist_epoch_ns.
+ * a task counting its task's demand over its tiles; a tile whose producer tiles all ran on its
+ * own worker starts at skip_persist_local_ns() instead of the cost across workers. Where any of
+ * these applies (not with tile edges), the plan's queues are re-timed event by event: each
+ * worker's tiles in its queue's order, a tile starting once its worker is free and its
+ * producers' tiles have all ended. The iteration is persist_launch_ns + that makespan +
+ * persist_epoch_ns.
  *
  * Returns 0 and *@out, or SKIP_E_INVAL (skip_errmsg() says why: a graph not finalized or
  * empty, a duration that is negative or not finite, a worker count or mode out of range, a

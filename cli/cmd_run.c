@@ -722,7 +722,7 @@ static const char *mode_name(int mode)
 /* The persistent mode, who chose it, each mode's predicted iteration and the calibration:
  *   persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on default
  *   workers:
- *     aot       17.30 us  (1.50 us a task, 132 workers)
+ *     aot       17.30 us  (1.50 us a task, 0.55 on its producers' worker, 132 workers)
  *     ...
  *     calibration: built-in (measured on an H100): launch 11.80 us, barrier 1.00 us */
 static void print_pick(const struct run_opts *o, const struct result *r)
@@ -742,11 +742,17 @@ static void print_pick(const struct run_opts *o, const struct result *r)
 		printf("%d workers:\n", k->workers);
 	else
 		printf("default workers:\n");
-	for (int m = 0; m < k->choice.nmodes; m++)
-		printf("    %-8s %9.2f us  (%.2f us a task, %d workers)%s\n",
+	for (int m = 0; m < k->choice.nmodes; m++) {
+		char local[48] = "";
+
+		if (skip_persist_local_ns(c, m) < skip_persist_task_ns(c, m))
+			snprintf(local, sizeof(local), ", %.2f on its producers' worker",
+				 skip_persist_local_ns(c, m) / 1e3);
+		printf("    %-8s %9.2f us  (%.2f us a task%s, %d workers)%s\n",
 		       skip_persist_mode_name(m), k->choice.pred[m].iteration_ns / 1e3,
-		       skip_persist_task_ns(c, m) / 1e3, k->choice.pred[m].workers,
+		       skip_persist_task_ns(c, m) / 1e3, local, k->choice.pred[m].workers,
 		       m == k->choice.mode ? "  fastest" : "");
+	}
 	printf("    calibration: %s: launch %.2f us, barrier %.2f us\n",
 	       o->calibration ? o->calibration : "built-in (measured on an H100)",
 	       c->persist_launch_ns / 1e3, c->persist_epoch_ns / 1e3);

@@ -25,14 +25,15 @@ workload() {
 workload chain "$(task a 1), $(task b 1 a), $(task c 1 b)" > chain.json
 workload wide "$(task r 1), $(task b1 2 r), $(task b2 2 r), $(task b3 2 r), $(task b4 2 r), $(task j 1 b1 b2 b3 b4)" > wide.json
 
-# The built-in calibration on a chain of 3: launch 2.643 us and barrier 0.097 us around 3
-# tasks of 1.396 (aot), 3.561 (jit) or 1.705 us (copilot): 6.93, 13.42 and 7.86 us. aot.
+# The built-in calibration on a chain of 3: launch 2.643 us and barrier 0.097 us around a task
+# of 1.396 (aot), 3.561 (jit) or 1.705 us (copilot), then two on its worker at aot's 0.551 and
+# jit's 1.070 (the co-pilot's 1.705): 5.24, 8.44 and 7.86 us. aot.
 # Each mode on its default workers on an H100: one an SM, the co-pilot's dispatcher one less.
 expect_exit 0 "$SKIP" run chain.json --executor persistent --dry-run
 expect_out "plan persistent  1 stream, mode aot, default workers"
 expect_out "persistent mode aot, predicted fastest; an iteration of the DAG's empty tasks on default workers:"
-expect_out "aot           6.93 us  (1.40 us a task, 132 workers)  fastest"
-expect_out "jit          13.42 us  (3.56 us a task, 132 workers)"
+expect_out "aot           5.24 us  (1.40 us a task, 0.55 on its producers' worker, 132 workers)  fastest"
+expect_out "jit           8.44 us  (3.56 us a task, 1.07 on its producers' worker, 132 workers)"
 expect_out "copilot       7.86 us  (1.71 us a task, 131 workers)"
 expect_out "calibration: built-in (measured on an H100): launch 2.64 us, barrier 0.10 us"
 

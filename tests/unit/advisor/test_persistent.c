@@ -62,6 +62,8 @@ static void cal(struct skip_calibration *c)
 	c->persist_aot_task_ns = 600;
 	c->persist_jit_task_ns = 1300;
 	c->persist_copilot_task_ns = 3500;
+	c->persist_aot_local_ns = 600; /* as across workers: the local cost has its own test */
+	c->persist_jit_local_ns = 1300;
 }
 
 static struct skip_persist_prediction predict(const double *ns, int workers, int mode)
@@ -306,6 +308,69 @@ Test(persistent, the_re_timing_keeps_the_plans_times_when_nothing_slows)
 	}
 }
 
+/*
+ * The local cost: a -> b -> c, one block each, 5 us, then d (2 blocks) after c, on 4 workers,
+ * AOT 600 across and 200 where every producer tile ran on the tile's worker. a (a root, 600),
+ * b and c on a's worker 0 (200 each): 5.6, 10.8, 16.0; d's two tiles on workers 0 and 1: the
+ * one on 0 waits only on c there (200: 21.2), the one on 1 across (600: 21.6). Makespan 21.6
+ * us; with the local cost as across, 4 x 5.6 = 22.4.
+ */
+Test(persistent, a_task_after_producers_on_its_worker_starts_at_the_local_cost)
+{
+	static const double ns[] = {5000, 5000, 5000, 5000};
+	struct skip_calibration c;
+	struct skip_persist_prediction p;
+
+	task("a", 1, NULL, "A");
+	task("b", 1, "A", "B");
+	task("c", 1, "B", "C");
+	task("d", 2, "C", "D");
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cal(&c);
+	c.persist_aot_local_ns = 200;
+	cr_assert_eq(skip_predict_persistent(g, ns, NULL, 4, 132, &c, SKIP_PERSIST_AOT, &p), 0,
+		     "%s", skip_errmsg());
+	cr_expect_float_eq(p.makespan_ns, 21600, 1e-6);
+	c.persist_aot_local_ns = 600;
+	cr_assert_eq(skip_predict_persistent(g, ns, NULL, 4, 132, &c, SKIP_PERSIST_AOT, &p), 0,
+		     "%s", skip_errmsg());
+	cr_expect_float_eq(p.makespan_ns, 22400, 1e-6);
+	/* a local cost above the one across is taken as that one */
+	c.persist_aot_local_ns = 5000;
+	cr_expect_float_eq(skip_persist_local_ns(&c, SKIP_PERSIST_AOT), 600, 1e-9);
+	cr_expect_float_eq(skip_persist_local_ns(&c, SKIP_PERSIST_COPILOT), 3500, 1e-9);
+}
+
+/*
+ * synth.py's chain of 500 spin tasks of 2 us (BENCHMARKS.md "Synthetic graphs"), the built-in
+ * calibration: the list schedule keeps the chain on worker 0, so the first task costs 1396
+ * across, the other 499 the local 551 (AOT) or 1070 (JIT): aot 2643 + 3396 + 499 x 2551 + 97 =
+ * 1279085 ns, jit 2643 + 5561 + 499 x 3070 + 97 = 1540231 ns, copilot (one cost) 2643 + 500 x
+ * 3705 + 97 = 1855240 ns. Measured on the H100: 1.243, 1.586 and 1.921 ms (+2.9%, -2.9%,
+ * -3.4%); every task charged the cost across workers, aot and jit came to 1.701 and 2.783 ms.
+ */
+Test(persistent, a_chain_of_one_block_tasks_runs_at_the_local_cost)
+{
+	static double ns[500];
+	struct skip_persist_choice ch;
+
+	for (int t = 0; t < 500; t++) {
+		char name[8], in[8], out[8];
+
+		snprintf(name, sizeof(name), "t%d", t);
+		snprintf(in, sizeof(in), "B%d", t - 1);
+		snprintf(out, sizeof(out), "B%d", t);
+		task(name, 1, t ? in : NULL, out);
+		ns[t] = 2000;
+	}
+	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
+	cr_assert_eq(skip_persist_choose(g, ns, 0, NULL, 3, &ch), 0, "%s", skip_errmsg());
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 1279085, 1e-3);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 1540231, 1e-3);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 1855240, 1e-3);
+	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
+}
+
 Test(persistent, errors)
 {
 	static const double ns[] = {1000, -1};
@@ -325,7 +390,8 @@ Test(persistent, errors)
 		     SKIP_E_INVAL);
 	cr_expect_eq(skip_predict_persistent(g, (double[]){1, 1}, NULL, 4, 0, NULL, 0, &p), 0, "%s",
 		     skip_errmsg());
-	cr_expect_float_eq(p.iteration_ns, 2643 + 2 * (1 + 1396) + 97, 1e-6,
+	/* a on worker 0, then b after it there: 1396 across, 551 on a's worker */
+	cr_expect_float_eq(p.iteration_ns, 2643 + (1 + 1396) + (1 + 551) + 97, 1e-6,
 			   "the built-in calibration");
 }
 
@@ -365,7 +431,8 @@ Test(persistent, a_tiny_jit_cost_picks_jit_on_a_wide_dag)
 }
 
 /* a -> b -> c, empty, with the built-in calibration (launch 2643, barrier 97; a task: AOT
- * 1396, JIT 3561, co-pilot 1705): aot 2643 + 4188 + 97 = 6928, jit 2643 + 10683 + 97 = 13423,
+ * 1396, JIT 3561, co-pilot 1705; after a producer on the same worker, as b and c run: AOT 551,
+ * JIT 1070): aot 2643 + 1396 + 2 x 551 + 97 = 5238, jit 2643 + 3561 + 2 x 1070 + 97 = 8441,
  * copilot 2643 + 5115 + 97 = 7855: aot, of two modes or three. */
 Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 {
@@ -378,8 +445,8 @@ Test(persistent, the_built_in_calibration_picks_aot_on_a_chain)
 	cr_assert_eq(skip_graph_finalize(g), 0, "%s", skip_errmsg());
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 3, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 6928, 1e-6);
-	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 13423, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_AOT].iteration_ns, 5238, 1e-6);
+	cr_expect_float_eq(ch.pred[SKIP_PERSIST_JIT].iteration_ns, 8441, 1e-6);
 	cr_expect_float_eq(ch.pred[SKIP_PERSIST_COPILOT].iteration_ns, 7855, 1e-6);
 	cr_assert_eq(skip_persist_choose(g, ns, 132, NULL, 2, &ch), 0, "%s", skip_errmsg());
 	cr_expect_eq(ch.mode, SKIP_PERSIST_AOT);

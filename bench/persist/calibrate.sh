@@ -16,6 +16,7 @@
 # process's median iteration. Then, in ns:
 #   persist_<mode>_task_ns  = (T_mode(N2) - T_mode(N1)) / (N2 - N1); aot's and jit's from the
 #                             two-block chain
+#   persist_<mode>_local_ns = the same of the one-block chain (aot, jit: on one worker)
 #   persist_epoch_ns        = T_aot(1) - T_aot(1, one worker)      (at least 0)
 #   persist_launch_ns       = T_aot(1) - the one-block chain's aot slope - persist_epoch_ns -
 #                             sync_return_ns
@@ -151,6 +152,7 @@ epoch = r(t1 - t1w1)
 # AOT skips its waits: aot's slope is that cost)
 hop = per.get("aot2", per["aot"])
 cal["persist_aot_task_ns"] = r(hop)
+cal["persist_aot_local_ns"] = r(per["aot"])
 cal["persist_epoch_ns"] = epoch
 cal["persist_launch_ns"] = r(t1 - per["aot"] - epoch - sync_ret)
 cal["persist_counter_wait_ns"] = r(hop)
@@ -158,6 +160,7 @@ if "jit" in per:
     # also across workers (a one-block chain runs on the worker that made each task ready)
     jhop = per.get("jit2", per["jit"])
     cal["persist_jit_task_ns"] = r(jhop)
+    cal["persist_jit_local_ns"] = r(per["jit"])
     cal["persist_queue_pop_ns"] = r(jhop - hop)
 if "copilot" in per:
     cal["persist_copilot_task_ns"] = r(per["copilot"])

@@ -3,7 +3,8 @@
 # tasks; jit 25 us + N x 6 us, N x 8 us on two-block tasks; the co-pilot fails; graph 8 us + N x
 # 0.95 us), and the calibration it writes is checked against the method's formulas worked by
 # hand: the per-task costs are the slopes (AOT's and JIT's of the two-block chains: 1700 and
-# 8000, the queue pop 8000 - 1700 = 6300), the barrier is the one-task chain's cost on a worker
+# 8000, the queue pop 8000 - 1700 = 6300; on one worker, the one-block chains': 1500 and 6000),
+# the barrier is the one-task chain's cost on a worker
 # per SM over one worker (1000), and the launch is the one-task iteration less a task, the
 # barrier and BASE's sync_return_ns (21500 - 1500 - 1000 - 3000 = 16000). The file is then read
 # by the real skip, which picks aot with it (1.7 us a task against the built-in co-pilot's 1.79).
@@ -43,7 +44,8 @@ import json, sys
 c = json.load(open(sys.argv[1]))
 want = {"graph_launch_ns": 1900, "sync_return_ns": 3000, "persist_aot_task_ns": 1700,
         "persist_epoch_ns": 1000, "persist_launch_ns": 16000, "persist_counter_wait_ns": 1700,
-        "persist_jit_task_ns": 8000, "persist_queue_pop_ns": 6300}
+        "persist_jit_task_ns": 8000, "persist_queue_pop_ns": 6300,
+        "persist_aot_local_ns": 1500, "persist_jit_local_ns": 6000}
 assert c == want, c
 PY
 expect_out "copilot     not measured (a run failed: failed.txt)"

@@ -112,8 +112,7 @@ struct skip_calibration {
 	double persist_jit_local_ns;	/* the same, JIT (the worker keeps the task it made
 					   ready) */
 	/* persistent, per hop: what the per-task costs are made of, measured with them
-	   (bench/persist/calibrate.sh) and printed by skip run; no model reads them, and the
-	   built-in values are 0 (not measured) */
+	   (bench/persist/calibrate.sh) and printed by skip run; no model reads them */
 	double persist_counter_wait_ns; /* a counter wait: AOT's per-task cost */
 	double persist_queue_pop_ns;	/* a pop of JIT's ready queue: JIT's per-task cost less
 					   AOT's */

@@ -68,9 +68,10 @@ static int build(struct skip_graph *g, const struct sk_task *t, int n, cudaGraph
 	return err;
 }
 
-/* @copies copies of task @t side by side (no edge between them), or with @t NULL of an empty
- * spin kernel (what launching such a graph costs), instantiated into *@out. */
-static int build_copies(struct skip_graph *g, const struct sk_task *t, int copies,
+/* @copies copies of task @t side by side (no edge between them), the second with the
+ * arguments @twin (NULL: @t's), or with @t NULL of an empty spin kernel (what launching such a
+ * graph costs), instantiated into *@out. */
+static int build_copies(struct skip_graph *g, const struct sk_task *t, int copies, void **twin,
 			cudaGraphExec_t *out)
 {
 	static const unsigned one[3] = {1, 1, 1}, warp[3] = {32, 1, 1};
@@ -86,7 +87,7 @@ static int build_copies(struct skip_graph *g, const struct sk_task *t, int copie
 		return sk_cuda_fail(e, "cudaGraphCreate");
 	for (int i = 0; !err && i < copies; i++)
 		err = t ? add_kernel(graph, (CUfunction)t->fn, t->grid, t->block, t->shared_bytes,
-				     t->params, NULL, &node)
+				     i && twin ? twin : t->params, NULL, &node)
 			: add_kernel(graph, g->cuda->fn[SK_BUILTIN_SPIN], one, warp, 0, pzero, NULL,
 				     &node);
 	if (!err && (e = cudaGraphInstantiate(out, graph, 0)) != cudaSuccess)
@@ -94,6 +95,51 @@ static int build_copies(struct skip_graph *g, const struct sk_task *t, int copie
 				   t ? t->name : "(empty)");
 	cudaGraphDestroy(graph);
 	return err;
+}
+
+/* Free the buffer copies of make_twin(). */
+static void free_twin(struct skip_graph *g, void **copy)
+{
+	for (int b = 0; b < g->nbufs; b++)
+		if (copy[b])
+			cudaFree(copy[b]);
+}
+
+/*
+ * The second copy's data: each buffer task @t is given, copied (its contents, since a kernel's
+ * work may follow them), so that the two copies share no data, as two different tasks running
+ * at once do not; copies that read one buffer would find half their reads in L2 (HITS large's
+ * sparse products ran side by side at 1.14 of one alone, and at 2 as its two branches).
+ * @twin[i] points at argument i's value, in @vals (nargs pointers); @copy[b] is buffer b's
+ * copy ([nbufs], NULL: none), freed by free_twin(). Returns 0, or -1 where a copy could not be
+ * made (nothing left allocated; the caller then shares the data).
+ */
+static int make_twin(struct skip_graph *g, const struct sk_task *t, void **copy, char **vals,
+		     void **twin)
+{
+	for (int i = 0; i < t->nargs; i++) {
+		const struct sk_arg *a = &t->args[i];
+		const struct sk_buffer *b;
+
+		twin[i] = t->params[i];
+		if (a->kind != SKIP_ARG_BUFFER)
+			continue;
+		b = &g->bufs[a->buffer];
+		if (!copy[a->buffer] && (cudaMalloc(&copy[a->buffer], b->size) != cudaSuccess ||
+					 cudaMemcpy(copy[a->buffer], b->dptr, b->size,
+						    cudaMemcpyDeviceToDevice) != cudaSuccess)) {
+			cudaGetLastError(); /* not sticky: clear it */
+			sk_dbg(1,
+			       "probe: task '%s': no copy of buffer '%s' (%zu bytes): its two "
+			       "copies share their data",
+			       t->name, b->name, b->size);
+			free_twin(g, copy);
+			return -1;
+		}
+		vals[i] = (char *)copy[a->buffer] + a->offset;
+		twin[i] = &vals[i];
+	}
+	return 0;
 }
 
 /* The @k graphs of @ge launched in turn on @s, @reps times after one untimed round, each timed
@@ -176,25 +222,40 @@ static int task_duration(struct skip_graph *g, const struct sk_task *t, cudaStre
 }
 
 /* @p->alone_ns and pair_ns of task @t (skip_runtime.h): graphs of one and two empty kernels
- * and of one and two copies of the task, timed in turn, at most @reps times and about
- * PAIR_BUDGET_NS each; each of the task's less the empty one's of as many nodes (what the
- * launch and the second node's dispatch add). */
+ * and of one and two copies of the task (the second on copies of its buffers: make_twin()),
+ * timed in turn, at most @reps times and about PAIR_BUDGET_NS each; each of the task's less
+ * the empty one's of as many nodes (what the launch and the second node's dispatch add). */
 #define PAIR_BUDGET_NS 100e6
 static int pair(struct skip_graph *g, const struct sk_task *t, cudaStream_t s, int reps,
 		struct skip_start_probe *p)
 {
 	cudaGraphExec_t ge[4] = {NULL, NULL, NULL, NULL};
+	void **copy = calloc((size_t)g->nbufs + 1, sizeof(void *));
+	void **twin = calloc((size_t)t->nargs + 1, sizeof(void *));
+	char **vals = calloc((size_t)t->nargs + 1, sizeof(char *));
 	double med[4];
-	int err = 0, n = p->duration_ns > 0 ? (int)(PAIR_BUDGET_NS / p->duration_ns) : reps;
+	int err = 0, own, n = p->duration_ns > 0 ? (int)(PAIR_BUDGET_NS / p->duration_ns) : reps;
 
+	if (!copy || !twin || !vals) {
+		free(copy);
+		free(twin);
+		free(vals);
+		return sk_fail(SKIP_E_NOMEM, "out of memory");
+	}
+	own = make_twin(g, t, copy, vals, twin) == 0;
 	n = n < 5 ? 5 : n > reps ? reps : n;
 	for (int k = 0; !err && k < 4; k++) /* empty, task, 2 empty, 2 tasks */
-		err = build_copies(g, k % 2 ? t : NULL, 1 + k / 2, &ge[k]);
+		err = build_copies(g, k % 2 ? t : NULL, 1 + k / 2, own ? twin : NULL, &ge[k]);
 	if (!err)
 		err = time_graphs(s, ge, 4, n, med);
 	for (int k = 0; k < 4; k++)
 		if (ge[k])
 			cudaGraphExecDestroy(ge[k]);
+	if (own)
+		free_twin(g, copy);
+	free(copy);
+	free(twin);
+	free(vals);
 	if (!err && med[1] > med[0]) {
 		p->alone_ns = med[1] - med[0];
 		p->pair_ns = med[3] > med[2] ? med[3] - med[2] : 0;

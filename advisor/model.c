@@ -487,7 +487,7 @@ struct builder {
 	/* SK_X_PERSIST: the persistent kernels (persist_host()) */
 	int *seg;      /* per member: its segment, -1 none */
 	int *seg_call; /* per segment: the launch call that launches it (index into pc) */
-	int *seg_prev; /* per segment: its thread's previous segment, -1 none */
+	int *seg_prev; /* per segment: the previous segment, -1 none */
 	int nseg;
 };
 
@@ -691,51 +691,47 @@ static int graph_host(struct builder *b)
 }
 
 /*
- * Persistent kernels: each thread's kernel and memset launches (a memset is a task that writes
- * memory), in launch order, are cut into segments where a host synchronization of its process
- * ended between two launches, or where it launched a copy (which may be to or from the host: it
- * stays a launch of its own); each segment becomes one persistent kernel, launched by its first
- * launch call (persist_launch_ns). The segment's other launch calls go, with the host time between
- * them (as for a graph: not repeated); the synchronizations stay, and the host time between
- * segments. As for a graph, the host time before the first segment's launch and after the last
- * segment's last launch (the replaced code's own) goes.
+ * Persistent kernels: the excerpt's kernel and memset launches (a memset is a task that writes
+ * memory), of every thread of its process, in launch order, are cut into segments where a host
+ * synchronization of the process ended between two launches, or where a copy was launched
+ * (which may be to or from the host: it stays a launch of its own); each segment becomes one
+ * persistent kernel, launched by its first launch call (persist_launch_ns). The segment's other
+ * launch calls go, with the host time between them (as for a graph: not repeated, whichever
+ * thread made them: PyTorch's backward launches from its autograd thread); the synchronizations
+ * stay, and the host time between segments. As for a graph, the host time before the first
+ * segment's launch and after the last segment's last launch (the replaced code's own) goes.
  */
 static void persist_host(struct builder *b)
 {
-	int *cur = sk_xmalloc(((size_t)b->threads.n + 1) * sizeof(int));
-	int *prev = sk_xmalloc(((size_t)b->threads.n + 1) * sizeof(int));
-	size_t *last = sk_xmalloc(((size_t)b->threads.n + 1) * sizeof(size_t));
+	int cur = -1;
+	size_t last = 0;
 
-	for (int i = 0; i < b->threads.n; i++)
-		cur[i] = prev[i] = -1;
 	b->seg = sk_xmalloc((b->e->n + 1) * sizeof(int));
 	b->seg_call = sk_xmalloc((b->e->n + 1) * sizeof(int));
 	b->seg_prev = sk_xmalloc((b->e->n + 1) * sizeof(int));
 	for (size_t k = 0; k < b->e->n; k++) {
 		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
-		int c = b->op_call[k], th;
+		int c = b->op_call[k];
 
 		b->seg[k] = -1;
 		if (c < 0)
 			continue; /* no launch call: it starts when it started */
-		th = b->pc[c].thread;
 		if (op->kind == SKIP_OP_MEMCPY) {
-			cur[th] =
-			    -1; /* a launch of its own (to or from the host, maybe), and a cut */
+			cur = -1; /* a launch of its own (to or from the host, maybe), and a cut */
 			continue;
 		}
-		if (cur[th] >= 0 && sk_sync_between(b->tl, &b->tl->ops[b->e->idx[last[th]]], op))
-			cur[th] = -1;
-		if (cur[th] < 0) {
-			b->seg_prev[b->nseg] = prev[th];
-			prev[th] = cur[th] = b->nseg;
+		if (cur >= 0 && sk_sync_between(b->tl, &b->tl->ops[b->e->idx[last]], op))
+			cur = -1;
+		if (cur < 0) {
+			b->seg_prev[b->nseg] = b->nseg - 1;
+			cur = b->nseg;
 			b->seg_call[b->nseg++] = c;
 			b->pc[c].dur = sk_ns(b->cal->persist_launch_ns);
-		} else if (c != b->seg_call[cur[th]]) {
+		} else if (c != b->seg_call[cur]) {
 			b->pc[c].dropped = 1;
 		}
-		b->seg[k] = cur[th];
-		last[th] = k;
+		b->seg[k] = cur;
+		last = k;
 	}
 	b->carry_gaps = 0; /* the host work between the absorbed launches is not repeated */
 	for (int s = 0; s < b->nseg; s++) {
@@ -746,9 +742,6 @@ static void persist_host(struct builder *b)
 		if (b->tail_call < 0 || b->pc[c].start > b->pc[b->tail_call].start)
 			b->tail_call = c;
 	}
-	free(cur);
-	free(prev);
-	free(last);
 }
 
 static int32_t op_id(const struct skip_op *op)
@@ -854,8 +847,8 @@ static void add_ops(struct builder *b, struct wi_prog *p, const int *to_prog, co
  * The persistent kernels' tasks (persist_host()'s segments), once add_ops() made them: a task
  * is submitted by its segment's launch and starts the mode's per-task cost @task after what it
  * waits for: the launch's return plus the launch latency; its stream predecessor's end (plus
- * the stream gap when that one is not of its segment); the end of its thread's previous
- * persistent kernel. Each segment then ends with its epoch barrier, an operation of
+ * the stream gap when that one is not of its segment); the end of the previous persistent
+ * kernel. Each segment then ends with its epoch barrier, an operation of
  * persist_epoch_ns after the last task of each of its streams, which the synchronizations that
  * waited for one of its tasks wait for instead (@wait_op, per member). */
 static void persist_ops(struct builder *b, struct wi_prog *p, const int *to_prog,

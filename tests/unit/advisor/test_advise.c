@@ -283,6 +283,17 @@ Test(advise, persistent_chain_by_hand)
 	skip_trace_close(t);
 }
 
+/* advise_persist_threads.sql: launches from two threads of the process (PyTorch's backward
+ * comes from its autograd thread) go into one persistent kernel, as into one graph. */
+Test(advise, persistent_takes_every_thread_s_launches)
+{
+	static const double one[] = {63000, 70000, 92000}; /* run 1's: 57000 + 10 c */
+	struct skip_trace *t = hand_trace_more(dir, "advise_persist", "advise_persist_threads");
+
+	expect_persist(t, 3, one);
+	skip_trace_close(t);
+}
+
 /* advise_persist_preamble.sql: the host time before the first persistent kernel's launch (the
  * replaced code's own) goes, as for a graph; it stays in the time now. */
 Test(advise, persistent_drops_the_host_time_before_the_first_launch)

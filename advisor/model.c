@@ -487,7 +487,6 @@ struct builder {
 	/* SK_X_PERSIST: the persistent kernels (persist_host()) */
 	int *seg;      /* per member: its segment, -1 none */
 	int *seg_call; /* per segment: the launch call that launches it (index into pc) */
-	int *seg_prev; /* per segment: the previous segment, -1 none */
 	int nseg;
 };
 
@@ -708,7 +707,6 @@ static void persist_host(struct builder *b)
 
 	b->seg = sk_xmalloc((b->e->n + 1) * sizeof(int));
 	b->seg_call = sk_xmalloc((b->e->n + 1) * sizeof(int));
-	b->seg_prev = sk_xmalloc((b->e->n + 1) * sizeof(int));
 	for (size_t k = 0; k < b->e->n; k++) {
 		const struct skip_op *op = &b->tl->ops[b->e->idx[k]];
 		int c = b->op_call[k];
@@ -723,7 +721,6 @@ static void persist_host(struct builder *b)
 		if (cur >= 0 && sk_sync_between(b->tl, &b->tl->ops[b->e->idx[last]], op))
 			cur = -1;
 		if (cur < 0) {
-			b->seg_prev[b->nseg] = b->nseg - 1;
 			cur = b->nseg;
 			b->seg_call[b->nseg++] = c;
 			b->pc[c].dur = sk_ns(b->cal->persist_launch_ns);
@@ -877,9 +874,9 @@ static void persist_ops(struct builder *b, struct wi_prog *p, const int *to_prog
 		o->gap = stream_seg[o->stream] == sg ? task : skip_add_sat(b->l->stream_gap, task);
 		stream_seg[o->stream] = sg;
 		last[(size_t)sg * nst + o->stream] = member_op[k];
-		if (b->seg_prev[sg] >= 0) {
+		if (sg > 0) { /* after the previous persistent kernel */
 			o->deps = sk_xmalloc(sizeof(int));
-			o->deps[0] = base + b->seg_prev[sg];
+			o->deps[0] = base + sg - 1;
 			o->ndeps = 1;
 		}
 	}
@@ -957,7 +954,6 @@ int64_t sk_model_excerpt(const struct skip_timeline *tl, const struct sk_excerpt
 	free(wait_op);
 	free(b.seg);
 	free(b.seg_call);
-	free(b.seg_prev);
 	free(b.op_call);
 	free(b.pc);
 	free(b.threads.keys);

@@ -420,6 +420,7 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		struct sk_strbuf sb = {0};
 		struct skip_advice *a;
 		double saved, f = model_set(c, es, &x, c->o.profiled, NULL, &saved, base);
+		int over = -1;
 
 		if (f <= 0 || b <= 0)
 			continue;
@@ -436,12 +437,23 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		else
 			sk_strbuf_printf(&sb, "%s -> ... -> %s", ch->names[0],
 					 ch->names[ch->len - 1]);
+		for (size_t k = 0; k < r->nitems; k++) /* a better chain listed with it */
+			if (r->items[k].kind == SKIP_ADVICE_FUSION && over < 0 &&
+			    sk_chains_overlap(&r->chains[r->items[k].chain], ch))
+				over = r->items[k].chain;
+		if (over >= 0)
+			sk_strbuf_printf(&sb,
+					 " (PS %.2f, %lld occurrences; overlaps chain %d: "
+					 "their savings do not add)",
+					 ch->ps, (long long)ch->count, over + 1);
+		else
+			sk_strbuf_printf(&sb, " (PS %.2f, %lld occurrences)", ch->ps,
+					 (long long)ch->count);
 		a = sk_item_push(r);
 		a->kind = SKIP_ADVICE_FUSION;
 		a->chain = (int)i;
-		a->title = sk_xasprintf(
-		    "fuse chain %zu, %d kernels: %s (PS %.2f, %lld occurrences)", i + 1, ch->len,
-		    sb.buf ? sb.buf : "", ch->ps, (long long)ch->count);
+		a->title = sk_xasprintf("fuse chain %zu, %d kernels: %s", i + 1, ch->len,
+					sb.buf ? sb.buf : "");
 		free(sb.buf);
 		a->assumptions = sk_xstrdup(
 		    "each occurrence becomes one launch of a kernel that takes the chain's summed "

@@ -231,3 +231,16 @@ size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *co
 	*out = c;
 	return nc;
 }
+
+int sk_chains_overlap(const struct skip_chain *a, const struct skip_chain *b)
+{
+	for (int s = 2 - b->len; s <= a->len - 2; s++) { /* b's kernel k at a's s + k */
+		int lo = s > 0 ? s : 0, hi = s + b->len < a->len ? s + b->len : a->len, k;
+
+		for (k = lo; k < hi && a->ids[k] == b->ids[k - s]; k++)
+			;
+		if (k == hi && hi - lo >= 2)
+			return 1;
+	}
+	return 0;
+}

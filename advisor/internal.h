@@ -216,6 +216,11 @@ int sk_sm_need(const struct skip_op *op, int sms);
  * launches); names are strings of @t. *out is the caller's (skip_advice_free). */
 size_t sk_find_chains(const struct skip_trace *t, const struct skip_timeline *const *tls,
 		      size_t ntl, int min_len, int max_len, double min_ps, struct skip_chain **out);
+/* Whether chains @a and @b could be windows of one kernel sequence that share two kernels or
+ * more: placed at some offset, they agree wherever both have a kernel, on at least two (one
+ * holds the other, or the end of one is the start of the other). Fusing one then leaves the
+ * other's shared kernels no longer to fuse: their savings do not add. */
+int sk_chains_overlap(const struct skip_chain *a, const struct skip_chain *b);
 
 /* ---- workload.c: the executors' models ------------------------------------------------------- */
 

@@ -108,6 +108,28 @@ Test(advise, proximity_scores_sync_split_and_overlaps)
 
 /* A kernel's first launch (its code loads then) is a one-time cost: a chain whose only
  * occurrence removes first launches recovers nothing (advise_firsts.sql has the answers). */
+/* Chains as windows of one sequence: they overlap where, aligned, they agree on two kernels
+ * or more wherever both have one. */
+static int overlap(int32_t *a, int na, int32_t *b, int nb)
+{
+	struct skip_chain x = {.len = na, .ids = a}, y = {.len = nb, .ids = b};
+
+	cr_expect_eq(sk_chains_overlap(&x, &y), sk_chains_overlap(&y, &x), "symmetric");
+	return sk_chains_overlap(&x, &y);
+}
+
+Test(advise, fusion_chains_that_share_kernels_overlap)
+{
+	cr_expect(overlap((int32_t[]){1, 2, 3, 4, 5}, 5, (int32_t[]){2, 3, 4}, 3), "inside");
+	cr_expect(overlap((int32_t[]){1, 2, 3, 4}, 4, (int32_t[]){3, 4, 5, 6}, 4), "end, start");
+	cr_expect(overlap((int32_t[]){7, 8}, 2, (int32_t[]){7, 8}, 2), "the same");
+	cr_expect(overlap((int32_t[]){1, 2, 1, 2}, 4, (int32_t[]){2, 1}, 2), "repeats");
+	cr_expect(!overlap((int32_t[]){1, 2, 3, 4}, 4, (int32_t[]){4, 5, 6}, 3), "one kernel");
+	cr_expect(!overlap((int32_t[]){1, 2, 3}, 3, (int32_t[]){3, 2, 1}, 3), "reversed");
+	cr_expect(!overlap((int32_t[]){1, 2, 3, 4}, 4, (int32_t[]){2, 9, 4}, 3), "a gap");
+	cr_expect(!overlap((int32_t[]){1, 2}, 2, (int32_t[]){3, 4}, 2), "apart");
+}
+
 Test(advise, first_launches_are_left_out_of_the_recoverable_time)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_firsts");

@@ -323,9 +323,9 @@ static const char graph_assumptions[] =
 static const char persist_assumptions[] =
     "the region's kernels are recompiled as tasks of one resident (persistent) kernel; each "
     "stretch of the process's kernel and memset launches (from any of its threads) with no "
-    "host synchronization or copy between them becomes one launch of it (persist_launch_ns), and "
-    "the host work between "
-    "those launches is not repeated (synchronizations, copies and the host time before them "
+    "host synchronization or copy between them becomes one launch of it (persist_launch_ns), "
+    "and the host work between those launches is not repeated (synchronizations, copies and "
+    "the host time before them "
     "stay); a task keeps its kernel's (or memset's) recorded duration and starts the mode's "
     "per-task cost (persist_aot_task_ns, persist_jit_task_ns, persist_copilot_task_ns) after "
     "its stream predecessor, the first after the launch latency; a counter barrier "

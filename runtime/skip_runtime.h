@@ -525,10 +525,10 @@ SKIP_API void skip_exec_free(struct skip_exec *x);
  * SMs), four CUDA graphs launched in turn (at most @reps times, fewer for a long task: about
  * 0.1 s of each): one empty kernel, the task, two empty kernels, and two copies of the task
  * with no edge between them (they run at once on other multiprocessors, the second on copies
- * of the task's buffers, so that the two share no data, as two tasks do; where the copies
- * cannot be allocated, on the same buffers); alone_ns is the median of the task's graph less the
- * empty one's, pair_ns that of the two copies less the two empty kernels' (which the second node's
- * dispatch adds to both; skip advise's memory demand: skip_memory_demand(),
+ * of the task's buffers, so that they share no data, as two different tasks usually do not;
+ * where the copies cannot be allocated, on the same buffers); alone_ns is the median of the task's
+ * graph less the empty one's, pair_ns that of the two copies less the two empty kernels' (which the
+ * second node's dispatch adds to both; skip advise's memory demand: skip_memory_demand(),
  * advisor/skip_advisor.h). The buffers' contents change (tasks run repeatedly): reset before a
  * checked run.
  */

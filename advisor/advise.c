@@ -452,6 +452,7 @@ static void fusion_items(struct sk_ctx *c, struct skip_advice_report *r, struct 
 		a = sk_item_push(r);
 		a->kind = SKIP_ADVICE_FUSION;
 		a->chain = (int)i;
+		a->overlaps = over;
 		a->title = sk_xasprintf("fuse chain %zu, %d kernels: %s", i + 1, ch->len,
 					sb.buf ? sb.buf : "");
 		free(sb.buf);

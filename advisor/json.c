@@ -46,6 +46,10 @@ static cJSON *item_json(const struct skip_advice_report *r, const struct skip_ad
 		cJSON_AddItemToObject(o, "chain", chain_names(ch));
 		cJSON_AddNumberToObject(o, "ps", ch->ps);
 		cJSON_AddNumberToObject(o, "count", (double)ch->count);
+		if (a->overlaps >= 0) /* the chain's number, as the titles give it */
+			cJSON_AddNumberToObject(o, "overlaps", a->overlaps + 1);
+		else
+			cJSON_AddNullToObject(o, "overlaps");
 	}
 	if (a->kind == SKIP_ADVICE_PERSIST && a->persist_mode >= 0) {
 		cJSON *modes = cJSON_CreateObject();

@@ -16,6 +16,7 @@ struct skip_advice *sk_item_push(struct skip_advice_report *r)
 	a = &r->items[r->nitems++];
 	memset(a, 0, sizeof(*a));
 	a->chain = -1;
+	a->overlaps = -1;
 	a->persist_mode = -1;
 	return a;
 }

@@ -215,6 +215,8 @@ struct skip_advice {
 	size_t regions;		  /* regions the prediction is over */
 	double calibration_error; /* of the model of those regions, as recorded */
 	int chain;		  /* FUSION: index into the report's chains */
+	int overlaps;		  /* FUSION: the chain (index) of a fusion item before it that
+				     shares kernels with this one (their savings do not add), -1 */
 	char *plan_json;	  /* STREAMS, DAGGRAPH: the plan for skip run (NULL otherwise) */
 	int persist_mode;	  /* PERSIST: the mode predicted fastest (enum skip_persist_mode),
 				     -1 otherwise */

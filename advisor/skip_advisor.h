@@ -235,13 +235,15 @@ struct skip_advise_opts {
 	const char *workload; /* a workload file: the trace is `skip run` of it, serial */
 	const char *size;     /* its "sizes" entry, as given to skip run --size */
 	/* With workload: what another kernel's start costs a task's kernel while it runs (ns),
-	 * and (start_demands, may be NULL: none) its memory demand, 0..1
-	 * (skip_memory_demand()), by task name, as skip run --probe-starts measures them; tasks
-	 * not named: nothing. starts_workload (may be NULL) is the probed workload's name,
-	 * checked against it. */
+	 * (start_demands, may be NULL: none) its memory demand, 0..1 (skip_memory_demand()),
+	 * and (start_worker_ns, may be NULL: none) its time alone in E5's workers (ns, 0: not
+	 * timed; the persistent item takes it for the task's time), by task name, as skip run
+	 * --probe-starts measures them; tasks not named: nothing. starts_workload (may be NULL)
+	 * is the probed workload's name, checked against it. */
 	const char *const *start_tasks;
 	const double *start_costs_ns;
 	const double *start_demands;
+	const double *start_worker_ns;
 	int nstarts;
 	const char *starts_workload;
 	struct skip_calibration cal; /* all 0: skip_calibration_default() */

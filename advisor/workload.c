@@ -52,6 +52,7 @@ struct task_stat {
 	double serial_remote; /* bytes of its sources whose grid differs from its own */
 	double start_cost;    /* what another kernel's start costs it (skip_advise_opts) */
 	double demand;	      /* its memory demand (skip_advise_opts), 0: none */
+	double worker;	      /* its time alone in E5's workers (skip_advise_opts), 0: none */
 };
 
 struct wmodel {
@@ -730,6 +731,13 @@ static int start_costs(struct wmodel *m, const struct skip_advise_opts *o, const
 				       "measures it)",
 				       o->start_tasks[i], o->start_demands[i]);
 		m->ts[v].demand = o->start_demands ? o->start_demands[i] : 0;
+		if (o->start_worker_ns &&
+		    !(o->start_worker_ns[i] >= 0 && o->start_worker_ns[i] <= 1e12))
+			return sk_fail(SKIP_E_INVAL,
+				       "task '%s' ran %g ns in E5's workers: a time of 0 to 1000 s "
+				       "(skip run --probe-starts measures it)",
+				       o->start_tasks[i], o->start_worker_ns[i]);
+		m->ts[v].worker = o->start_worker_ns ? o->start_worker_ns[i] : 0;
 	}
 	return 0;
 }
@@ -749,6 +757,26 @@ static char *task_values(const struct wmodel *m, size_t off, const char *fmt)
 		sk_strbuf_printf(&sb, fmt, x);
 	}
 	return sb.buf;
+}
+
+/* Where the persistent item's task times come from: the probe's times in E5's workers for
+ * the tasks it timed, the recording for the rest. */
+static char *worker_note(const struct wmodel *m)
+{
+	char *list = task_values(m, offsetof(struct task_stat, worker), "%.0f ns"), *note;
+	int timed = 0;
+
+	for (int v = 0; v < m->n; v++)
+		timed += m->ts[v].worker > 0;
+	if (!list)
+		return sk_xstrdup(
+		    "the recorded kernel times: the bodies may run slower or faster in "
+		    "a worker; skip run --probe-starts times them there, for --starts");
+	note =
+	    sk_xasprintf("alone in E5's workers, from skip run --probe-starts: %s; %s", list,
+			 timed == m->n ? "every task" : "the others their recorded kernel times");
+	free(list);
+	return note;
 }
 
 /* What the model assumes of kernel starts: the probed costs, or that there are none. */
@@ -908,9 +936,10 @@ static int aot_workers(const struct wmodel *m, int sms)
 
 /*
  * The persistent item: the workload as one resident kernel (E5), in each mode E5 runs (aot,
- * jit), predicted by skip_predict_persistent() from the tasks' recorded durations on E5's
- * default workers: AOT's by aot_workers(), JIT's one per SM (its kernel fits one). The faster
- * mode's plan. The host waits as for a graph.
+ * jit), predicted by skip_predict_persistent() on E5's default workers (AOT's by aot_workers(),
+ * JIT's one per SM: its kernel fits one) from the tasks' times alone in E5's workers where the
+ * probe gave them, else their recorded durations. The faster mode's plan, which carries those
+ * times. The host waits as for a graph.
  */
 static void persistent_item(struct skip_advice_report *r, const struct wmodel *m, double base,
 			    const char *wname)
@@ -925,10 +954,10 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	const struct skip_persist_prediction *pp = ch.pred;
 	struct skip_plan *plan = NULL;
 	struct skip_advice *a;
-	char *kernels;
+	char *kernels, *timed;
 
 	for (int v = 0; v < m->n; v++) {
-		dur[v] = m->ts[v].dur;
+		dur[v] = m->ts[v].worker > 0 ? m->ts[v].worker : m->ts[v].dur;
 		demand[v] = m->ts[v].demand;
 	}
 	err = workers < 1 ? workers
@@ -947,12 +976,13 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 		free(dur);
 		return;
 	}
-	/* the recorded times go into the plan: E5's AOT places tiles by them as predicted here */
+	/* the tasks' times go into the plan: E5's AOT places tiles by them as predicted here */
 	for (int v = 0; v < m->n; v++)
 		dur[v] /= 1e3;
 	plan->durations_us = dur;
 	a = sk_item_push(r);
 	kernels = kernel_words(m);
+	timed = worker_note(m);
 	a->kind = SKIP_ADVICE_PERSIST;
 	a->title = sk_xasprintf("run workload '%s' as one persistent kernel (E5, mode %s: %d "
 				"workers, %d tiles; aot %.1f us, jit %.1f us)",
@@ -960,9 +990,9 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 				best == SKIP_PERSIST_AOT ? workers : sms, pp[best].tiles,
 				pred[SKIP_PERSIST_AOT] / 1e3, pred[SKIP_PERSIST_JIT] / 1e3);
 	a->assumptions = sk_xasprintf(
-	    "%s; %s, list-scheduled on %d workers as E5's plan schedules them (one per SM, "
+	    "%s; %s (%s), list-scheduled on %d workers as E5's plan schedules them (one per SM, "
 	    "more where a level's tiles outnumber the SMs, two of them on an SM, the newer "
-	    "tile at %.0f%% of its pace until the older ends; the plan carries the recorded "
+	    "tile at %.0f%% of its pace until the older ends; the plan carries these "
 	    "times, durations_us); a tile "
 	    "starts %.0f ns after its producers end (persist_%s_task_ns), after one cooperative "
 	    "launch of %.0f ns on the host; an iteration ends with a %.0f ns barrier and the "
@@ -970,15 +1000,16 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	    "runtime/skip_task.cuh",
 	    kernels,
 	    pp[best].tile_edges
-		? "every block a tile that takes its task's recorded time over the task's rounds "
+		? "every block a tile that takes its task's time over the task's rounds "
 		  "on the workers, a consumer tile waiting only on the producer tiles it reads "
 		  "(the workload's tile edges)"
 		: "each task's blocks become tiles (at most one per worker) that take the task's "
-		  "recorded time",
-	    best == SKIP_PERSIST_AOT ? workers : sms, 100 * share_rate(cal),
+		  "time",
+	    timed, best == SKIP_PERSIST_AOT ? workers : sms, 100 * share_rate(cal),
 	    skip_persist_task_ns(cal, best), skip_persist_mode_name(best), cal->persist_launch_ns,
 	    cal->persist_epoch_ns, (long long)m->c->lat.sync_ret);
 	free(kernels);
+	free(timed);
 	a->regions = r->regions;
 	a->calibration_error = r->calibration_error;
 	a->persist_mode = best;

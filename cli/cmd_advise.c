@@ -52,8 +52,9 @@ static const char help[] =
     "      --calibration FILE costs measured on this machine (JSON: graph_launch_ns, ...;\n"
     "                         docs/skip-advise.md), replacing the built-in H100 figures\n"
     "      --starts FILE      with --workload: what another kernel's start costs each task\n"
-    "                         while it runs, as `skip run W --probe-starts --json` writes it\n"
-    "                         (default: nothing)\n"
+    "                         while it runs, its memory demand and its time in E5's workers,\n"
+    "                         as `skip run W --probe-starts --json` writes them (default:\n"
+    "                         none; the recorded kernel times)\n"
     "  -h, --help             show this help\n"
     "\n"
     "Exit status: 0 ok; 2 for a usage error or input that cannot be advised on (not a skip\n"
@@ -77,6 +78,7 @@ struct advise_opts {
 	char **start_tasks; /* --starts, owned */
 	double *start_costs;
 	double *start_demands;
+	double *start_workers;
 	char *starts_workload;
 };
 
@@ -233,8 +235,8 @@ static int parse(int argc, char **argv, struct advise_opts *o)
 }
 
 /* --starts: skip run --probe-starts --json's "workload" and "start_costs" (task,
- * start_cost_ns, and alone_ns and pair_ns where present: the task's memory demand,
- * skip_memory_demand()) into @o's arrays. */
+ * start_cost_ns, and where present alone_ns and pair_ns: the task's memory demand,
+ * skip_memory_demand(); worker_ns: its time in E5's workers) into @o's arrays. */
 static int load_starts(const char *path, struct advise_opts *o)
 {
 	cJSON *root = NULL, *arr, *it, *w;
@@ -255,31 +257,36 @@ static int load_starts(const char *path, struct advise_opts *o)
 	o->start_tasks = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(char *));
 	o->start_costs = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(double));
 	o->start_demands = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(double));
+	o->start_workers = sk_xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(double));
 	cJSON_ArrayForEach(it, arr)
 	{
 		cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "task"),
 		      *c = cJSON_GetObjectItemCaseSensitive(it, "start_cost_ns"),
 		      *a = cJSON_GetObjectItemCaseSensitive(it, "alone_ns"),
-		      *p = cJSON_GetObjectItemCaseSensitive(it, "pair_ns");
+		      *p = cJSON_GetObjectItemCaseSensitive(it, "pair_ns"),
+		      *wk = cJSON_GetObjectItemCaseSensitive(it, "worker_ns");
 
 		if (!cJSON_IsString(t) || !cJSON_IsNumber(c) || c->valuedouble < 0 ||
-		    (a && !cJSON_IsNumber(a)) || (p && !cJSON_IsNumber(p))) {
+		    (a && !cJSON_IsNumber(a)) || (p && !cJSON_IsNumber(p)) ||
+		    (wk && !cJSON_IsNumber(wk))) {
 			err = sk_fail(SKIP_E_INVAL,
 				      "%s: start_costs[%d]: needs \"task\" (a name) "
-				      "and \"start_cost_ns\" (a number >= 0); \"alone_ns\" "
-				      "and \"pair_ns\", where present, are numbers",
+				      "and \"start_cost_ns\" (a number >= 0); \"alone_ns\", "
+				      "\"pair_ns\" and \"worker_ns\", where present, are numbers",
 				      path, n);
 			break;
 		}
 		o->start_tasks[n] = sk_xstrdup(t->valuestring);
 		o->start_demands[n] =
 		    a && p ? skip_memory_demand(a->valuedouble, p->valuedouble) : 0;
+		o->start_workers[n] = wk ? wk->valuedouble : 0;
 		o->start_costs[n++] = c->valuedouble;
 	}
 	cJSON_Delete(root);
 	o->a.start_tasks = (const char *const *)o->start_tasks;
 	o->a.start_costs_ns = o->start_costs;
 	o->a.start_demands = o->start_demands;
+	o->a.start_worker_ns = o->start_workers;
 	o->a.nstarts = n;
 	o->a.starts_workload = o->starts_workload;
 	return err;
@@ -292,6 +299,7 @@ static void free_starts(struct advise_opts *o)
 	free(o->start_tasks);
 	free(o->start_costs);
 	free(o->start_demands);
+	free(o->start_workers);
 	free(o->starts_workload);
 }
 

@@ -81,7 +81,22 @@ expect_out "from skip run --probe-starts: a 1.00, b 1.00)"
 sed 's/"pair_ns": 2000}/"pair_ns": "2000"}/' "$TMPDIR/starts.json" > "$TMPDIR/bad_starts.json"
 expect_exit 2 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
 	--starts "$TMPDIR/bad_starts.json"
-expect_out "\"alone_ns\" and \"pair_ns\", where present, are numbers"
+expect_out "\"alone_ns\", \"pair_ns\" and \"worker_ns\", where present, are numbers"
+# With --starts timing a, b and c in E5's workers (2000, 3000 and 4500 ns) and no demands, the
+# persistent item takes those for their times: AOT a 0-3396, b 0-4396, c 4396-10292 (its
+# producers on two workers: 1396 after b), 2643 + 10292 + 97 + 1500 = 14532 ns; the graph keeps
+# the recorded kernels (16.80 us, as without --starts).
+cat > "$TMPDIR/worker.json" <<'JSON'
+{"workload": "fork", "start_costs": [
+ {"task": "a", "start_cost_ns": 0, "worker_ns": 2000},
+ {"task": "b", "start_cost_ns": 0, "worker_ns": 3000},
+ {"task": "c", "start_cost_ns": 0, "worker_ns": 4500}]}
+JSON
+expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
+	--calibration "$TMPDIR/cal.json" --starts "$TMPDIR/worker.json"
+expect_out "persistent       18.70 us     14.53 us"
+expect_out "dag-graph        18.70 us     16.80 us"
+expect_out "that take the task's time (alone in E5's workers, from skip run --probe-starts: a"
 # The same run against the workload with a and b on 100 blocks each: 200 tiles on level 0, more
 # than the 132 SMs, so AOT is predicted on 200 workers (E5's default) and JIT on 132. The
 # built-in persistent calibration (launch 2643, barrier 97, AOT 1396 and JIT 3561 a task), each

@@ -750,6 +750,62 @@ Test(advise, workload_start_costs)
 	skip_trace_close(t);
 }
 
+/* The persistent item of advise_wl (a and b, then c; every kernel 4000 ns, the sync returning
+ * 1500 after the GPU's last end), by hand, with a launch of 4000, a barrier of 1000 and per-task
+ * costs of 600 (aot) and 1300 (jit), on 132 workers. Recorded times: aot a and b 0-4600 on
+ * workers 0 and 1, c (its producers on two workers) 4600-9200: 4000 + 9200 + 1000 + 1500 =
+ * 15700; jit 5300 a task: 4000 + 10600 + 1000 + 1500 = 17100. Timed in the workers a 2000,
+ * b 3000, c 4500: aot a 0-2600, b 0-3600, c 3600-8700: 15200; jit a 3300, b 4300, c
+ * 4300-10100: 16600; the plan carries those times. */
+Test(advise, the_persistent_item_takes_the_bodies_timed_in_the_worker)
+{
+	struct skip_trace *t = hand_trace(dir, "advise_wl");
+	static const char *const tasks[] = {"a", "b", "c"};
+	static const double none[] = {0, 0, 0}, worker[] = {2000, 3000, 4500}, bad[] = {-1, 0, 0};
+	static const double want[2][2] = {{15700, 17100}, {15200, 16600}};
+	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json",
+				     .start_tasks = tasks,
+				     .start_costs_ns = none,
+				     .nstarts = 3};
+	struct skip_advice_report *r = NULL;
+
+	wl_cal(&o);
+	o.cal.persist_launch_ns = 4000;
+	o.cal.persist_epoch_ns = 1000;
+	o.cal.persist_aot_task_ns = 600;
+	o.cal.persist_jit_task_ns = 1300;
+	for (int i = 0; i < 2; i++) {
+		const struct skip_advice *p;
+		cJSON *plan, *dur;
+
+		o.start_worker_ns = i ? worker : NULL;
+		r = advise(t, &o);
+		p = find_item(r, SKIP_ADVICE_PERSIST);
+		cr_assert_not_null(p);
+		cr_expect_float_eq(p->persist_il_ns[SKIP_PERSIST_AOT], want[i][0], 1e-9, "%d", i);
+		cr_expect_float_eq(p->persist_il_ns[SKIP_PERSIST_JIT], want[i][1], 1e-9, "%d", i);
+		cr_expect_not_null(
+		    strstr(p->assumptions, i ? "alone in E5's workers, from skip run "
+					       "--probe-starts: a 2000 ns, b 3000 "
+					       "ns, c 4500 ns; every task"
+					     : "the recorded kernel times"),
+		    "%s", p->assumptions);
+		plan = cJSON_Parse(p->plan_json);
+		dur = cJSON_GetObjectItem(plan, "durations_us");
+		cr_assert(cJSON_IsObject(dur), "%s", p->plan_json);
+		cr_expect_float_eq(cJSON_GetObjectItem(dur, "c")->valuedouble, i ? 4.5 : 4.0, 1e-9);
+		cJSON_Delete(plan);
+		skip_advice_free(r);
+	}
+	o.start_worker_ns = bad;
+	r = NULL;
+	cr_expect_eq(skip_advise(t, &o, &r), SKIP_E_INVAL);
+	cr_expect_not_null(strstr(skip_errmsg(), "task 'a' ran -1 ns in E5's workers"), "%s",
+			   skip_errmsg());
+	cr_expect_null(r);
+	skip_trace_close(t);
+}
+
 Test(advise, plan_follows_the_schema_and_the_runtime_reads_it)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");

@@ -50,7 +50,8 @@ static const char help_tail[] =
     "      --emit-plan FILE  write the plan of each executor to FILE ('-': stdout)\n"
     "      --dry-run         check the workload and the plan, print the plan, run nothing\n"
     "      --probe-starts    instead of running the workload, measure what another kernel's\n"
-    "                        start costs each task's kernel while it runs (-n launches of\n"
+    "                        start costs each task's kernel while it runs, two copies of it\n"
+    "                        side by side, and it alone in E5's workers (-n launches of\n"
     "                        each probe graph, default 200), for skip advise --starts\n"
     "      --tile-times FILE\n"
     "                        the persistent executor's last iteration, tile by tile (its\n"
@@ -1009,6 +1010,7 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 			cJSON_AddNumberToObject(t, "start_cost_ns", p[v].cost_ns);
 			cJSON_AddNumberToObject(t, "alone_ns", p[v].alone_ns);
 			cJSON_AddNumberToObject(t, "pair_ns", p[v].pair_ns);
+			cJSON_AddNumberToObject(t, "worker_ns", p[v].worker_ns);
 			cJSON_AddItemToArray(arr, t);
 		}
 		s = cJSON_Print(root);
@@ -1018,33 +1020,39 @@ static void print_probe(const struct run_opts *o, const struct skip_workload *w,
 		cJSON_Delete(root);
 		return;
 	}
-	printf("%s: what another kernel's start costs each task while it runs, and two copies of\n"
-	       "it side by side, on %s (%d of %d tasks probed for starts; %d launches of each\n"
-	       "probe graph)\n\n",
+	printf("%s: what another kernel's start costs each task while it runs, two copies of it\n"
+	       "side by side, and it alone in E5's workers, on %s (%d of %d tasks probed for\n"
+	       "starts; %d launches of each probe graph)\n\n",
 	       skip_workload_name(w), dev, probed, n, reps);
-	printf("  %-24s %12s %7s %12s %12s %10s %12s %8s %7s\n", "task", "alone us", "starts",
-	       "without us", "with us", "per start", "pair us", "pair/1", "demand");
+	printf("  %-24s %12s %7s %12s %12s %10s %12s %8s %7s %10s\n", "task", "alone us", "starts",
+	       "without us", "with us", "per start", "pair us", "pair/1", "demand", "worker us");
 	for (int v = 0; v < n; v++) {
-		char pair[48] = "           -        -       -";
+		char pair[48] = "           -        -       -", worker[16] = "         -";
 
 		if (p[v].alone_ns > 0)
 			snprintf(pair, sizeof(pair), "%12.2f %7.2fx %7.2f", p[v].pair_ns / 1e3,
 				 p[v].pair_ns / p[v].alone_ns,
 				 skip_memory_demand(p[v].alone_ns, p[v].pair_ns));
+		if (p[v].worker_ns > 0)
+			snprintf(worker, sizeof(worker), "%10.2f", p[v].worker_ns / 1e3);
 		if (!p[v].starts)
-			printf("  %-24s %12.2f %7s %12s %12s %10s %s\n", skip_graph_task_name(g, v),
-			       p[v].duration_ns / 1e3, "-", "-", "-", "-", pair);
+			printf("  %-24s %12.2f %7s %12s %12s %10s %s %s\n",
+			       skip_graph_task_name(g, v), p[v].duration_ns / 1e3, "-", "-", "-",
+			       "-", pair, worker);
 		else
-			printf("  %-24s %12.2f %7d %12.2f %12.2f %7.0f ns %s\n",
+			printf("  %-24s %12.2f %7d %12.2f %12.2f %7.0f ns %s %s\n",
 			       skip_graph_task_name(g, v), p[v].duration_ns / 1e3, p[v].starts,
-			       p[v].base_ns / 1e3, p[v].with_ns / 1e3, p[v].cost_ns, pair);
+			       p[v].base_ns / 1e3, p[v].with_ns / 1e3, p[v].cost_ns, pair, worker);
 	}
 	printf("\n  (per start = (with - without) / starts: the task's graph with a chain of that\n"
 	       "  many 2 us kernels started beside it, against without; '-': too short, or it\n"
 	       "  fills the GPU. pair: two copies of the task side by side, and over the task\n"
 	       "  alone: about 1x when they share nothing but the GPU, up to 2x when the memory\n"
 	       "  limits them; demand: the share of the memory skip advise --starts takes from\n"
-	       "  that; '-': its grid does not fit twice. docs/skip-run.md)\n");
+	       "  that; '-': its grid does not fit twice. worker: the task alone in E5's workers,\n"
+	       "  its longest span on one worker, which skip advise --starts takes for its time\n"
+	       "  in the persistent item; '-': no E5 worker in the module, or its tiles would\n"
+	       "  share SMs. docs/skip-run.md)\n");
 }
 
 /* Load, probe each task; returns the exit code. */

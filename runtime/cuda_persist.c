@@ -493,14 +493,15 @@ fail:
 
 static int copilot_new(struct sk_cuda_persist *s);
 
-/* With SKIP_E5_TILE_TIMES=1 in the environment, the tile timeline's host-mapped words. */
+/* With SKIP_E5_TILE_TIMES=1 in the environment or SK_PERSIST_TILE_TIMES in the plan's flags,
+ * the tile timeline's host-mapped words. */
 static int tiles_new(struct sk_cuda_persist *s)
 {
 	const char *on = getenv("SKIP_E5_TILE_TIMES");
 	size_t n = 3 * (size_t)s->p->total_tiles;
 	cudaError_t e;
 
-	if (!on || strcmp(on, "1"))
+	if ((!on || strcmp(on, "1")) && !(s->p->o.flags & SK_PERSIST_TILE_TIMES))
 		return 0;
 	e = cudaHostAlloc((void **)&s->tiles, n * sizeof(uint64_t), cudaHostAllocMapped);
 	if (e == cudaSuccess)

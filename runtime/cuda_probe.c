@@ -9,10 +9,12 @@
  * it from this probe.
  */
 #define SK_LOG_DOMAIN "runtime"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "persist.h"
 
 #define SPIN_FIRST_NS 3000LL /* the root beside the task */
 #define SPIN_NEXT_NS  2000LL /* each start of the chain */
@@ -263,10 +265,142 @@ static int pair(struct skip_graph *g, const struct sk_task *t, cudaStream_t s, i
 	return err;
 }
 
+/* The longest span of task @t's tiles on one worker (its earliest body start there to its
+ * latest end) in the timeline @tt of @plan, ns; @lo and @hi are scratch of [nworkers]. */
+static double worker_span(const struct sk_persist_plan *plan, const struct skip_tile_time *tt,
+			  int t, uint64_t *lo, uint64_t *hi)
+{
+	double span = 0;
+
+	for (int w = 0; w < plan->o.nworkers; w++) {
+		lo[w] = UINT64_MAX;
+		hi[w] = 0;
+	}
+	for (int k = plan->tile_base[t]; k < plan->tile_base[t + 1]; k++) {
+		int w = tt[k].worker;
+
+		if (w < 0 || w >= plan->o.nworkers || !tt[k].start_ns ||
+		    tt[k].end_ns < tt[k].start_ns)
+			continue;
+		lo[w] = tt[k].start_ns < lo[w] ? tt[k].start_ns : lo[w];
+		hi[w] = tt[k].end_ns > hi[w] ? tt[k].end_ns : hi[w];
+	}
+	for (int w = 0; w < plan->o.nworkers; w++)
+		if (hi[w] >= lo[w] && hi[w] && (double)(hi[w] - lo[w]) > span)
+			span = (double)(hi[w] - lo[w]);
+	return span;
+}
+
+/* @g's tasks one after another under E5 AOT, as E5 would run them (its default workers), each
+ * alone: a chain in level order, so that the worker's tiles of a task are timed without any
+ * other task beside them. @reps iterations (fewer for a long graph: about WORKER_BUDGET_NS);
+ * per task, the median of its tiles' longest span on one worker into worker_ns, for tasks
+ * whose tiles keep SMs of their own (a task with more tiles than SMs on more workers than SMs
+ * shares SMs, which skip advise models itself: not timed). A graph E5 cannot run (no worker in
+ * its module, a grid too large): nothing timed, a debug message. */
+#define WORKER_BUDGET_NS 200e6
+static int worker_times(struct skip_graph *g, int reps, double serial_ns,
+			struct skip_start_probe *out)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct sk_persist_task *tasks = calloc((size_t)g->ntasks + 1, sizeof(*tasks));
+	struct sk_persist_edge *edges = calloc((size_t)g->ntasks + 1, sizeof(*edges));
+	int *order = calloc((size_t)g->ntasks + 1, sizeof(int)), nthreads = 0, sms = 0, fit,
+	    err = 0;
+	struct sk_persist_dag dag = {g->ntasks, tasks, 0, edges};
+	struct sk_persist_plan *plan = NULL;
+	struct sk_cuda_persist *ps = NULL;
+	struct skip_tile_time *tt = NULL;
+	uint64_t *lo = NULL, *hi = NULL;
+	double *v = NULL;
+	cudaStream_t s = NULL;
+	cudaError_t e;
+	unsigned smem = 0;
+	int n = serial_ns > 0 ? (int)(WORKER_BUDGET_NS / serial_ns) : reps;
+
+	if (!tasks || !edges || !order) {
+		err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((fit = sk_cuda_persist_fit(g, SK_PERSIST_AOT, &nthreads, &smem, &sms)) < 0) {
+		sk_dbg(1, "probe: no worker times: %s", skip_errmsg());
+		goto out;
+	}
+	n = n < 5 ? 5 : n > reps ? reps : n;
+	for (int i = 0; i < g->ntasks; i++) {
+		order[i] = i;
+		tasks[i].ntiles = (int)g->tasks[i].grid[0];
+		tasks[i].tile_us = 1;
+	}
+	for (int i = 1; i < g->ntasks; i++) /* by level, then id: a topological order */
+		for (int j = i; j > 0 && g->tasks[order[j]].level < g->tasks[order[j - 1]].level;
+		     j--) {
+			int x = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (int i = 1; i < g->ntasks; i++)
+		edges[dag.nedges++] = (struct sk_persist_edge){order[i - 1], order[i], 0, 0};
+	o.nworkers = skip_persist_workers(g, sms, fit);
+	o.flags = SK_PERSIST_TILE_TIMES;
+	if (o.nworkers < 1) {
+		err = o.nworkers;
+		goto out;
+	}
+	if (!(plan = sk_persist_plan_new(&dag, &o, &err)) ||
+	    !(ps = sk_cuda_persist_new(g, plan, &err))) {
+		sk_dbg(1, "probe: no worker times: %s", skip_errmsg());
+		err = err == SKIP_E_NOMEM ? err : 0; /* E5 cannot run it: not timed */
+		goto out;
+	}
+	tt = calloc((size_t)plan->total_tiles + 1, sizeof(*tt));
+	lo = calloc((size_t)o.nworkers + 1, sizeof(*lo));
+	hi = calloc((size_t)o.nworkers + 1, sizeof(*hi));
+	v = calloc((size_t)g->ntasks * (size_t)n + 1, sizeof(double));
+	if (!tt || !lo || !hi || !v) {
+		err = sk_fail(SKIP_E_NOMEM, "out of memory");
+		goto out;
+	}
+	if ((e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)) != cudaSuccess) {
+		err = sk_cuda_fail(e, "probe: a stream");
+		goto out;
+	}
+	for (int r = -1; !err && r < n; r++) { /* r = -1 warms up */
+		if ((err = sk_cuda_persist_launch(ps, s, 1)) || (err = sk_cuda_persist_wait(ps, s)))
+			break;
+		if (r >= 0 && sk_cuda_persist_tiles(ps, tt, plan->total_tiles) == plan->total_tiles)
+			for (int t = 0; t < g->ntasks; t++)
+				v[(size_t)t * (size_t)n + (size_t)r] =
+				    worker_span(plan, tt, t, lo, hi);
+	}
+	for (int t = 0; !err && t < g->ntasks; t++) {
+		int tiles = plan->ntiles[t] < o.nworkers ? plan->ntiles[t] : o.nworkers;
+
+		if (tiles <= sms || o.nworkers <= sms)
+			out[t].worker_ns = skip_median(v + (size_t)t * (size_t)n, (size_t)n);
+	}
+out:
+	if (ps)
+		sk_cuda_persist_free(ps); /* parks the resident kernel */
+	if (s)
+		cudaStreamDestroy(s);
+	sk_persist_plan_free(plan);
+	free(tasks);
+	free(edges);
+	free(order);
+	free(tt);
+	free(lo);
+	free(hi);
+	free(v);
+	return err;
+}
+
 int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_start_probe *out)
 {
 	cudaStream_t s = NULL;
 	cudaError_t e;
+	double serial_ns = 0;
 	int err = 0, sms = 0;
 
 	if (!g || !g->cuda || !out || starts < 1 || reps < 1)
@@ -314,5 +448,7 @@ int skip_probe_starts(struct skip_graph *g, int starts, int reps, struct skip_st
 	}
 	cudaStreamSynchronize(s);
 	cudaStreamDestroy(s);
-	return err;
+	for (int v = 0; !err && v < g->ntasks; v++)
+		serial_ns += out[v].duration_ns > 0 ? out[v].duration_ns : 0;
+	return err ? err : worker_times(g, reps, serial_ns, out);
 }

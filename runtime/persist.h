@@ -118,9 +118,11 @@ struct sk_persist_dag {
 						any copy is full or two copies differ */
 };
 
-/* Option flag: accept a DAG with a cycle (for the watchdog's tests: a cycle that slipped past
- * validation). Everything else is still checked. */
-#define SK_PERSIST_UNCHECKED 1u
+/* Option flags: accept a DAG with a cycle (for the watchdog's tests: a cycle that slipped past
+ * validation; everything else is still checked); record the tile timeline on the GPU whatever
+ * SKIP_E5_TILE_TIMES says (skip_probe_starts()'s worker times). */
+#define SK_PERSIST_UNCHECKED  1u
+#define SK_PERSIST_TILE_TIMES 2u
 
 struct sk_persist_opts {
 	enum sk_persist_mode mode;
@@ -129,7 +131,7 @@ struct sk_persist_opts {
 	int lookahead;	      /* COPILOT: speculative tasks in flight at most (0: none) */
 	int report_batch;     /* COPILOT: completions a worker gathers before publishing, >= 1 */
 	int feed_tiles;	      /* COPILOT: ring entries; 0: derived; else >= max(ntiles, nworkers) */
-	unsigned flags;	      /* SK_PERSIST_UNCHECKED */
+	unsigned flags;	      /* SK_PERSIST_UNCHECKED, SK_PERSIST_TILE_TIMES */
 };
 
 #define SK_PERSIST_OPTS_DEFAULT                                                                    \

@@ -529,7 +529,13 @@ SKIP_API void skip_exec_free(struct skip_exec *x);
  * where the copies cannot be allocated, on the same buffers); alone_ns is the median of the task's
  * graph less the empty one's, pair_ns that of the two copies less the two empty kernels' (which the
  * second node's dispatch adds to both; skip advise's memory demand: skip_memory_demand(),
- * advisor/skip_advisor.h). The buffers' contents change (tasks run repeatedly): reset before a
+ * advisor/skip_advisor.h). Last, where the module has E5's worker (runtime/skip_task.cuh),
+ * every task alone inside it: E5 AOT on its default workers runs the tasks one after another
+ * (a chain in level order) with the tile timeline on, @reps times (fewer for a long graph,
+ * about 0.2 s in all); worker_ns is the median of the task's longest span on one worker
+ * (earliest tile start to latest end there), which skip advise takes for the task's time in
+ * its persistent prediction; 0 for a task whose tiles would share SMs (more of them than SMs on
+ * more workers than SMs). The buffers' contents change (tasks run repeatedly): reset before a
  * checked run.
  */
 struct skip_start_probe {
@@ -540,6 +546,7 @@ struct skip_start_probe {
 	double cost_ns;	    /* per start */
 	double alone_ns;    /* the task's graph, less an empty one's (0: not probed) */
 	double pair_ns;	    /* two copies side by side, less two empty kernels side by side */
+	double worker_ns;   /* its tiles alone in E5's workers (0: not timed) */
 };
 /* @out has skip_graph_ntasks(g) entries. 0 or a negative code (SKIP_E_CUDA with the task). */
 SKIP_API int skip_probe_starts(struct skip_graph *g, int starts, int reps,

@@ -292,11 +292,11 @@ static double worker_span(const struct sk_persist_plan *plan, const struct skip_
 }
 
 /* @g's tasks one after another under E5 AOT, as E5 would run them (its default workers), each
- * alone: a chain in level order, so that the worker's tiles of a task are timed without any
- * other task beside them. @reps iterations (fewer for a long graph: about WORKER_BUDGET_NS);
- * per task, the median of its tiles' longest span on one worker into worker_ns, for tasks
- * whose tiles keep SMs of their own (a task with more tiles than SMs on more workers than SMs
- * shares SMs, which skip advise models itself: not timed). A graph E5 cannot run (no worker in
+ * alone: a chain in the graph's topological order, so that the worker's tiles of a task are timed
+ * without any other task beside them. @reps iterations (fewer for a long graph: about
+ * WORKER_BUDGET_NS); per task, the median of its tiles' longest span on one worker into worker_ns,
+ * for tasks whose tiles keep SMs of their own (a task with more tiles than SMs on more workers than
+ * SMs shares SMs, which skip advise models itself: not timed). A graph E5 cannot run (no worker in
  * its module, a grid too large): nothing timed, a debug message. */
 #define WORKER_BUDGET_NS 200e6
 static int worker_times(struct skip_graph *g, int reps, double serial_ns,
@@ -305,8 +305,7 @@ static int worker_times(struct skip_graph *g, int reps, double serial_ns,
 	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
 	struct sk_persist_task *tasks = calloc((size_t)g->ntasks + 1, sizeof(*tasks));
 	struct sk_persist_edge *edges = calloc((size_t)g->ntasks + 1, sizeof(*edges));
-	int *order = calloc((size_t)g->ntasks + 1, sizeof(int)), nthreads = 0, sms = 0, fit,
-	    err = 0;
+	int nthreads = 0, sms = 0, fit, err = 0;
 	struct sk_persist_dag dag = {g->ntasks, tasks, 0, edges};
 	struct sk_persist_plan *plan = NULL;
 	struct sk_cuda_persist *ps = NULL;
@@ -318,7 +317,7 @@ static int worker_times(struct skip_graph *g, int reps, double serial_ns,
 	unsigned smem = 0;
 	int n = serial_ns > 0 ? (int)(WORKER_BUDGET_NS / serial_ns) : reps;
 
-	if (!tasks || !edges || !order) {
+	if (!tasks || !edges) {
 		err = sk_fail(SKIP_E_NOMEM, "out of memory");
 		goto out;
 	}
@@ -328,20 +327,11 @@ static int worker_times(struct skip_graph *g, int reps, double serial_ns,
 	}
 	n = n < 5 ? 5 : n > reps ? reps : n;
 	for (int i = 0; i < g->ntasks; i++) {
-		order[i] = i;
 		tasks[i].ntiles = (int)g->tasks[i].grid[0];
 		tasks[i].tile_us = 1;
 	}
-	for (int i = 1; i < g->ntasks; i++) /* by level, then id: a topological order */
-		for (int j = i; j > 0 && g->tasks[order[j]].level < g->tasks[order[j - 1]].level;
-		     j--) {
-			int x = order[j];
-
-			order[j] = order[j - 1];
-			order[j - 1] = x;
-		}
-	for (int i = 1; i < g->ntasks; i++)
-		edges[dag.nedges++] = (struct sk_persist_edge){order[i - 1], order[i], 0, 0};
+	for (int i = 1; i < g->ntasks; i++) /* the graph's topological order */
+		edges[dag.nedges++] = (struct sk_persist_edge){g->topo[i - 1], g->topo[i], 0, 0};
 	o.nworkers = skip_persist_workers(g, sms, fit);
 	o.flags = SK_PERSIST_TILE_TIMES;
 	if (o.nworkers < 1) {
@@ -388,7 +378,6 @@ out:
 	sk_persist_plan_free(plan);
 	free(tasks);
 	free(edges);
-	free(order);
 	free(tt);
 	free(lo);
 	free(hi);

@@ -531,7 +531,7 @@ SKIP_API void skip_exec_free(struct skip_exec *x);
  * second node's dispatch adds to both; skip advise's memory demand: skip_memory_demand(),
  * advisor/skip_advisor.h). Last, where the module has E5's worker (runtime/skip_task.cuh),
  * every task alone inside it: E5 AOT on its default workers runs the tasks one after another
- * (a chain in level order) with the tile timeline on, @reps times (fewer for a long graph,
+ * (a chain in topological order) with the tile timeline on, @reps times (fewer for a long graph,
  * about 0.2 s in all); worker_ns is the median of the task's longest span on one worker
  * (earliest tile start to latest end there), which skip advise takes for the task's time in
  * its persistent prediction; 0 for a task whose tiles would share SMs (more of them than SMs on

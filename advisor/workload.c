@@ -818,20 +818,20 @@ static char *demand_note(const struct wmodel *m)
 
 /* ---- items ----------------------------------------------------------------------------------- */
 
-/* What the kernels are assumed to do, for every item. */
-static char *kernel_words(const struct wmodel *m)
+/* What the kernels are assumed to do, for every item; @times says what time each takes. */
+static char *kernel_words(const struct wmodel *m, const char *times)
 {
 	const struct skip_calibration *cal = &m->c->o.cal;
 	char *starts = starts_note(m), *demands = demand_note(m), *kernels;
 
 	kernels = sk_xasprintf(
-	    "kernels keep their recorded durations (medians over the iterations) when they run "
-	    "beside others, but one that reads data a kernel on other multiprocessors wrote takes "
+	    "kernels keep %s when they run beside others, but one that reads data a kernel on "
+	    "other multiprocessors wrote takes "
 	    "up to %.0f%% longer (in proportion to those reads; blocks go one per multiprocessor, "
 	    "least loaded first, so a serial run's kernels reuse their predecessors'); a block "
 	    "placed on a multiprocessor where an older kernel's block runs progresses at %.0f%% "
 	    "of its pace until that one ends; %s; %s",
-	    100 * cal->remote_read_cost, 100 * share_rate(cal), demands, starts);
+	    times, 100 * cal->remote_read_cost, 100 * share_rate(cal), demands, starts);
 	free(starts);
 	free(demands);
 	return kernels;
@@ -910,7 +910,7 @@ static void plan_item(struct skip_advice_report *r, const struct wmodel *m, cons
 	if (base <= 0 || pred <= 0)
 		return; /* a model that could not finish (-1) predicts nothing */
 	a = sk_item_push(r);
-	kernels = kernel_words(m);
+	kernels = kernel_words(m, "their recorded durations (medians over the iterations)");
 	a->kind = f->kind;
 	a->title = f->title(m, plan, wname);
 	a->assumptions = f->assumptions(m, kernels);
@@ -981,7 +981,7 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 		dur[v] /= 1e3;
 	plan->durations_us = dur;
 	a = sk_item_push(r);
-	kernels = kernel_words(m);
+	kernels = kernel_words(m, "the times named below");
 	timed = worker_note(m);
 	a->kind = SKIP_ADVICE_PERSIST;
 	a->title = sk_xasprintf("run workload '%s' as one persistent kernel (E5, mode %s: %d "

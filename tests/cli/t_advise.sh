@@ -96,7 +96,8 @@ expect_exit 0 "$SKIP" advise "$TMPDIR/wl.db" --workload hand/advise_wl.json \
 	--calibration "$TMPDIR/cal.json" --starts "$TMPDIR/worker.json"
 expect_out "persistent       18.70 us     14.53 us"
 expect_out "dag-graph        18.70 us     16.80 us"
-expect_out "that take the task's time (alone in E5's workers, from skip run --probe-starts: a"
+expect_out "(alone in E5's workers, from skip run"
+expect_out "--probe-starts: a 2000 ns, b 3000 ns, c 4500 ns; every task)"
 # The same run against the workload with a and b on 100 blocks each: 200 tiles on level 0, more
 # than the 132 SMs, so AOT is predicted on 200 workers (E5's default) and JIT on 132. The
 # built-in persistent calibration (launch 2643, barrier 97, AOT 1396 and JIT 3561 a task), each

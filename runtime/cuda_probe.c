@@ -265,32 +265,6 @@ static int pair(struct skip_graph *g, const struct sk_task *t, cudaStream_t s, i
 	return err;
 }
 
-/* The longest span of task @t's tiles on one worker (its earliest body start there to its
- * latest end) in the timeline @tt of @plan, ns; @lo and @hi are scratch of [nworkers]. */
-static double worker_span(const struct sk_persist_plan *plan, const struct skip_tile_time *tt,
-			  int t, uint64_t *lo, uint64_t *hi)
-{
-	double span = 0;
-
-	for (int w = 0; w < plan->o.nworkers; w++) {
-		lo[w] = UINT64_MAX;
-		hi[w] = 0;
-	}
-	for (int k = plan->tile_base[t]; k < plan->tile_base[t + 1]; k++) {
-		int w = tt[k].worker;
-
-		if (w < 0 || w >= plan->o.nworkers || !tt[k].start_ns ||
-		    tt[k].end_ns < tt[k].start_ns)
-			continue;
-		lo[w] = tt[k].start_ns < lo[w] ? tt[k].start_ns : lo[w];
-		hi[w] = tt[k].end_ns > hi[w] ? tt[k].end_ns : hi[w];
-	}
-	for (int w = 0; w < plan->o.nworkers; w++)
-		if (hi[w] >= lo[w] && hi[w] && (double)(hi[w] - lo[w]) > span)
-			span = (double)(hi[w] - lo[w]);
-	return span;
-}
-
 /* @g's tasks one after another under E5 AOT, as E5 would run them (its default workers), each
  * alone: a chain in the graph's topological order, so that the worker's tiles of a task are timed
  * without any other task beside them. @reps iterations (fewer for a long graph: about
@@ -362,7 +336,7 @@ static int worker_times(struct skip_graph *g, int reps, double serial_ns,
 		if (r >= 0 && sk_cuda_persist_tiles(ps, tt, plan->total_tiles) == plan->total_tiles)
 			for (int t = 0; t < g->ntasks; t++)
 				v[(size_t)t * (size_t)n + (size_t)r] =
-				    worker_span(plan, tt, t, lo, hi);
+				    sk_persist_worker_span(plan, tt, t, lo, hi);
 	}
 	for (int t = 0; !err && t < g->ntasks; t++) {
 		int tiles = plan->ntiles[t] < o.nworkers ? plan->ntiles[t] : o.nworkers;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "skip_common.h"
+#include "skip_runtime.h"
 #include "persist.h"
 
 static const char *const mode_names[SK_PERSIST_NMODES] = {"aot", "jit", "copilot"};
@@ -756,4 +757,27 @@ int sk_persist_plan_lose(struct sk_persist_plan *p, int task)
 	}
 	err = build_steps(p);
 	return err ? err : build_jtasks(p);
+}
+
+double sk_persist_worker_span(const struct sk_persist_plan *p, const struct skip_tile_time *tt,
+			      int t, uint64_t *lo, uint64_t *hi)
+{
+	double span = 0;
+
+	for (int w = 0; w < p->o.nworkers; w++) {
+		lo[w] = UINT64_MAX;
+		hi[w] = 0;
+	}
+	for (int g = p->tile_base[t]; g < p->tile_base[t + 1]; g++) {
+		int w = tt[g].worker;
+
+		if (w < 0 || w >= p->o.nworkers || !tt[g].start_ns || tt[g].end_ns < tt[g].start_ns)
+			continue;
+		lo[w] = tt[g].start_ns < lo[w] ? tt[g].start_ns : lo[w];
+		hi[w] = tt[g].end_ns > hi[w] ? tt[g].end_ns : hi[w];
+	}
+	for (int w = 0; w < p->o.nworkers; w++)
+		if (hi[w] && (double)(hi[w] - lo[w]) > span)
+			span = (double)(hi[w] - lo[w]);
+	return span;
 }

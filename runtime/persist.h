@@ -259,6 +259,17 @@ void sk_persist_plan_free(struct sk_persist_plan *p);
  */
 int sk_persist_plan_lose(struct sk_persist_plan *p, int task);
 
+/*
+ * How long task @t held a worker in a run of @p: over each worker, its tiles' earliest body
+ * start to their latest end in the tile timeline @tt (skip_runtime.h, indexed by plan tile, as
+ * skip_exec_tile_times() gives it), the longest of those, in ns; 0 when no tile of @t was timed.
+ * Tiles not timed (start 0, an end before the start, a worker out of range) are passed over.
+ * @lo and @hi are the caller's scratch of [nworkers]. For skip run --probe-starts (worker_ns).
+ */
+struct skip_tile_time;
+double sk_persist_worker_span(const struct sk_persist_plan *p, const struct skip_tile_time *tt,
+			      int t, uint64_t *lo, uint64_t *hi);
+
 /* ---- running it ------------------------------------------------------------------------------ */
 
 /* Places in the protocol where the jitter hook is called (tests delay there). */

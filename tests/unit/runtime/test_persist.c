@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "skip_common.h"
+#include "skip_runtime.h"
 #include "tests/tsan/persist_check.h"
 
 static const int worker_counts[] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -751,6 +752,42 @@ Test(persist_plan, the_tile_ranges_are_the_hand_computed_ones)
 	/* one row: every tile reads all of the producer */
 	sk_persist_tile_range(1, 11, 12, 6, &lo, &hi);
 	cr_assert(lo == 0 && hi == 6, "[%d, %d)", lo, hi);
+}
+
+/* skip run --probe-starts's worker_ns: how long a task held one worker, from a hand timeline. */
+Test(persist_plan, a_tasks_worker_span_is_its_longest_stretch_on_one_worker)
+{
+	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
+	struct pc_dag d;
+	struct sk_persist_plan *p;
+	uint64_t lo[3], hi[3];
+	/* plan tiles 0-1 are task 0's, 2-5 task 1's (tile_base) */
+	struct skip_tile_time tt[6] = {
+	    {0, 0, 0, 0, 0}, /* task 0: nothing timed */
+	    {0, 1, 1, 0, 0},
+	    {1, 0, 0, 1000, 1300}, /* worker 0: 1000 to 1800, two tiles: 800 */
+	    {1, 1, 0, 1300, 1800},
+	    {1, 2, 1, 1100, 1650}, /* worker 1: 550 */
+	    {1, 3, 2, 0, 5000},	   /* not timed (start 0) */
+	};
+
+	pc_dag_init(&d, 2);
+	d.tasks[0].ntiles = 2;
+	d.tasks[1].ntiles = 4;
+	pc_edge(&d, 0, 1, 0);
+	o.nworkers = 3;
+	p = plan_of(&d, o);
+	cr_assert(p->tile_base[1] == 2 && p->tile_base[2] == 6);
+	cr_expect_float_eq(sk_persist_worker_span(p, tt, 1, lo, hi), 800, 1e-9);
+	cr_expect_float_eq(sk_persist_worker_span(p, tt, 0, lo, hi), 0, 1e-9);
+	/* worker 0's second tile ends before it starts (a torn record): worker 0 holds 300, so
+	 * worker 1's 550 is the longest; a worker out of range is passed over too */
+	tt[3].end_ns = 1200;
+	tt[4].worker = 3;
+	tt[5] = (struct skip_tile_time){1, 3, 1, 2000, 2550};
+	cr_expect_float_eq(sk_persist_worker_span(p, tt, 1, lo, hi), 550, 1e-9);
+	sk_persist_plan_free(p);
+	pc_dag_free(&d);
 }
 
 Test(persist_plan, a_row_edge_waits_on_its_producer_row_in_every_step)

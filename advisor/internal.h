@@ -241,10 +241,10 @@ int sk_workload_advise(struct sk_ctx *c, struct skip_advice_report *r);
 /*
  * The plan -o writes: the item with a plan and the highest speedup, except that a persistent
  * plan (E5) is taken only when its speedup exceeds the best other plan's by more than @margin
- * (a fraction; SK_PERSIST_PLAN_MARGIN): E5's model under-predicts the small DAGs by up to 14%
- * and the graph model over-predicts M1 and M2 large by 16-21%, so that E5 is predicted 22-27%
- * faster than E3 there where it measured 0.5% slower (docs/BENCHMARKS.md "the persistent item
- * against E5"). Returns the item's index, -1 for none;
+ * (a fraction; SK_PERSIST_PLAN_MARGIN): E5's model is within 10% on the DAG suite, but the
+ * graph model over-predicts M1 and M2 large by 16-21%, so that E5 is predicted 20-26% faster
+ * than E3 there where it measured 0.8% slower (docs/BENCHMARKS.md "the persistent item against
+ * E5"). Returns the item's index, -1 for none;
  * *@note (the caller frees) says why a faster persistent item was not taken, else NULL.
  */
 #define SK_PERSIST_PLAN_MARGIN 0.30

@@ -279,7 +279,7 @@ static int worker_times(struct skip_graph *g, int reps, double serial_ns,
 	struct sk_persist_opts o = SK_PERSIST_OPTS_DEFAULT;
 	struct sk_persist_task *tasks = calloc((size_t)g->ntasks + 1, sizeof(*tasks));
 	struct sk_persist_edge *edges = calloc((size_t)g->ntasks + 1, sizeof(*edges));
-	int nthreads = 0, sms = 0, fit, err = 0;
+	int nthreads = 0, sms = 0, fit, err = 0, got = 0;
 	struct sk_persist_dag dag = {g->ntasks, tasks, 0, edges};
 	struct sk_persist_plan *plan = NULL;
 	struct sk_cuda_persist *ps = NULL;
@@ -333,16 +333,20 @@ static int worker_times(struct skip_graph *g, int reps, double serial_ns,
 	for (int r = -1; !err && r < n; r++) { /* r = -1 warms up */
 		if ((err = sk_cuda_persist_launch(ps, s, 1)) || (err = sk_cuda_persist_wait(ps, s)))
 			break;
-		if (r >= 0 && sk_cuda_persist_tiles(ps, tt, plan->total_tiles) == plan->total_tiles)
+		/* only runs whose whole timeline was read count */
+		if (r >= 0 &&
+		    sk_cuda_persist_tiles(ps, tt, plan->total_tiles) == plan->total_tiles) {
 			for (int t = 0; t < g->ntasks; t++)
-				v[(size_t)t * (size_t)n + (size_t)r] =
+				v[(size_t)t * (size_t)n + (size_t)got] =
 				    sk_persist_worker_span(plan, tt, t, lo, hi);
+			got++;
+		}
 	}
-	for (int t = 0; !err && t < g->ntasks; t++) {
+	for (int t = 0; !err && got && t < g->ntasks; t++) {
 		int tiles = plan->ntiles[t] < o.nworkers ? plan->ntiles[t] : o.nworkers;
 
 		if (tiles <= sms || o.nworkers <= sms)
-			out[t].worker_ns = skip_median(v + (size_t)t * (size_t)n, (size_t)n);
+			out[t].worker_ns = skip_median(v + (size_t)t * (size_t)n, (size_t)got);
 	}
 out:
 	if (ps)

@@ -304,8 +304,8 @@ static int runtime_launch(const struct skip_op *op)
  * of (each one's end - the previous one's end); the median over the bursts, less
  * launch_bare_ns. (A burst's mean, not a launch's median: a recording's slow launches make
  * its bursts slower, and the calibration's bare bursts include theirs.) The cost varies
- * between recorded processes by more than the launch itself (0.4-4.7 us; docs/BENCHMARKS.md
- * "skip advise: launch_chain and two_streams (recorded launch loops)"), the bare launch much
+ * between recorded processes by more than the launch itself (0.4-4.7 us in the
+ * launch_chain loops of bench/advise/RESULTS.md), the bare launch much
  * less. -1 when launch_bare_ns is not measured (the fallback rule, skip_advisor.h), or unless
  * at least 16 launches, and half of them, are such: a launch loop like the calibration's (a
  * framework's launches, with its own work between them, cost more bare). */

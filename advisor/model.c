@@ -71,6 +71,7 @@ void skip_calibration_default(struct skip_calibration *c)
 	c->persist_copilot_task_ns = 1705; /* CPU co-pilot, lookahead 8: 1.71 us a task */
 	c->persist_aot_local_ns = 551;	   /* AOT, one-block chain (one worker): 0.55 us */
 	c->persist_jit_local_ns = 1070;	   /* JIT, one-block chain: 1.07 us */
+	c->persist_span_ns = 0;		   /* the empty task's tile, AOT, one worker */
 	c->persist_counter_wait_ns = 1396; /* per hop (informational): AOT's task */
 	c->persist_queue_pop_ns = 2165;	   /* JIT - AOT */
 	c->persist_ring_rtt_ns = 8827;	   /* the co-pilot without lookahead */
@@ -147,6 +148,7 @@ const struct skip_calibration_key skip_calibration_keys[] = {
     K(persist_copilot_task_ns, "persistent", NS_MAX, "ns"),
     K(persist_aot_local_ns, "persistent", NS_MAX, "ns"),
     K(persist_jit_local_ns, "persistent", NS_MAX, "ns"),
+    K(persist_span_ns, "persistent", NS_MAX, "ns"),
     K(persist_counter_wait_ns, "persistent", NS_MAX, "ns"),
     K(persist_queue_pop_ns, "persistent", NS_MAX, "ns"),
     K(persist_ring_rtt_ns, "persistent", NS_MAX, "ns"),

@@ -111,6 +111,10 @@ struct skip_calibration {
 					   tile it waits on (no wait across workers) */
 	double persist_jit_local_ns;	/* the same, JIT (the worker keeps the task it made
 					   ready) */
+	double persist_span_ns;		/* an empty task's tile in E5's tile timeline: what a
+					   task's time in the workers (skip run --probe-starts'
+					   worker_ns) holds besides its body, and the per-task
+					   costs count already */
 	/* persistent, per hop: what the per-task costs are made of, measured with them
 	   (bench/persist/calibrate.sh) and printed by skip run; no model reads them */
 	double persist_counter_wait_ns; /* a counter wait: AOT's per-task cost */

@@ -763,7 +763,8 @@ static char *task_values(const struct wmodel *m, size_t off, const char *fmt)
  * the tasks it timed, the recording for the rest. */
 static char *worker_note(const struct wmodel *m)
 {
-	char *list = task_values(m, offsetof(struct task_stat, worker), "%.0f ns"), *note;
+	char *list = task_values(m, offsetof(struct task_stat, worker), "%.0f ns"), *note, *less;
+	double span = m->c->o.cal.persist_span_ns;
 	int timed = 0;
 
 	for (int v = 0; v < m->n; v++)
@@ -772,10 +773,14 @@ static char *worker_note(const struct wmodel *m)
 		return sk_xstrdup(
 		    "the recorded kernel times: the bodies may run slower or faster in "
 		    "a worker; skip run --probe-starts times them there, for --starts");
-	note =
-	    sk_xasprintf("alone in E5's workers, from skip run --probe-starts: %s; %s", list,
-			 timed == m->n ? "every task" : "the others their recorded kernel times");
+	less = span > 0
+		   ? sk_xasprintf(", less an empty task's %.0f ns there (persist_span_ns)", span)
+		   : sk_xstrdup("");
+	note = sk_xasprintf(
+	    "alone in E5's workers, from skip run --probe-starts: %s%s; %s", list, less,
+	    timed == m->n ? "every task" : "the others their recorded kernel times");
 	free(list);
+	free(less);
 	return note;
 }
 
@@ -957,7 +962,11 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	char *kernels, *timed;
 
 	for (int v = 0; v < m->n; v++) {
-		dur[v] = m->ts[v].worker > 0 ? m->ts[v].worker : m->ts[v].dur;
+		/* a time in the workers holds an empty task's span, which the per-task cost counts
+		 */
+		dur[v] =
+		    m->ts[v].worker > 0 ? m->ts[v].worker - cal->persist_span_ns : m->ts[v].dur;
+		dur[v] = dur[v] > 0 ? dur[v] : 0;
 		demand[v] = m->ts[v].demand;
 	}
 	err = workers < 1 ? workers

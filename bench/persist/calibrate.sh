@@ -22,6 +22,8 @@
 #                             sync_return_ns
 #   persist_counter_wait_ns = persist_aot_task_ns
 #   persist_queue_pop_ns    = persist_jit_task_ns - persist_aot_task_ns      (at least 0)
+#   persist_span_ns         = the median tile of the N1 chain's tile timeline (AOT, one
+#                             worker: skip run --tile-times): an empty task's span there
 #   persist_ring_rtt_ns     = the co-pilot's per-task cost, run with COPILOT_NAIVE_OPTS (the
 #                             options that turn lookahead and batching off; without them, its
 #                             default: a round trip only where that default is naive)
@@ -98,6 +100,10 @@ while [ "$round" -le "$ROUNDS" ]; do
 	variant e3_n2 "$N2" "$ITERS" --executor graph
 	round=$((round + 1))
 done
+# an empty task's tile in the tile timeline (the N1 chain on one worker), for persist_span_ns
+"$SKIP" run "$out/chain$N1.json" --executor persistent --mode aot -n 3 --warmup 2 \
+	--tile-times "$out/runs/span.tiles.json" > /dev/null 2> "$out/runs/span.err" ||
+	echo "span: exit $? ($(head -c 300 "$out/runs/span.err"))" >> "$out/failed.txt"
 
 python3 - "$out" "$N1" "$N2" "$ROUNDS" "${SYNC_RETURN_NS:-2800}" "$base" "$NAIVE" <<'PY'
 import glob, json, os, statistics, sys
@@ -165,6 +171,12 @@ if "jit" in per:
 if "copilot" in per:
     cal["persist_copilot_task_ns"] = r(per["copilot"])
     cal["persist_ring_rtt_ns"] = r(per["naive"] if "naive" in per else per["copilot"])
+try:  # the median tile of the empty chain's timeline, us -> ns
+    spans = [e["dur"] for e in json.load(open(os.path.join(out, "runs", "span.tiles.json")))["traceEvents"]]
+    cal["persist_span_ns"] = r(statistics.median(spans) * 1000)
+    say("%-26s %10.0f (the empty task's tile, median of %d)" % ("persist_span_ns", cal["persist_span_ns"], len(spans)))
+except (OSError, ValueError, KeyError, statistics.StatisticsError):
+    say("persist_span_ns not measured (no tile timeline: failed.txt)")
 say("sync_return_ns %.0f (%s)" % (sync_ret, "BASE" if base and "sync_return_ns" in cal else "built-in"))
 for k in sorted(x for x in cal if x.startswith("persist_")):
     say("%-26s %10.0f" % (k, cal[k]))

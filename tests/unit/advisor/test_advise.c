@@ -756,13 +756,16 @@ Test(advise, workload_start_costs)
  * workers 0 and 1, c (its producers on two workers) 4600-9200: 4000 + 9200 + 1000 + 1500 =
  * 15700; jit 5300 a task: 4000 + 10600 + 1000 + 1500 = 17100. Timed in the workers a 2000,
  * b 3000, c 4500: aot a 0-2600, b 0-3600, c 3600-8700: 15200; jit a 3300, b 4300, c
- * 4300-10100: 16600; the plan carries those times. */
+ * 4300-10100: 16600; the plan carries those times. An empty task's span of 300 (persist_span_ns)
+ * comes off each: a 1700, b 2700, c 4200: aot a 0-2300, b 0-3300, c 3300-8100: 14600; jit a
+ * 3000, b 4000, c 4000-9500: 16000. */
 Test(advise, the_persistent_item_takes_the_bodies_timed_in_the_worker)
 {
 	struct skip_trace *t = hand_trace(dir, "advise_wl");
 	static const char *const tasks[] = {"a", "b", "c"};
 	static const double none[] = {0, 0, 0}, worker[] = {2000, 3000, 4500}, bad[] = {-1, 0, 0};
-	static const double want[2][2] = {{15700, 17100}, {15200, 16600}};
+	static const double want[3][2] = {{15700, 17100}, {15200, 16600}, {14600, 16000}};
+	static const double want_c[3] = {4.0, 4.5, 4.2};
 	struct skip_advise_opts o = {.workload = "tests/fixtures/hand/advise_wl.json",
 				     .start_tasks = tasks,
 				     .start_costs_ns = none,
@@ -774,26 +777,28 @@ Test(advise, the_persistent_item_takes_the_bodies_timed_in_the_worker)
 	o.cal.persist_epoch_ns = 1000;
 	o.cal.persist_aot_task_ns = 600;
 	o.cal.persist_jit_task_ns = 1300;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		const struct skip_advice *p;
 		cJSON *plan, *dur;
 
 		o.start_worker_ns = i ? worker : NULL;
+		o.cal.persist_span_ns = i == 2 ? 300 : 0;
 		r = advise(t, &o);
 		p = find_item(r, SKIP_ADVICE_PERSIST);
 		cr_assert_not_null(p);
 		cr_expect_float_eq(p->persist_il_ns[SKIP_PERSIST_AOT], want[i][0], 1e-9, "%d", i);
 		cr_expect_float_eq(p->persist_il_ns[SKIP_PERSIST_JIT], want[i][1], 1e-9, "%d", i);
-		cr_expect_not_null(
-		    strstr(p->assumptions, i ? "alone in E5's workers, from skip run "
-					       "--probe-starts: a 2000 ns, b 3000 "
-					       "ns, c 4500 ns; every task"
-					     : "the recorded kernel times"),
-		    "%s", p->assumptions);
+		cr_expect_not_null(strstr(p->assumptions,
+					  !i	   ? "the recorded kernel times"
+					  : i == 1 ? "--probe-starts: a 2000 ns, b 3000 ns, c 4500 "
+						     "ns; every task"
+						   : "c 4500 ns, less an empty task's 300 ns there "
+						     "(persist_span_ns); every task"),
+				   "%s", p->assumptions);
 		plan = cJSON_Parse(p->plan_json);
 		dur = cJSON_GetObjectItem(plan, "durations_us");
 		cr_assert(cJSON_IsObject(dur), "%s", p->plan_json);
-		cr_expect_float_eq(cJSON_GetObjectItem(dur, "c")->valuedouble, i ? 4.5 : 4.0, 1e-9);
+		cr_expect_float_eq(cJSON_GetObjectItem(dur, "c")->valuedouble, want_c[i], 1e-9);
 		cJSON_Delete(plan);
 		skip_advice_free(r);
 	}

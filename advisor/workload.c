@@ -962,8 +962,7 @@ static void persistent_item(struct skip_advice_report *r, const struct wmodel *m
 	char *kernels, *timed;
 
 	for (int v = 0; v < m->n; v++) {
-		/* a time in the workers holds an empty task's span, which the per-task cost counts
-		 */
+		/* a time in the workers holds an empty task's span: the per-task cost counts it */
 		dur[v] =
 		    m->ts[v].worker > 0 ? m->ts[v].worker - cal->persist_span_ns : m->ts[v].dur;
 		dur[v] = dur[v] > 0 ? dur[v] : 0;
